@@ -1,0 +1,49 @@
+# Two entry points for a fresh Linux machine: `make demo` and `make test`.
+# Each one installs what it needs by itself (a local venv, the npm MicroPython
+# package, and Debian packages for the browser and broker tests).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+NODE_STAMP := node_modules/.installed-stamp
+
+.PHONY: setup test lint typecheck pytest demo bench clean system-deps
+
+setup: $(STAMP) $(NODE_STAMP)
+
+# Debian packages that the tests need and a fresh machine may lack.
+system-deps:
+	@bash scripts/system-deps.sh
+
+$(STAMP): pyproject.toml | system-deps
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -U pip setuptools
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+$(NODE_STAMP): package.json package-lock.json | system-deps
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy
+
+pytest: setup
+	$(BIN)/pytest -q
+
+test: setup lint typecheck pytest
+
+demo: setup
+	$(BIN)/baulk demo
+
+bench: setup
+	$(PY) bench/run_all.py
+
+clean:
+	rm -rf $(VENV) node_modules .mypy_cache .ruff_cache .pytest_cache build

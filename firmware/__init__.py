@@ -1,0 +1,1 @@
+# Firmware package: everything here must run unchanged under MicroPython.

@@ -1,0 +1,1 @@
+"""Host side of baulk: CLI, daemon, store, web boards, simulator."""

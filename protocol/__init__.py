@@ -1,0 +1,1 @@
+# Wire protocol package: the device-side parts must run under MicroPython.

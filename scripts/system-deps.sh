@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages baulk's tests use, only when they are missing.
+# Node.js runs the real MicroPython (WebAssembly) for the firmware tests.
+set -euo pipefail
+need=()
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+if [ ${#need[@]} -eq 0 ]; then exit 0; fi
+echo "system-deps: installing ${need[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"

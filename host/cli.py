@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from baulk.host import replay_cmd
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baulk", description="Snooker table controller tools")
-    parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True)
+    replay_cmd.add_parser(sub)
     return parser
 
 

@@ -1,0 +1,135 @@
+"""Every bad-input case of the engine contract is refused with a reason and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from baulk.firmware.engine import Engine, Rejected
+
+from .engine_driver import Event, match, stroke
+
+OPENING: list[Event] = [match(best_of=3), *stroke("red"), {"ev": "nominate", "ball": "black"}]
+
+
+def engine_after(events: list[Event]) -> Engine:
+    engine = Engine()
+    for ev in events:
+        engine.apply(ev)
+    return engine
+
+
+def assert_refused(events: list[Event], bad: Event, reason_part: str) -> None:
+    engine = engine_after(events)
+    before = engine.to_json()
+    snap = engine.snapshot()
+    log = bytes(engine.log[: engine.log_len])
+    with pytest.raises(Rejected) as caught:
+        engine.apply(bad)
+    assert reason_part in str(caught.value)
+    assert engine.to_json() == before
+    assert engine.snapshot() == snap
+    assert bytes(engine.log[: engine.log_len]) == log
+
+
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        ({"ev": "dance"}, "unknown event 'dance'"),
+        ({"ev": "pot", "ball": "purple"}, "unknown ball 'purple'"),
+        ({"ev": "pot", "ball": "red", "pocket": "xx"}, "unknown pocket 'xx'"),
+        ({"ev": "foul", "kind": "sneeze"}, "unknown foul kind 'sneeze'"),
+        ({"ev": "strike", "speed": 3}, "unknown key 'speed'"),
+        ({"ev": "award", "side": 2}, "side must be 0 or 1"),
+        ({"ev": "award", "side": True}, "side must be 0 or 1"),
+        ({"ev": "miss", "clear": "yes"}, "clear must be true or false"),
+        ({"ev": "pot"}, "pot needs 'ball'"),
+        ({"ev": "strike", "t": -5}, "t must be"),
+        ({"ev": "spots", "occupied": ["moon"]}, "unknown spot 'moon'"),
+        ({"ev": "match", "players": ["A"], "best_of": 3}, "players must list the two sides"),
+        ({"ev": "match", "players": ["A", "B"], "best_of": 4}, "positive odd integer"),
+        ({"ev": "match", "players": ["A", "B"], "best_of": 0}, "positive odd integer"),
+        ({"ev": "match", "players": ["A", "B"], "best_of": 3.0}, "positive odd integer"),
+        ({"ev": "match", "players": ["A", "B"], "best_of": 3, "reds": 7}, "reds must be"),
+        ({"ev": "match", "players": ["A", ""], "best_of": 3}, "non-empty"),
+        ({"ev": "match", "players": [["A", "B"], ["C"]], "best_of": 3}, "pair of player names"),
+    ],
+)
+def test_unknown_event_or_key_value(bad: Event, reason: str) -> None:
+    assert_refused(OPENING, bad, reason)
+
+
+def test_sixteenth_red() -> None:
+    events: list[Event] = [match(reds=6)]
+    for _ in range(6):
+        events += stroke("red") + stroke()  # red, then miss the colour
+        events += [{"ev": "strike"}, {"ev": "rest"}]  # opponent misses
+    events.append({"ev": "strike"})
+    assert_refused(events, {"ev": "pot", "ball": "red"}, "no red is left")
+
+
+def test_colour_already_down() -> None:
+    events: list[Event] = [match(reds=6)]
+    for _ in range(6):
+        events += stroke("red") + stroke("black")
+    events += [*stroke("yellow"), {"ev": "strike"}]
+    assert_refused(events, {"ev": "pot", "ball": "yellow"}, "the yellow is not on the table")
+
+
+def test_nominate_red_after_red_is_not_lawful() -> None:
+    assert_refused(OPENING, {"ev": "nominate", "ball": "red"}, "R3.4a")
+
+
+def test_nominate_when_red_is_on() -> None:
+    assert_refused([match()], {"ev": "nominate", "ball": "blue"}, "the ball on is a red")
+
+
+@pytest.mark.parametrize("call", [{"ev": "free_ball"}, {"ev": "play_again"}])
+def test_free_ball_or_play_again_after_no_foul(call: Event) -> None:
+    assert_refused([match(), *stroke()], call, "needs a foul")
+
+
+def test_play_again_after_a_miss_call_still_counts_the_foul() -> None:
+    # Referee events since the foul (miss, free_ball) don't make it "no foul".
+    engine = engine_after(
+        [
+            match(),
+            *stroke(),
+            {"ev": "foul", "kind": "no_contact"},
+            {"ev": "miss"},
+            {"ev": "free_ball"},
+        ]
+    )
+    engine.apply({"ev": "play_again"})
+    assert engine.state()["striker"] == 0
+
+
+def test_replace_with_no_miss() -> None:
+    events = [match(), *stroke(), {"ev": "foul", "kind": "no_contact"}]
+    assert_refused(events, {"ev": "replace"}, "needs a foul and a miss")
+
+
+def test_stroke_event_after_match_over() -> None:
+    events = [match(), {"ev": "concede"}]
+    for bad in ({"ev": "strike"}, {"ev": "rerack"}, {"ev": "nominate", "ball": "red"}):
+        assert_refused(events, bad, "the match is over")
+
+
+def test_toss_outside_respotted_black() -> None:
+    assert_refused([match()], {"ev": "toss", "side": 1}, "only for a re-spotted black")
+
+
+def test_undo_with_nothing_to_take_back() -> None:
+    assert_refused([match()], {"ev": "undo"}, "nothing to undo")
+
+
+def test_event_before_any_match() -> None:
+    assert_refused([], {"ev": "strike"}, "no match has been set up")
+
+
+def test_rest_without_strike_and_double_strike() -> None:
+    assert_refused([match()], {"ev": "rest"}, "no stroke is being played")
+    assert_refused([match(), {"ev": "strike"}], {"ev": "strike"}, "already being played")
+
+
+def test_referee_event_while_balls_move() -> None:
+    assert_refused([match(), {"ev": "strike"}], {"ev": "concede"}, "still moving")

@@ -10,7 +10,7 @@
 from array import array
 
 from . import names, respot
-from .state_json import Obj, dumps
+from .state_json import Obj, Seq, dump, dumps
 
 try:
     from micropython import const
@@ -1098,20 +1098,15 @@ class Engine:
     def respot_names(self):
         return [_ball_name(c) for c in respot.order(self.respot)]
 
-    def history_list(self):
-        out = []
-        for n in range(self.hist_len):
-            i = n * 3
-            out.append(
-                Obj(
-                    [
-                        ("frame", n + 1),
-                        ("scores", [self.history[i], self.history[i + 1]]),
-                        ("winner", self.history[i + 2]),
-                    ]
-                )
-            )
-        return out
+    def history_entry(self, n):
+        i = n * 3
+        return Obj(
+            [
+                ("frame", n + 1),
+                ("scores", [self.history[i], self.history[i + 1]]),
+                ("winner", self.history[i + 2]),
+            ]
+        )
 
     def respot_place_list(self):
         out = []  # type: list[Obj]
@@ -1168,7 +1163,7 @@ class Engine:
                 ("frame_winner", self.frame_winner if self.frame_winner != NONE else None),
                 ("match_winner", self.match_winner if self.match_winner != NONE else None),
                 ("rejected", rej),
-                ("history", self.history_list()),
+                ("history", Seq(self.hist_len, self.history_entry)),
                 ("players", self.players),
                 ("best_of", self.best_of),
                 ("reds_per_frame", self.reds_per_frame),
@@ -1184,6 +1179,10 @@ class Engine:
 
     def to_json(self, rejected=()):
         return dumps(self.state_obj(rejected))
+
+    def write_json(self, write, rejected=()):
+        """Stream the state's JSON to ``write`` without holding it whole."""
+        dump(self.state_obj(rejected), write)
 
 
 # ---------------------------------------------------------------------- input parsing

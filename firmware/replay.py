@@ -59,9 +59,11 @@ def run(events, each, write):
         except Rejected as why:
             rejected.append((number, str(why.args[0]) if why.args else "rejected"))
         if each:
-            write(engine.to_json(rejected) + "\n")
+            engine.write_json(write, rejected)
+            write("\n")
     if not each:
-        write(engine.to_json(rejected) + "\n")
+        engine.write_json(write, rejected)
+        write("\n")
     return EXIT_REJECTED if rejected else EXIT_OK
 
 

@@ -29,10 +29,27 @@ class Obj:
         return {k: plain(v) for k, v in self.pairs}
 
 
+class Seq:
+    """A JSON array whose items are made one at a time while it is written.
+
+    The frame history grows with the match; writing it item by item keeps the
+    heap needed to print a state the same for a 1-frame and a 35-frame match.
+    """
+
+    def __init__(self, length, item):
+        self.length = length
+        self.item = item
+
+    def __len__(self):
+        return self.length
+
+
 def plain(value):
-    """``value`` with every Obj turned into a dict (for host-side callers)."""
+    """``value`` with every Obj and Seq turned into dicts and lists (host side)."""
     if isinstance(value, Obj):
         return value.to_dict()
+    if isinstance(value, Seq):
+        return [plain(value.item(i)) for i in range(value.length)]
     if isinstance(value, list):
         return [plain(v) for v in value]
     return value
@@ -72,6 +89,12 @@ def quote(text):
     return "".join(parts)
 
 
+class _Sink:
+    # Lets _write stream to any write(str) callable without building a list.
+    def __init__(self, write):
+        self.append = write
+
+
 def _write(value, out):
     if value is None:
         out.append("null")
@@ -103,6 +126,13 @@ def _write(value, out):
             first = False
             _write(item, out)
         out.append("]")
+    elif isinstance(value, Seq):
+        out.append("[")
+        for i in range(value.length):
+            if i:
+                out.append(", ")
+            _write(value.item(i), out)
+        out.append("]")
     else:
         raise TypeError("cannot encode %r as JSON" % (value,))
 
@@ -111,3 +141,8 @@ def dumps(value):
     out = []  # type: list[str]
     _write(value, out)
     return "".join(out)
+
+
+def dump(value, write):
+    """Write ``value`` as JSON piece by piece to ``write`` (bounded memory)."""
+    _write(value, _Sink(write))

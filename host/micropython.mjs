@@ -2,10 +2,16 @@
 // port from npm) with baulk's device packages mounted at /lib/baulk, the way
 // they sit on the board.
 //
-//   node micropython.mjs [--heap BYTES] [--file PATH]... SCRIPT.py [ARGS...]
+//   node micropython.mjs [--heap BYTES] [--file PATH]... [--lib DIR] [--stepped]
+//                        SCRIPT.py [ARGS...]
 //
 // --file copies a host file into the interpreter's filesystem at the same
-// path, so the script can open() it.  The script's stdout and stderr are
+// path, so the script can open() it.  --lib mounts DIR (for example a tree of
+// .mpy files built by mpy-cross) at /lib instead of the baulk sources.
+// --stepped calls the script's step() again and again, until it returns a
+// false value, with a garbage collection at top level before each call: this
+// port can only collect garbage between calls, because the WebAssembly stack
+// cannot be scanned while Python code runs.  The script's stdout and stderr are
 // passed through byte for byte; the exit status is the script's SystemExit
 // code (0 when it ends normally, 1 on an uncaught exception).
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -41,7 +47,7 @@ function mountTree(FS, hostDir, guestDir) {
     const st = statSync(src);
     if (st.isDirectory()) {
       if (name !== "__pycache__" && name !== "tests" && name !== "vectors") mountTree(FS, src, `${guestDir}/${name}`);
-    } else if (name.endsWith(".py")) {
+    } else if (name.endsWith(".py") || name.endsWith(".mpy")) {
       FS.writeFile(`${guestDir}/${name}`, readFileSync(src));
     }
   }
@@ -66,10 +72,14 @@ function makeSink(stream) {
 const argv = process.argv.slice(2);
 let heap = 1 << 20;
 const files = [];
+let libDir = null;
+let stepped = false;
 while (argv.length && argv[0].startsWith("--")) {
   const opt = argv.shift();
   if (opt === "--heap") heap = Number(argv.shift());
   else if (opt === "--file") files.push(argv.shift());
+  else if (opt === "--lib") libDir = argv.shift();
+  else if (opt === "--stepped") stepped = true;
   else {
     process.stderr.write(`micropython.mjs: unknown option ${opt}\n`);
     process.exit(2);
@@ -86,9 +96,13 @@ const { loadMicroPython } = await loadModule();
 const mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: out.put, stderr: err.put });
 
 const top = resolve(here, "..");
-mp.FS.mkdirTree("/lib/baulk");
-mp.FS.writeFile("/lib/baulk/__init__.py", "");
-for (const part of ["firmware", "protocol"]) mountTree(mp.FS, join(top, part), `/lib/baulk/${part}`);
+if (libDir) {
+  mountTree(mp.FS, resolve(libDir), "/lib");
+} else {
+  mp.FS.mkdirTree("/lib/baulk");
+  mp.FS.writeFile("/lib/baulk/__init__.py", "");
+  for (const part of ["firmware", "protocol"]) mountTree(mp.FS, join(top, part), `/lib/baulk/${part}`);
+}
 for (const f of [script, ...files]) {
   const abs = resolve(f);
   mp.FS.mkdirTree(dirname(abs));
@@ -101,9 +115,16 @@ try {
   mp.runPython(
     `import sys\nsys.argv.clear()\nsys.argv.extend(${pyArgv})\nif '/lib' not in sys.path: sys.path.append('/lib')\n` +
     `sys.path.insert(0, ${JSON.stringify(dirname(script))})\n` +
-    `__file__ = ${JSON.stringify(script)}\n` +
-    `exec(open(${JSON.stringify(script)}).read(), {'__name__': '__main__', '__file__': ${JSON.stringify(script)}})\n`,
+    `__file__ = ${JSON.stringify(script)}\n__name__ = '__main__'\n` +
+    `exec(open(${JSON.stringify(script)}).read(), globals())\n`,
   );
+  if (stepped) {
+    for (;;) {
+      mp.runPython("import gc\ngc.collect()");
+      mp.runPython("__more = step()");
+      if (!mp.globals.get("__more")) break;
+    }
+  }
 } catch (e) {
   const text = String(e.message || e);
   const m = /SystemExit: (\d+)\s*$/.exec(text);

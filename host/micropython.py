@@ -32,10 +32,16 @@ def command(
     args: Sequence[str] = (),
     files: Sequence[str | Path] = (),
     heap: int = DEFAULT_HEAP,
+    lib: str | Path | None = None,
+    stepped: bool = False,
 ) -> list[str]:
     cmd = [node_binary(), str(RUNNER), "--heap", str(heap)]
     for f in files:
         cmd += ["--file", str(f)]
+    if lib is not None:
+        cmd += ["--lib", str(lib)]
+    if stepped:
+        cmd.append("--stepped")
     return [*cmd, str(script), *args]
 
 
@@ -45,8 +51,18 @@ def run(
     files: Sequence[str | Path] = (),
     heap: int = DEFAULT_HEAP,
     timeout: float = 300,
+    lib: str | Path | None = None,
+    stepped: bool = False,
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run ``script`` under MicroPython and capture its output as bytes."""
+    """Run ``script`` under MicroPython and capture its output as bytes.
+
+    ``lib`` mounts a prepared tree (such as .mpy files) at /lib instead of the
+    sources; ``stepped`` drives the script's step() with a garbage collection
+    between calls (see micropython.mjs).
+    """
     return subprocess.run(
-        command(script, args, files, heap), capture_output=True, timeout=timeout, check=False
+        command(script, args, files, heap, lib, stepped),
+        capture_output=True,
+        timeout=timeout,
+        check=False,
     )

@@ -1,0 +1,73 @@
+"""Undo: whole strokes or single referee events, far back, with a bounded log."""
+
+from __future__ import annotations
+
+from baulk.firmware.engine import LOG_EVENTS, Engine, Rejected
+
+from .engine_driver import Event, match, stroke
+
+
+def test_undo_takes_back_a_whole_stroke_with_its_calls() -> None:
+    engine = Engine()
+    engine.apply(match())
+    before = engine.to_json()
+    for ev in [*stroke("red", "white"), {"ev": "foul", "kind": "push", "ball": "blue"}]:
+        engine.apply(ev)
+    assert engine.state()["scores"] == [0, 5]
+    engine.apply({"ev": "undo"})
+    assert engine.to_json() == before
+
+
+def test_undo_takes_back_one_referee_event() -> None:
+    engine = Engine()
+    for ev in [match(), *stroke(), {"ev": "foul", "kind": "no_contact"}]:
+        engine.apply(ev)
+    after_foul = engine.to_json()
+    engine.apply({"ev": "free_ball"})
+    engine.apply({"ev": "undo"})
+    assert engine.to_json() == after_foul
+
+
+def test_undo_reaches_back_across_a_long_safety_battle_and_the_log_stays_bounded() -> None:
+    engine = Engine()
+    engine.apply(match())
+    # 900 safety strokes: far more than the log holds, so the checkpoint rolls.
+    states = [engine.to_json()]
+    for _ in range(900):
+        for ev in stroke():
+            engine.apply(ev)
+        states.append(engine.to_json())
+        assert engine.log_len <= 3 * LOG_EVENTS
+    undone = 0
+    while True:
+        try:
+            engine.apply({"ev": "undo"})
+        except Rejected:
+            break
+        undone += 1
+        assert engine.to_json() == states[-1 - undone]
+    assert undone >= 300, "undo must reach far back even after the log rolled"
+
+
+def test_match_event_cannot_be_undone() -> None:
+    engine = Engine()
+    engine.apply(match())
+    try:
+        engine.apply({"ev": "undo"})
+    except Rejected as why:
+        assert "nothing to undo" in str(why)
+    else:
+        raise AssertionError("undo of the match event was accepted")
+    assert engine.state()["players"] == ["Ali", "Reza"]
+
+
+def test_undo_after_a_frame_ends_returns_to_that_frame() -> None:
+    engine = Engine()
+    events: list[Event] = [match(best_of=3), *stroke("red")]
+    for ev in events:
+        engine.apply(ev)
+    before = engine.to_json()
+    engine.apply({"ev": "concede"})
+    assert engine.state()["frame"] == 2
+    engine.apply({"ev": "undo"})
+    assert engine.to_json() == before

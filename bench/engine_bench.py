@@ -42,8 +42,9 @@ def build_mpy_tree(out: Path, arch: str | None) -> dict[str, int]:
     empty = out / "empty.py"
     empty.write_text("")
     march = [f"-march={arch}"] if arch else []
-    subprocess.run([mpy_cross(), *march, "-o", str(out / "baulk" / "__init__.mpy"), str(empty)],
-                   check=True)
+    subprocess.run(
+        [mpy_cross(), *march, "-o", str(out / "baulk" / "__init__.mpy"), str(empty)], check=True
+    )
     sizes = {}
     for src in sorted((ROOT / "firmware").glob("*.py")):
         target = pkg / (src.stem + ".mpy")
@@ -59,8 +60,12 @@ def main() -> None:
         scenario = tmp / "match35.jsonl"
         scenario.write_text("\n".join(json.dumps(e) for e in events) + "\n")
 
-        cp = subprocess.run([sys.executable, str(HERE / "mp_engine_time.py"), str(scenario), "5"],
-                            capture_output=True, text=True, check=True)
+        cp = subprocess.run(
+            [sys.executable, str(HERE / "mp_engine_time.py"), str(scenario), "5"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         cpf = parse_figures(cp.stdout)
         mp = micropython.run(HERE / "mp_engine_time.py", [str(scenario)], files=[scenario])
         mpf = parse_figures(mp.stdout.decode())
@@ -76,8 +81,13 @@ def main() -> None:
         bytecode = build_mpy_tree(tmp / "bytecode", None)
         heap = {}
         for frames in (1, 0):
-            done = micropython.run(HERE / "mp_engine_heap.py", [str(scenario), str(frames)],
-                                   files=[scenario], lib=tmp / "bytecode", stepped=True)
+            done = micropython.run(
+                HERE / "mp_engine_heap.py",
+                [str(scenario), str(frames)],
+                files=[scenario],
+                lib=tmp / "bytecode",
+                stepped=True,
+            )
             heap[frames] = parse_figures(done.stdout.decode())
 
     print(f"Simulated match: {len(events)} events, 35 frames\n")
@@ -90,16 +100,21 @@ def main() -> None:
     print("| --- | --- | --- | --- |")
     for arch, table in sizes.items():
         total = sum(table[m] for m in ENGINE_MODULES)
-        print(f"| engine .mpy total, {arch} | {total} B | {MPY_BUDGET} B | {total / MPY_BUDGET:.0%} |")
+        share = total / MPY_BUDGET
+        print(f"| engine .mpy total, {arch} | {total} B | {MPY_BUDGET} B | {share:.0%} |")
     whole = heap[0]
     one = heap[1]
     print(f"| heap after import | {whole['import_heap']:.0f} B | — | — |")
-    print(f"| heap after import + 35-frame match | {whole['heap_after']:.0f} B | {HEAP_BUDGET} B "
-          f"| {whole['heap_after'] / HEAP_BUDGET:.0%} |")
+    print(
+        f"| heap after import + 35-frame match | {whole['heap_after']:.0f} B | {HEAP_BUDGET} B "
+        f"| {whole['heap_after'] / HEAP_BUDGET:.0%} |"
+    )
     growth = whole["peak_heap"] - one["peak_heap"]
-    print(f"| peak heap, 35-frame − 1-frame replay | {growth:.0f} B "
-          f"({whole['peak_heap']:.0f} − {one['peak_heap']:.0f}) | {GROWTH_BUDGET} B "
-          f"| {growth / GROWTH_BUDGET:.0%} |")
+    print(
+        f"| peak heap, 35-frame − 1-frame replay | {growth:.0f} B "
+        f"({whole['peak_heap']:.0f} − {one['peak_heap']:.0f}) | {GROWTH_BUDGET} B "
+        f"| {growth / GROWTH_BUDGET:.0%} |"
+    )
     print(f"\n.mpy sizes per module (armv6m): {sizes['armv6m']}")
     print(f"bytecode .mpy imported by the heap run: {bytecode}")
 

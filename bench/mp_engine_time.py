@@ -37,7 +37,8 @@ def main(path, repeat):
             except Rejected:
                 pass
     t2 = ticks_ms()
-    print("events=%d parse_ms=%s total_ms=%s" % (len(lines) * repeat, ticks_diff(t1, t0), ticks_diff(t2, t1)))
+    events = len(lines) * repeat
+    print("events=%d parse_ms=%s total_ms=%s" % (events, ticks_diff(t1, t0), ticks_diff(t2, t1)))
 
 
 main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 1)

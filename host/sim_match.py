@@ -50,8 +50,9 @@ class MatchPlayer:
             raise AssertionError(f"simulator chose an unlawful event {ev}: {why}") from None
         return ev
 
-    def play(self, players: list[Any], best_of: int, reds: int = 15,
-             max_frames: int | None = None) -> Iterator[Event]:
+    def play(
+        self, players: list[Any], best_of: int, reds: int = 15, max_frames: int | None = None
+    ) -> Iterator[Event]:
         yield self.apply({"ev": "match", "players": players, "best_of": best_of, "reds": reds})
         frames_started = 1
         while not self.engine.match_over:
@@ -124,12 +125,12 @@ class MatchPlayer:
                 ev["ball"] = rng.choice(state["colours"] or ["black"])
             yield self.apply(ev)
         only_black = e.reds == 0 and state["colours"] == ["black"]
-        if kind in ("no_contact", "wrong_ball_first") and not only_black and not e.match_over:
-            if rng.random() < style.miss_given and e.foul_open:
-                yield self.apply({"ev": "miss", "clear": rng.random() < 0.3})
-                if rng.random() < style.replace_after_miss and e.miss_open:
-                    yield self.apply({"ev": "replace"})
-                    return
+        missable = kind in ("no_contact", "wrong_ball_first") and not only_black
+        if missable and e.foul_open and rng.random() < style.miss_given:
+            yield self.apply({"ev": "miss", "clear": rng.random() < 0.3})
+            if rng.random() < style.replace_after_miss and e.miss_open:
+                yield self.apply({"ev": "replace"})
+                return
         if not e.foul_open or e.match_over:
             return
         if rng.random() < style.play_again:
@@ -143,9 +144,13 @@ class MatchPlayer:
         return bool(needs) and self.rng.random() < self.style.concede_when_needing_snookers
 
 
-def generate_match(seed: int, best_of: int = 7, reds: int = 15,
-                   players: list[Any] | None = None,
-                   max_frames: int | None = None) -> list[Event]:
+def generate_match(
+    seed: int,
+    best_of: int = 7,
+    reds: int = 15,
+    players: list[Any] | None = None,
+    max_frames: int | None = None,
+) -> list[Event]:
     """Every input event of one simulated match, deterministic for a seed."""
     player = MatchPlayer(seed)
     return list(player.play(players or ["Ali", "Reza"], best_of, reds, max_frames))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +13,9 @@ from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
 
 from .engine_driver import Event
+
+# BAULK_PROP_EXAMPLES=5000 for a longer hunt; the suite default stays quick.
+EXAMPLES = int(os.environ.get("BAULK_PROP_EXAMPLES", "300"))
 
 BALLS = list(names.BALLS)
 
@@ -125,7 +129,7 @@ def check_invariants(engine: Engine, state: dict[str, Any]) -> None:
     assert state["frame_over"] == state["match_over"]
 
 
-@settings(max_examples=int(__import__("os").environ.get("BAULK_PROP_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_random_games_keep_every_invariant(game: tuple[Event, list[Event]]) -> None:
     first, events = game

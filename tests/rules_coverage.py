@@ -88,15 +88,20 @@ def cited_rules(path: Path) -> list[str]:
     return found.group(1).split() if found else []
 
 
+def is_part_of(cited: str, rule: str) -> bool:
+    """R3.11.5 and R3.11 both count for R3.11; R2.1b counts for R2.1."""
+    if cited == rule or cited.startswith(rule + "."):
+        return True
+    return re.fullmatch(re.escape(rule) + r"[a-z]", cited) is not None
+
+
 def coverage() -> dict[str, list[str]]:
     """Rule id → names of the scenarios that cite it (or one of its sub-rules)."""
     table: dict[str, list[str]] = {rule: [] for rule, _ in ENGINE_RULES}
     for path in sorted(SCENARIOS.glob("*.jsonl")):
         for cited in cited_rules(path):
             for rule in table:
-                if cited == rule or cited.startswith(rule + "."):
-                    table[rule].append(path.stem)
-                elif re.fullmatch(re.escape(rule) + r"[a-z]", cited):
+                if is_part_of(cited, rule):
                     table[rule].append(path.stem)
     return {rule: sorted(set(names)) for rule, names in table.items()}
 

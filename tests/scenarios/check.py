@@ -6,7 +6,9 @@ Each ``NAME.jsonl`` has a ``NAME.expect.json``::
 
 ``state`` values are compared exactly, except ``respot_places``, whose order the
 documents leave open (compared as a multiset).  ``rejected_lines`` (missing = none)
-is compared with the line numbers in the state's ``rejected`` list.
+is compared with the line numbers in the state's ``rejected`` list, and for each
+rejected line a ``--each`` run checks that the whole state (but ``rejected``) is
+exactly what it was after the event before it.
 
 Usage: ``python tests/scenarios/check.py [--engine micropython] [NAME ...]``.
 Prints one line per mismatch (scenario, key, expected, got); exits 1 on any.
@@ -47,16 +49,50 @@ def header_problems(path: Path) -> list[str]:
     return problems
 
 
-def run(path: Path, engine: str | None) -> tuple[int, dict[str, Any] | None, str]:
+def replay_cmd(path: Path, engine: str | None, each: bool = False) -> list[str]:
     cmd = [str(ROOT / ".venv" / "bin" / "baulk"), "replay", str(path)]
+    if each:
+        cmd.append("--each")
     if engine:
         cmd += ["--engine", engine]
+    return cmd
+
+
+def run(path: Path, engine: str | None) -> tuple[int, dict[str, Any] | None, str]:
+    cmd = replay_cmd(path, engine)
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
     try:
         state = json.loads(proc.stdout)
     except json.JSONDecodeError:
         return proc.returncode, None, proc.stderr.strip()[-300:]
     return proc.returncode, state, ""
+
+
+def unchanged_problems(name: str, path: Path, lines: list[int], engine: str | None) -> list[str]:
+    """Each rejected line must leave the state exactly as the event before left it."""
+    text = path.read_text().splitlines()
+    events = [i + 1 for i, ln in enumerate(text) if ln.strip() and not ln.startswith("#")]
+    cmd = replay_cmd(path, engine, each=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    try:
+        states = [json.loads(ln) for ln in proc.stdout.splitlines()]
+    except json.JSONDecodeError:
+        return [f"{name}: --each output is not JSON lines"]
+    if len(states) != len(events):
+        return [f"{name}: --each printed {len(states)} states for {len(events)} events"]
+    out = []
+    for line in lines:
+        k = events.index(line) if line in events else -1
+        if k <= 0:
+            continue
+        before = {key: v for key, v in states[k - 1].items() if key != "rejected"}
+        after = {key: v for key, v in states[k].items() if key != "rejected"}
+        changed = sorted(
+            key for key in before.keys() | after.keys() if before.get(key) != after.get(key)
+        )
+        if changed:
+            out.append(f"{name}: rejected line {line} changed the state: {changed}")
+    return out
 
 
 def check(path: Path, engine: str | None) -> list[str]:
@@ -81,6 +117,8 @@ def check(path: Path, engine: str | None) -> list[str]:
         out.append(
             f"{name}: rejected_lines expected {want_lines} got {got_lines} (reasons {reasons})"
         )
+    if want_lines:
+        out += unchanged_problems(name, path, want_lines, engine)
     return out
 
 

@@ -1,0 +1,201 @@
+# One frame on the line (SPEC.md "Framing"):
+#
+#   COBS( ver | type | flags | seq_lo | seq_hi | CBOR body | crc32 LE ) 0x00
+#
+# FrameWriter builds frames into preallocated buffers for the device's hot
+# path; FrameReader cuts the incoming byte stream at each 0x00 into a bounded
+# buffer, unstuffs in place and checks the frame.  decode_frame is the same
+# check for one frame held in memory.
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+from . import cbor, cobs
+from .crc import crc32
+
+VERSION_MAJOR = const(1)
+VERSION_MINOR = const(0)
+VERSION_BYTE = const(0x10)  # major << 4 | minor
+
+HEADER_LEN = const(5)
+CRC_LEN = const(4)
+MIN_FRAME = const(9)  # header and CRC around an empty body
+MAX_FRAME = const(512)  # unstuffed: header + body + CRC
+MAX_BODY = const(503)
+MAX_WIRE = const(516)  # stuffed frame and its delimiter
+
+FLAG_REL = const(0x01)  # reliable: seq numbers the sender's stream; acknowledge it
+FLAG_RETX = const(0x02)  # a retransmission (statistics only)
+
+# Why a frame was refused.  The host decoder uses the same words.
+E_COBS = "cobs"  # stuffing malformed (a truncated frame usually ends up here)
+E_SHORT = "short"  # fewer bytes than a header and a CRC
+E_OVERSIZE = "oversize"  # longer than MAX_FRAME
+E_CRC = "crc"  # checksum mismatch: noise on the line
+E_VERSION = "version"  # another major protocol version
+E_BODY = "body"  # not exactly one CBOR item of the allowed subset
+
+
+class Frame:
+    """A received frame: error is None, or one of the E_* words."""
+
+    def __init__(self, error, ver=0, mtype=0, flags=0, seq=0, body=None):
+        self.error = error
+        self.ver = ver
+        self.mtype = mtype
+        self.flags = flags
+        self.seq = seq
+        self.body = body
+        self.checked = False  # the host decoder also checks the body
+
+    def __repr__(self):
+        return "Frame(%r, ver=0x%02x, type=%d, flags=%d, seq=%d, body=%r)" % (
+            self.error,
+            self.ver,
+            self.mtype,
+            self.flags,
+            self.seq,
+            self.body,
+        )
+
+
+class FrameWriter:
+    """Encodes frames into two preallocated buffers (raw and stuffed)."""
+
+    def __init__(self, max_frame=MAX_FRAME):
+        self.raw = bytearray(max_frame)
+        self.rawmv = memoryview(self.raw)
+        self.wire = bytearray(cobs.max_encoded_len(max_frame))
+        self.wiremv = memoryview(self.wire)
+        self.writer = cbor.Writer(self.raw, HEADER_LEN, max_frame - CRC_LEN)
+
+    def build(self, mtype, flags, seq, body):
+        """Frame for one message; the memoryview is valid until the next build.
+
+        Raises cbor.EncodeError when the body cannot be encoded or is too big.
+        """
+        raw = self.raw
+        raw[0] = VERSION_BYTE
+        raw[1] = mtype
+        raw[2] = flags
+        raw[3] = seq & 0xFF
+        raw[4] = (seq >> 8) & 0xFF
+        w = self.writer
+        w.pos = HEADER_LEN
+        w.value(body)
+        n = w.pos
+        c = crc32(self.rawmv[:n])
+        raw[n] = c & 0xFF
+        raw[n + 1] = (c >> 8) & 0xFF
+        raw[n + 2] = (c >> 16) & 0xFF
+        raw[n + 3] = c >> 24
+        end = cobs.encode_into(raw, n + CRC_LEN, self.wire)
+        return self.wiremv[:end]
+
+
+def encode_frame(mtype, flags, seq, body):
+    """One complete frame as bytes, delimiter included (allocates)."""
+    return bytes(FrameWriter().build(mtype, flags, seq, body))
+
+
+def check(buf, n):
+    """Check an unstuffed frame in buf[0:n]; returns a Frame (body not decoded).
+
+    Order of checks (SPEC.md "Receiving a frame"): length, CRC, version.
+    """
+    if n < MIN_FRAME:
+        return Frame(E_SHORT)
+    if n > MAX_FRAME:
+        return Frame(E_OVERSIZE)
+    mv = memoryview(buf)
+    m = n - CRC_LEN
+    want = buf[m] | (buf[m + 1] << 8) | (buf[m + 2] << 16) | (buf[m + 3] << 24)
+    if crc32(mv[:m]) != want:
+        return Frame(E_CRC)
+    ver = buf[0]
+    f = Frame(None, ver, buf[1], buf[2], buf[3] | (buf[4] << 8))
+    if ver >> 4 != VERSION_MAJOR:
+        f.error = E_VERSION
+    return f
+
+
+def decode_unstuffed(buf, n):
+    """Check and decode an unstuffed frame in buf[0:n]."""
+    f = check(buf, n)
+    if f.error is None:
+        try:
+            f.body = cbor.loads(buf, HEADER_LEN, n - CRC_LEN)
+        except cbor.DecodeError:
+            f.error = E_BODY
+    return f
+
+
+def decode_frame(data):
+    """Decode one stuffed frame (with or without its trailing 0x00)."""
+    n = len(data)
+    if n and data[n - 1] == 0:
+        n -= 1
+    if n > MAX_WIRE - 1:
+        return Frame(E_OVERSIZE)
+    buf = bytearray(n)
+    m = cobs.decode_into(data, n, buf)
+    if m < 0:
+        return Frame(E_COBS)
+    return decode_unstuffed(buf, m)
+
+
+class FrameReader:
+    """Cuts a byte stream into frames.  Memory is one MAX_WIRE buffer.
+
+    Bytes of a frame that grows past MAX_WIRE are dropped up to the next 0x00
+    and reported once as E_OVERSIZE, so garbage costs at most itself.
+    """
+
+    def __init__(self, max_wire=MAX_WIRE):
+        self.buf = bytearray(max_wire)
+        self.n = 0
+        self.overflow = False
+        self.garbage = 0  # bytes thrown away so far (statistics)
+
+    def feed(self, data):
+        """Consume bytes; return the list of Frames they completed."""
+        out = []
+        buf = self.buf
+        cap = len(buf)
+        i = 0
+        end = len(data)
+        while i < end:
+            j = data.find(b"\x00", i)
+            last = j < 0
+            if last:
+                j = end
+            k = j - i
+            if not self.overflow:
+                if self.n + k > cap - 1:
+                    self.overflow = True
+                    self.garbage += self.n + k
+                    self.n = 0
+                else:
+                    buf[self.n : self.n + k] = data[i:j]
+                    self.n += k
+            else:
+                self.garbage += k
+            if last:
+                break
+            if self.overflow:
+                out.append(Frame(E_OVERSIZE))
+                self.overflow = False
+            elif self.n:
+                m = cobs.decode_into(buf, self.n, buf)
+                f = Frame(E_COBS) if m < 0 else decode_unstuffed(buf, m)
+                if f.error is not None:
+                    self.garbage += self.n + 1
+                out.append(f)
+            self.n = 0
+            i = j + 1
+        return out

@@ -1,0 +1,405 @@
+"""The host's frame decoder: COBS, CRC, header, then the body through cbor2
+with its hardening switched on (SPEC.md "Receiving a frame").
+
+Hostile or noisy input never raises out of :func:`decode_frame` or
+:meth:`StreamDecoder.feed`: every problem comes back as a :class:`Frame` whose
+``error`` names it, with the same words the device uses (``frame.E_*`` plus
+``"unknown_type"``).  :func:`parse` is the raising form; the only exception
+it raises is :class:`FrameError`.
+
+Hardening, all by configuration of cbor2 and of this module:
+
+* a frame is at most ``frame.MAX_WIRE`` bytes on the wire; the stream buffer
+  never holds more, and bytes beyond it are dropped up to the next ``0x00``;
+* cbor2 runs with ``max_depth`` = ``cbor.MAX_DEPTH``, ``allow_indefinite=False``,
+  ``allow_duplicate_keys=False``, and every tag refused;
+* the body must be exactly one item: trailing bytes are refused;
+* values outside the subset (floats, undefined, simple values) are refused
+  wherever they appear, and known keys must fit the catalogue.
+"""
+
+from __future__ import annotations
+
+import binascii
+import io
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final, NoReturn
+
+import cbor2
+
+from . import cobs, messages
+from . import frame as _fr
+
+E_UNKNOWN_TYPE: Final = messages.E_UNKNOWN_TYPE
+_MAX_WIRE: Final = _fr.MAX_WIRE
+_MAX_FRAME: Final = _fr.MAX_FRAME
+_MIN_FRAME: Final = _fr.MIN_FRAME
+_MAJOR: Final = _fr.VERSION_MAJOR
+
+
+class FrameError(Exception):
+    """A frame was refused; ``code`` is one of the E_* words."""
+
+    def __init__(self, code: str, detail: str = "", frame: Frame | None = None) -> None:
+        super().__init__(f"{code}: {detail}" if detail else code)
+        self.code = code
+        self.detail = detail
+        self.frame = frame
+
+
+class Frame:
+    """A decoded frame, good or bad (``error`` is None when good).
+
+    For ``version``, ``body`` and ``unknown_type`` errors the header fields
+    are filled in, so the session can still refuse a foreign major version or
+    acknowledge a reliable message it cannot use.
+    """
+
+    __slots__ = ("body", "checked", "detail", "error", "flags", "mtype", "seq", "ver")
+
+    def __init__(
+        self,
+        error: str | None,
+        ver: int = 0,
+        mtype: int = 0,
+        flags: int = 0,
+        seq: int = 0,
+        body: Any = None,
+        detail: str = "",
+    ) -> None:
+        self.error = error
+        self.ver = ver
+        self.mtype = mtype
+        self.flags = flags
+        self.seq = seq
+        self.body = body
+        self.detail = detail
+        self.checked = False  # True once check_body passed
+
+    def __repr__(self) -> str:
+        return (
+            f"Frame({self.error!r}, ver=0x{self.ver:02x}, type={self.mtype}, "
+            f"flags={self.flags}, seq={self.seq}, body={self.body!r})"
+        )
+
+
+def _refuse_tag(*_args: object) -> NoReturn:
+    raise ValueError("tags are not allowed")
+
+
+class _EveryTag(Mapping[int, Any]):
+    """semantic_decoders that claims every tag, so cbor2 decodes none."""
+
+    def __getitem__(self, tag: int) -> Any:
+        return _refuse_tag
+
+    def __contains__(self, tag: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_EVERY_TAG: Final = _EveryTag()
+
+
+def _unstuff(data: bytes) -> bytearray | None:
+    # COBS decode; None when malformed.  While every code is below 0xFF (any
+    # frame without a run of 254 non-zero bytes), unstuffing is: drop the first
+    # byte and turn every other code byte into the zero it stands for.
+    b = bytearray(data)
+    n = len(b)
+    if n == 0:
+        return b
+    i = b[0]
+    if i == 0:
+        return None
+    while i < n:
+        c = b[i]
+        if c == 0xFF or c == 0:
+            return _unstuff_slow(data)
+        b[i] = 0
+        i += c
+    if i != n or b[0] == 0xFF:
+        return _unstuff_slow(data)
+    del b[0]
+    return b
+
+
+def _unstuff_slow(data: bytes) -> bytearray | None:
+    out = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        code = data[i]
+        j = i + code
+        if code == 0 or j > n:
+            return None
+        out += data[i + 1 : j]
+        i = j
+        if code != 0xFF and i < n:
+            out.append(0)
+    return out
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    # True when v lies inside the allowed subset (no float, undefined, simple).
+    t = type(v)
+    if t is int or t is str or t is bytes or t is bool or v is None:
+        return True
+    if depth >= 8:
+        return False
+    if t is list:
+        return all(_plain(x, depth + 1) for x in v)
+    if t is dict:
+        return all(
+            (type(k) is int or type(k) is str) and _plain(x, depth + 1) for k, x in v.items()
+        )
+    return False
+
+
+# cbor2 counts the outermost container as depth 1, as cbor.MAX_DEPTH does.
+_DEPTH: Final = 4
+
+
+class _Decoders(threading.local):
+    """One hardened cbor2 decoder per thread, reused for every body.
+
+    Reuse is safe: cbor2 starts each decode() afresh (depth, shared values),
+    which test_wire_host_decoder checks after thousands of failed decodes.
+    """
+
+    def __init__(self) -> None:
+        self.dec = cbor2.CBORDecoder(
+            io.BytesIO(b""),
+            max_depth=_DEPTH,
+            allow_indefinite=False,
+            allow_duplicate_keys=False,
+            semantic_decoders=_EVERY_TAG,
+            tag_hook=_refuse_tag,
+        )
+
+
+_DECODERS: Final = _Decoders()
+
+
+def _decode_body(body: bytes) -> Any:
+    fp = io.BytesIO(body)
+    dec = _DECODERS.dec
+    dec.fp = fp
+    obj = dec.decode()
+    if fp.tell() != len(body):
+        raise ValueError("trailing bytes after the body")
+    return obj
+
+
+def _predicate(kind: int, a: Any, b: Any) -> Callable[[Any], bool]:
+    # A fast yes/no for one catalogue entry; messages.check says why on a no.
+    if kind == messages.UINT or kind == messages.INT:
+        return lambda v: type(v) is int and a <= v <= b
+    if kind == messages.TEXT:
+        return lambda v: type(v) is str and (len(v) * 4 <= a or len(v.encode()) <= a)
+    if kind == messages.BOOL:
+        return lambda v: v is True or v is False
+    if kind == messages.NAME or kind == messages.WARNING:
+        limit = messages.CODE_LIMIT
+        return lambda v: (
+            (type(v) is int and 0 <= v <= limit) or (type(v) is str and len(v.encode()) <= 32)
+        )
+    if kind == messages.UINTS and a[0] == 2:
+        lo, hi = a[1], a[2]
+        return lambda v: (
+            type(v) is list
+            and len(v) == 2
+            and type(v[0]) is int
+            and type(v[1]) is int
+            and lo <= v[0] <= hi
+            and lo <= v[1] <= hi
+        )
+    return lambda v: messages._check_value(kind, a, b, v) is None
+
+
+_Entry = tuple[Callable[[Any], bool], bool]
+
+
+def _compile(schema: dict[int, tuple[Any, ...]]) -> dict[int, _Entry]:
+    return {k: (_predicate(e[1], e[2], e[3]), bool(e[4] & messages.NUL)) for k, e in schema.items()}
+
+
+_CHECKS: Final = {t: _compile(sch) for t, sch in messages.SCHEMA.items()}
+
+
+def check_body(mtype: int, body: Any) -> str | None:
+    """None when a decoded body fits its type, else the reason."""
+    checks = _CHECKS.get(mtype)
+    if checks is None:
+        return None if _plain(body) else "values outside the subset"
+    if type(body) is not dict:
+        return str(messages.check(mtype, body))
+    for k in messages.REQUIRED[mtype]:
+        if k not in body:
+            return str(messages.check(mtype, body))
+    for k, v in body.items():
+        entry = checks.get(k)
+        if entry is None:
+            if not _plain(v):
+                return f"key {k!r}: values outside the subset"
+        elif not (entry[0](v) or (v is None and entry[1])):
+            return str(messages.check(mtype, body))
+    return None
+
+
+# CRC-32 of a message followed by its own CRC (little-endian) is this
+# constant, so a frame is checked in one call, without slicing the CRC off.
+_CRC_RESIDUE: Final = 0x2144DF1C
+
+
+def decode_unstuffed(raw: bytes | bytearray, check: bool = True) -> Frame:
+    """Check and decode one unstuffed frame (header, body, CRC).
+
+    With check=False the body is decoded by hardened cbor2 but neither held
+    against the catalogue nor walked for floats and simple values under
+    unknown keys (Frame.checked stays False; Session runs messages.check
+    itself, and ignores unknown keys anyway)."""
+    n = len(raw)
+    if n < _MIN_FRAME:
+        return Frame(_fr.E_SHORT)
+    if n > _MAX_FRAME:
+        return Frame(_fr.E_OVERSIZE)
+    if binascii.crc32(raw) != _CRC_RESIDUE:
+        return Frame(_fr.E_CRC)
+    ver = raw[0]
+    mtype = raw[1]
+    f = Frame(None, ver, mtype, raw[2], raw[3] | (raw[4] << 8))
+    if ver >> 4 != _MAJOR:
+        f.error = _fr.E_VERSION
+        return f
+    try:
+        body = _decode_body(bytes(raw[5 : n - 4]))
+    except Exception as e:  # cbor2 raises CBORDecodeError and, via hooks, ValueError
+        f.error = _fr.E_BODY
+        f.detail = str(e)[:200]
+        return f
+    f.body = body
+    if not check:
+        if mtype not in messages.TYPES:
+            f.error = E_UNKNOWN_TYPE
+        return f
+    reason = check_body(mtype, body)
+    if reason is not None:
+        f.error = _fr.E_BODY
+        f.detail = reason
+    elif mtype not in messages.TYPES:
+        f.error = E_UNKNOWN_TYPE
+    else:
+        f.checked = True
+    return f
+
+
+def decode_frame(data: bytes | bytearray | memoryview, check: bool = True) -> Frame:
+    """Decode one stuffed frame (trailing 0x00 optional).  Never raises."""
+    try:
+        b = bytes(data)
+        if b and b[-1] == 0:
+            b = b[:-1]
+        if len(b) > _MAX_WIRE - 1:
+            return Frame(_fr.E_OVERSIZE)
+        raw = _unstuff(b)
+        if raw is None:
+            return Frame(_fr.E_COBS)
+        return decode_unstuffed(raw, check)
+    except Exception as e:  # a bug here must not take the daemon down
+        return Frame(_fr.E_BODY, detail=f"decoder fault: {e!r}"[:200])
+
+
+def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
+    """One frame with cbor2 as the body encoder (canonical: the same bytes as
+    the device encoder), stuffed and delimited."""
+    payload = cbor2.dumps(body, canonical=True)
+    if len(payload) > _fr.MAX_BODY:
+        raise ValueError(f"body of {len(payload)} bytes is over {_fr.MAX_BODY}")
+    raw = bytes((_fr.VERSION_BYTE, mtype, flags, seq & 0xFF, (seq >> 8) & 0xFF)) + payload
+    raw += binascii.crc32(raw).to_bytes(4, "little")
+    wire: bytes = cobs.encode(raw)
+    return wire
+
+
+def parse(data: bytes | bytearray | memoryview) -> Frame:
+    """Like decode_frame, but raises FrameError for anything but a good frame."""
+    f = decode_frame(data)
+    if f.error is not None:
+        raise FrameError(f.error, f.detail, f)
+    return f
+
+
+class StreamDecoder:
+    """Turns the bytes read from a port into Frames.  Never raises.
+
+    Memory is bounded: at most MAX_WIRE bytes of an unfinished frame are kept;
+    a longer run is dropped up to the next 0x00 and reported once as
+    ``oversize``.  Garbage therefore costs the garbage and nothing more: the
+    first good frame after it decodes.
+    """
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._overflow = False
+        self.garbage = 0  # bytes that did not make a good frame
+        self.frames = 0  # good frames
+
+    def pending(self) -> int:
+        return len(self._buf)
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
+        out: list[Frame] = []
+        try:
+            chunks = bytes(data).split(b"\x00")
+        except Exception:
+            return out
+        last = len(chunks) - 1
+        for i, chunk in enumerate(chunks):
+            if i < last and not self._buf and not self._overflow:
+                # the common case: a whole frame inside this read
+                if chunk:
+                    self._take(chunk, out)
+                continue
+            if not self._overflow:
+                if len(self._buf) + len(chunk) > _MAX_WIRE - 1:
+                    self._overflow = True
+                    self.garbage += len(self._buf)
+                    self._buf = bytearray()
+                else:
+                    self._buf += chunk
+            if self._overflow:
+                self.garbage += len(chunk)
+            if i == last:
+                break
+            if self._overflow:
+                self._overflow = False
+                self.garbage += 1
+                out.append(Frame(_fr.E_OVERSIZE))
+                continue
+            if self._buf:
+                frame_bytes = bytes(self._buf)
+                self._buf = bytearray()
+                self._take(frame_bytes, out)
+        return out
+
+    def _take(self, frame_bytes: bytes, out: list[Frame]) -> None:
+        if len(frame_bytes) > _MAX_WIRE - 1:
+            self.garbage += len(frame_bytes) + 1
+            out.append(Frame(_fr.E_OVERSIZE))
+            return
+        f = decode_frame(frame_bytes)
+        if f.error is None:
+            self.frames += 1
+        elif f.error in _GARBAGE:
+            self.garbage += len(frame_bytes) + 1
+        out.append(f)
+
+
+_GARBAGE: Final = (_fr.E_COBS, _fr.E_SHORT, _fr.E_CRC, _fr.E_OVERSIZE)

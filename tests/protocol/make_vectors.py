@@ -1,0 +1,460 @@
+"""Writes protocol/vectors/vectors.json: test frames for every message type,
+valid and invalid, with their decoded meaning.
+
+The frames are built here from cbor2 (canonical mode), binascii.crc32 and a
+COBS encoder of this file's own, not from the device codec, so checking both
+implementations against them is a real cross-check.  test_wire_vectors.py
+regenerates the file in memory and fails if the committed copy differs.
+
+    .venv/bin/python tests/protocol/make_vectors.py
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cbor2
+
+from baulk.protocol import cbor
+from baulk.protocol import messages as M
+
+OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.json"
+VERSION = 0x10
+REL = 1
+
+
+def cobs_encode(raw: bytes) -> bytes:
+    # Built block by block from the definition: each block is a code byte n
+    # and n-1 data bytes; a code below 0xFF stands for those bytes and a zero
+    # (except at the end of the frame); 0xFF stands for 254 bytes, no zero.
+    out = bytearray()
+    i = 0
+    n = len(raw)
+    while True:
+        j = i
+        while j < n and raw[j] != 0 and j - i < 254:
+            j += 1
+        if j - i == 254:
+            out.append(0xFF)
+            out += raw[i:j]
+            i = j
+            if i == n:
+                break
+            continue
+        out.append(j - i + 1)
+        out += raw[i:j]
+        if j >= n:
+            break
+        i = j + 1  # skip the zero this block stands for
+    return bytes(out) + b"\x00"
+
+
+def build(mtype: int, flags: int, seq: int, body_bytes: bytes, ver: int = VERSION) -> bytes:
+    raw = bytes((ver, mtype, flags, seq & 0xFF, (seq >> 8) & 0xFF)) + body_bytes
+    raw += binascii.crc32(raw).to_bytes(4, "little")
+    return raw
+
+
+def to_json(v: Any) -> Any:
+    """CBOR value -> JSON with types kept: maps become {"map": [[k, v], ...]}."""
+    if isinstance(v, dict):
+        keys = sorted(v, key=cbor.key_rank)  # wire order
+        return {"map": [[to_json(k), to_json(v[k])] for k in keys]}
+    if isinstance(v, list):
+        return [to_json(x) for x in v]
+    if isinstance(v, bytes):
+        return {"bytes": v.hex()}
+    return v
+
+
+def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
+    schema = M.SCHEMA[mtype]
+    if mtype in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
+        out: dict[str, Any] = {"input": M.wire_to_event(body)}
+        for k, v in body.items():
+            if isinstance(k, int) and k < 0:
+                out[schema[k][0]] = v
+        return out
+    if mtype == M.STATE:
+        at, st = M.wire_to_state(body)
+        return {"at": at, "state": st}
+    return {schema[k][0]: v for k, v in body.items() if k in schema}
+
+
+def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: int = VERSION):
+    flags = REL if M.is_reliable(mtype) else 0
+    body_bytes = cbor2.dumps(body, canonical=True)
+    raw = build(mtype, flags, seq, body_bytes, ver)
+    wire = cobs_encode(raw)
+    v: dict[str, Any] = {
+        "name": name,
+        "hex": wire.hex(),
+        "wire_bytes": len(wire),
+        "version": ver,
+        "type": mtype,
+        "type_name": M.type_name(mtype),
+        "flags": flags,
+        "seq": seq & 0xFFFF,
+    }
+    if flags:
+        v["seq_full"] = seq
+    v["body_hex"] = body_bytes.hex()
+    v["body"] = to_json(body)
+    v["meaning"] = meaning(mtype, body)
+    if note:
+        v["note"] = note
+    return v
+
+
+def invalid(name: str, wire: bytes, error: str, why: str) -> dict[str, Any]:
+    return {"name": name, "hex": wire.hex(), "error": error, "why": why}
+
+
+POT = {"ev": "pot", "ball": "red", "pocket": "tl"}
+
+STATE = {
+    "frame": 3,
+    "frames": [1, 1],
+    "scores": [45, 12],
+    "striker": 0,
+    "player": "Reza",
+    "reds": 9,
+    "colours": ["yellow", "green", "brown", "blue", "pink", "black"],
+    "ball_on": "colour",
+    "nominated": None,
+    "free_ball": False,
+    "break": 9,
+    "highest_break": [61, 34],
+    "points_remaining": 106,
+    "snookers_required": [0, 0],
+    "last_foul": {"side": 1, "points": 4, "kind": "in_off"},
+    "misses": 0,
+    "warning": None,
+    "respot": ["black"],
+    "respotted_black": False,
+    "in_hand": False,
+    "frame_over": False,
+    "match_over": False,
+    "frame_winner": None,
+    "match_winner": None,
+}
+
+
+def valid_vectors() -> list[dict[str, Any]]:
+    ev = M.event_body
+    w = M.event_to_wire
+    long_names = [["Ali" + "a" * 45, "Bahram" + "b" * 42], ["Cyrus" + "c" * 43, "Dara" + "d" * 44]]
+    out = [
+        valid(
+            "hello",
+            M.HELLO,
+            {0: "baulk-fw 0.1.0", 1: "table-3", 2: 0x5EED1234, 3: 41, 4: 40, 5: 7, 6: 8, 7: 64},
+        ),
+        valid(
+            "hello_newer_minor",
+            M.HELLO,
+            {0: "baulk-fw 0.2.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0, 9: "a key added in 1.1"},
+            ver=0x11,
+            note="minor 1 and a key this catalogue lacks: accepted, the key ignored",
+        ),
+        valid("welcome", M.WELCOME, {0: "baulk 0.1.0", 1: 39, 2: 8, 3: 9, 5: 8}),
+        valid(
+            "welcome_refusal",
+            M.WELCOME,
+            {0: "baulk 0.1.0", 1: 0, 2: 1, 3: 0, 4: "table-9 is not configured on this host"},
+        ),
+        valid("event_pot", M.EVENT, ev(POT, [45, 120]), 41, "the 24-byte budget"),
+        valid("event_pot_early", M.EVENT, ev(POT, [1, 0]), 1),
+        valid("event_pot_no_pocket", M.EVENT, ev({"ev": "pot", "ball": "pink"}, [53, 7]), 42),
+        valid(
+            "event_pot_seq_over_16_bits",
+            M.EVENT,
+            ev({"ev": "pot", "ball": "black", "pocket": "br"}, [60, 7]),
+            70000,
+            "the header carries the low 16 bits; the receiver extends them",
+        ),
+        valid("event_strike", M.EVENT, ev({"ev": "strike", "t": 123456}, [45, 120]), 43),
+        valid("event_rest", M.EVENT, ev({"ev": "rest"}, [45, 120]), 44),
+        valid("event_off", M.EVENT, ev({"ev": "off", "ball": "blue"}, [45, 125]), 45),
+        valid(
+            "event_foul",
+            M.EVENT,
+            ev({"ev": "foul", "kind": "push", "ball": "blue"}, [45, 125], src=M.SRC_KEYPAD),
+            46,
+        ),
+        valid("event_miss", M.EVENT, ev({"ev": "miss", "clear": True}, [45, 125], src=1), 47),
+        valid("event_free_ball", M.EVENT, ev({"ev": "free_ball"}, [45, 125], src=1), 48),
+        valid(
+            "event_nominate", M.EVENT, ev({"ev": "nominate", "ball": "green"}, [45, 125], src=1), 49
+        ),
+        valid("event_play_again", M.EVENT, ev({"ev": "play_again"}, [45, 125], src=1), 50),
+        valid("event_replace", M.EVENT, ev({"ev": "replace"}, [45, 125], src=1), 51),
+        valid(
+            "event_concede_match",
+            M.EVENT,
+            ev({"ev": "concede", "match": True}, [45, 125], src=1),
+            52,
+        ),
+        valid("event_award", M.EVENT, ev({"ev": "award", "side": 1}, [0, 0], src=1), 53),
+        valid("event_rerack", M.EVENT, ev({"ev": "rerack"}, [0, 0], src=1), 54),
+        valid("event_toss", M.EVENT, ev({"ev": "toss", "side": 0}, [60, 60], src=1), 55),
+        valid("event_undo", M.EVENT, ev({"ev": "undo"}, [60, 53], src=1), 56),
+        valid(
+            "event_spots",
+            M.EVENT,
+            ev({"ev": "spots", "occupied": ["black", "pink"]}, [60, 53], src=1),
+            57,
+        ),
+        valid("event_claim", M.EVENT, ev({"ev": "claim"}, [70, 53], src=1), 58),
+        valid("event_edge_replace", M.EVENT, ev({"ev": "edge_replace"}, [70, 53], src=1), 59),
+        valid(
+            "event_order", M.EVENT, ev({"ev": "order", "side": 1, "first": 1}, [0, 0], src=1), 60
+        ),
+        valid(
+            "event_match",
+            M.EVENT,
+            ev(
+                {"ev": "match", "players": ["Ali", "Reza"], "best_of": 7, "breaker": 0, "reds": 15},
+                [0, 0],
+                src=M.SRC_HOST,
+                cmd=3,
+            ),
+            61,
+        ),
+        valid(
+            "event_match_doubles",
+            M.EVENT,
+            ev(
+                {"ev": "match", "players": [["A1", "A2"], ["B1", "B2"]], "best_of": 3, "reds": 6},
+                [0, 0],
+                src=M.SRC_KEYPAD,
+            ),
+            62,
+        ),
+        valid(
+            "event_rejected",
+            M.EVENT,
+            ev(
+                {"ev": "pot", "ball": "yellow", "pocket": "ml"},
+                [12, 0],
+                rejected="yellow is not on the table",
+            ),
+            63,
+        ),
+        valid(
+            "event_earlier_boot",
+            M.EVENT,
+            ev(POT, [8, 0], boot=0x0BADCAFE),
+            64,
+            "recorded before a reset, sent again from the journal",
+        ),
+        valid(
+            "event_name_and_key_not_in_catalogue",
+            M.EVENT,
+            ev(
+                {"ev": "pot", "ball": "purple", "spin": "top"},
+                [8, 0],
+                rejected="unknown ball purple",
+            ),
+            65,
+            "names outside the tables travel as text; unknown input keys by name",
+        ),
+        valid("state", M.STATE, M.state_to_wire(STATE, 64)),
+        valid(
+            "state_match_over",
+            M.STATE,
+            M.state_to_wire(
+                {
+                    "frame": 7,
+                    "frames": [4, 3],
+                    "scores": [71, 40],
+                    "ball_on": None,
+                    "frame_over": True,
+                    "match_over": True,
+                    "frame_winner": 0,
+                    "match_winner": 0,
+                    "colours": [],
+                    "respot": [],
+                    "reds": 0,
+                },
+                900,
+            ),
+        ),
+        valid("ack", M.ACK, {0: 41}),
+        valid("ack_large", M.ACK, {0: 70000}),
+        valid("heartbeat", M.HEARTBEAT, {0: 41, 1: 3_600_000}),
+        valid(
+            "setup_match",
+            M.SETUP_MATCH,
+            {**w({"players": ["Ali", "Reza"], "best_of": 7, "breaker": 1}), -1: "operator"},
+            9,
+        ),
+        valid(
+            "setup_match_long_names",
+            M.SETUP_MATCH,
+            {**w({"players": long_names, "best_of": 35, "breaker": 1, "reds": 15}), -1: "o" * 48},
+            0x0101,
+            "longer than one 254-byte COBS block",
+        ),
+        valid(
+            "setup_match_persian", M.SETUP_MATCH, w({"players": ["علی", "رضا"], "best_of": 5}), 10
+        ),
+        valid("command_undo", M.COMMAND, {**w({"ev": "undo"}), -1: "operator"}, 11),
+        valid("command_foul", M.COMMAND, w({"ev": "foul", "kind": "touch", "ball": "red"}), 12),
+        valid("time", M.TIME, {0: 1767225600000, 1: 210}),
+        valid("snapshot_request", M.SNAPSHOT_REQUEST, {}),
+        valid(
+            "log", M.LOG, {0: M.LOG_WARN, 1: "pocket ml colour sensor: low confidence", 2: 81234}
+        ),
+        valid(
+            "error",
+            M.ERROR,
+            {
+                0: M.ERR_REFUSED,
+                1: "no match is set up: send setup_match first",
+                2: M.COMMAND,
+                3: 11,
+            },
+        ),
+    ]
+    return out
+
+
+def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    pot = next(v for v in valid_list if v["name"] == "event_pot")
+    pot_raw = build(M.EVENT, REL, 41, bytes.fromhex(pot["body_hex"]))
+    bad_crc = bytearray(pot_raw)
+    bad_crc[-1] ^= 0x40
+    flipped = bytearray(pot_raw)
+    flipped[7] ^= 0x01
+    wire = cobs_encode(pot_raw)
+    # truncations: inside a block (the code overruns the end) and at a block edge
+    codes = []
+    i = 0
+    while i < len(wire) - 1:
+        codes.append(i)
+        i += wire[i]
+    cut_inside = wire[: len(wire) - 4] + b"\x00"
+    edge = codes[-1]
+    cut_edge = wire[:edge] + b"\x00"
+    evb = cbor2.dumps({0: 2, 1: 0, -1: [1, 0]}, canonical=True)
+    big = {0: 3, 1: "x" * 600}
+    return [
+        invalid("bad_crc", cobs_encode(bytes(bad_crc)), "crc", "last CRC byte changed"),
+        invalid("bit_flip", cobs_encode(bytes(flipped)), "crc", "one body bit flipped in transit"),
+        invalid(
+            "truncated", cut_inside, "cobs", "cut 3 bytes before its end: the last block overruns"
+        ),
+        invalid(
+            "truncated_at_block", cut_edge, "crc", "cut at a block boundary: stuffing fine, CRC not"
+        ),
+        invalid("short", cobs_encode(bytes((VERSION, M.ACK, 0, 0, 0, 0xA0))), "short", "6 bytes"),
+        invalid(
+            "oversize",
+            cobs_encode(build(M.LOG, 0, 0, cbor2.dumps(big, canonical=True))),
+            "oversize",
+            "over MAX_FRAME",
+        ),
+        invalid("zero_inside", wire[:5] + b"\x00" + wire[6:], "cobs", "a 0x00 inside one frame"),
+        invalid(
+            "unknown_type",
+            cobs_encode(build(200, REL, 5, cbor2.dumps({0: 1}))),
+            "unknown_type",
+            "type 200: ignored, and acked since it is reliable",
+        ),
+        invalid(
+            "wrong_major",
+            cobs_encode(
+                build(M.HELLO, 0, 0, cbor2.dumps({0: "fw 9", 1: "t", 2: 1, 3: 0, 4: 1, 5: 0}), 0x20)
+            ),
+            "version",
+            "protocol 2.0: refused with a message",
+        ),
+        invalid(
+            "trailing",
+            cobs_encode(build(M.EVENT, REL, 1, evb + b"\x00")),
+            "body",
+            "a byte after the body",
+        ),
+        invalid(
+            "float",
+            cobs_encode(build(M.EVENT, REL, 1, cbor2.dumps({0: 2, 1: 1.5, -1: [1, 0]}))),
+            "body",
+            "floats are not in the subset",
+        ),
+        invalid(
+            "float_under_unknown_key",
+            cobs_encode(build(M.ACK, 0, 0, cbor2.dumps({0: 3, 7: 0.5}))),
+            "body",
+            "not even where the key is unknown",
+        ),
+        invalid(
+            "indefinite_map",
+            cobs_encode(build(M.ACK, 0, 0, b"\xbf\x00\x03\xff")),
+            "body",
+            "indefinite lengths are refused",
+        ),
+        invalid(
+            "tag",
+            cobs_encode(build(M.TIME, 0, 0, b"\xa1\x00\xc1\x1a\x65\x00\x00\x00")),
+            "body",
+            "tags are refused",
+        ),
+        invalid(
+            "missing_key",
+            cobs_encode(build(M.EVENT, REL, 1, cbor2.dumps({0: 2, 1: 0}))),
+            "body",
+            "event without its scores",
+        ),
+        invalid(
+            "duplicate_key",
+            cobs_encode(build(M.ACK, 0, 0, b"\xa2\x00\x01\x00\x02")),
+            "body",
+            "key 0 twice",
+        ),
+        invalid("not_a_map", cobs_encode(build(M.ACK, 0, 0, b"\x81\x00")), "body", "an array"),
+        invalid(
+            "bad_utf8",
+            cobs_encode(build(M.LOG, 0, 0, b"\xa2\x00\x01\x01\x62\xc3\x28")),
+            "body",
+            "text that is not UTF-8",
+        ),
+        invalid(
+            "too_deep",
+            cobs_encode(build(M.ACK, 0, 0, b"\xa2\x00\x01\x09\x81\x81\x81\x81\x00")),
+            "body",
+            "five nested containers",
+        ),
+        invalid(
+            "out_of_range",
+            cobs_encode(build(M.LOG, 0, 0, cbor2.dumps({0: 9, 1: "x"}))),
+            "body",
+            "log level 9",
+        ),
+    ]
+
+
+def generate() -> dict[str, Any]:
+    v = valid_vectors()
+    return {
+        "protocol": "baulk wire protocol 1.0",
+        "spec": "protocol/SPEC.md",
+        "body_notation": (
+            "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"
+        ),
+        "valid": v,
+        "invalid": invalid_vectors(v),
+    }
+
+
+def render() -> str:
+    return json.dumps(generate(), indent=1, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    OUT.write_text(render(), encoding="utf-8")
+    sys.stdout.write(f"wrote {OUT}\n")

@@ -1,0 +1,69 @@
+# Checks protocol/vectors/vectors.json with the device codec.  Runs under
+# MicroPython (tests/protocol/test_wire_vectors.py starts it through Node.js)
+# and under CPython alike.  Prints one line per failure, then "checked N".
+#   micropython mp_vectors.py VECTORS.json
+import json
+import sys
+
+from mp_common import from_json, to_json
+
+from baulk.protocol import frame
+from baulk.protocol import messages as M
+
+
+def main(path):
+    with open(path) as fh:
+        vectors = json.load(fh)
+    bad = 0
+    n = 0
+    for v in vectors["valid"]:
+        n += 1
+        wire = bytes.fromhex(v["hex"])
+        f = frame.decode_frame(wire)
+        got = M.outcome(f)
+        if got is not None:
+            print("FAIL %s: decoded as %s" % (v["name"], got))
+            bad += 1
+            continue
+        if to_json(f.body) != v["body"] or f.mtype != v["type"] or f.seq != v["seq"]:
+            print("FAIL %s: decoded %r" % (v["name"], to_json(f.body)))
+            bad += 1
+        if v["version"] == frame.VERSION_BYTE:
+            again = frame.encode_frame(v["type"], v["flags"], v["seq"], from_json(v["body"]))
+            if again != wire:
+                print("FAIL %s: encoded %s" % (v["name"], "".join("%02x" % b for b in again)))
+                bad += 1
+        meaning = v["meaning"]
+        if v["type"] in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
+            if M.wire_to_event(f.body) != meaning["input"]:
+                print("FAIL %s: input %r" % (v["name"], M.wire_to_event(f.body)))
+                bad += 1
+            if M.event_to_wire(meaning["input"]) != M.event_to_wire(M.wire_to_event(f.body)):
+                print("FAIL %s: input does not encode back" % v["name"])
+                bad += 1
+        elif v["type"] == M.STATE:
+            at, st = M.wire_to_state(f.body)
+            if at != meaning["at"] or st != meaning["state"]:
+                print("FAIL %s: state %r" % (v["name"], st))
+                bad += 1
+            if M.state_to_wire(meaning["state"], at) != f.body:
+                print("FAIL %s: state does not encode back" % v["name"])
+                bad += 1
+    for v in vectors["invalid"]:
+        n += 1
+        got = M.outcome(frame.decode_frame(bytes.fromhex(v["hex"])))
+        if got != v["error"]:
+            print("FAIL %s: %s, want %s" % (v["name"], got, v["error"]))
+            bad += 1
+        # the same bytes through the stream reader, after garbage
+        fr = frame.FrameReader()
+        frames = fr.feed(b"\x13\x37\x00" + bytes.fromhex(v["hex"]))
+        if not frames or M.outcome(frames[-1]) != v["error"]:
+            print("FAIL %s: stream reader disagrees" % v["name"])
+            bad += 1
+    print("checked %d" % n)
+    if bad:
+        sys.exit(1)
+
+
+main(sys.argv[1])

@@ -1,0 +1,218 @@
+"""The catalogue: conversions between engine dicts and wire maps, the body
+check, and the size budget of a pot event."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import cbor2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from wire_strategies import body_for
+
+from baulk.firmware import names
+from baulk.protocol import cbor, frame
+from baulk.protocol import messages as M
+
+ENGINE_EVENTS: list[dict[str, Any]] = [
+    {"ev": "match", "players": ["Ali", "Reza"], "best_of": 7, "breaker": 0, "reds": 15},
+    {"ev": "match", "players": [["A1", "A2"], ["B1", "B2"]], "best_of": 3},
+    {"ev": "strike"},
+    {"ev": "pot", "ball": "red", "pocket": "tl"},
+    {"ev": "pot", "ball": "black"},
+    {"ev": "off", "ball": "blue"},
+    {"ev": "rest"},
+    {"ev": "foul", "kind": "push", "ball": "blue"},
+    {"ev": "foul", "kind": "foul_before_nomination"},
+    {"ev": "miss", "clear": True},
+    {"ev": "miss"},
+    {"ev": "free_ball"},
+    {"ev": "nominate", "ball": "green"},
+    {"ev": "play_again"},
+    {"ev": "replace"},
+    {"ev": "concede"},
+    {"ev": "concede", "match": True},
+    {"ev": "award", "side": 1},
+    {"ev": "rerack"},
+    {"ev": "toss", "side": 0},
+    {"ev": "undo"},
+    {"ev": "spots", "occupied": ["black", "pink"]},
+    {"ev": "claim"},
+    {"ev": "edge_replace"},
+    {"ev": "order", "side": 1, "first": 1},
+    {"ev": "pot", "ball": "red", "pocket": "br", "t": 1_767_225_600_123},
+]
+
+
+def test_every_engine_event_name_is_exercised() -> None:
+    assert {e["ev"] for e in ENGINE_EVENTS} == set(names.EVENTS)
+
+
+@pytest.mark.parametrize("ev", ENGINE_EVENTS, ids=lambda e: e["ev"])
+def test_engine_event_round_trips_with_integer_keys(ev: dict[str, Any]) -> None:
+    wire = M.event_to_wire(ev)
+    assert all(isinstance(k, int) for k in wire)
+    assert M.check(M.COMMAND, wire) is None
+    back = M.wire_to_event(cbor.loads(cbor.dumps(wire)))
+    assert back == ev
+
+
+@pytest.mark.parametrize(
+    "ev",
+    [
+        {"ev": "pot", "ball": "purple"},  # a name outside the table
+        {"ev": "dance"},  # an event this catalogue does not know
+        {"ev": "pot", "ball": 5},  # a value of the wrong type
+        {"ev": "award", "side": -1},
+        {"ev": "miss", "clear": 1},
+        {"ev": "foul", "kind": None},
+        {"ev": "pot", "ball": "red", "spin": ["top", 2], "note": {"a": 1}},
+    ],
+)
+def test_unexpected_input_travels_untouched(ev: dict[str, Any]) -> None:
+    wire = M.event_to_wire(ev)
+    assert M.check(M.EVENT, {**wire, -1: [0, 0]}) is None
+    assert M.wire_to_event(cbor.loads(cbor.dumps(wire))) == ev
+
+
+json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**63), st.text(max_size=8)),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=200)
+@given(
+    st.dictionaries(
+        st.sampled_from([*M.RAW, "extra", "t2"]),
+        st.one_of(json_values, st.sampled_from(names.BALLS + names.POCKETS + names.FOUL_KINDS)),
+        max_size=6,
+    ).map(lambda d: {"ev": "pot", **d})
+)
+def test_any_json_like_input_round_trips(ev: dict[str, Any]) -> None:
+    wire = M.event_to_wire(ev)
+    assert M.wire_to_event(cbor2.loads(cbor2.dumps(wire))) == ev
+
+
+def test_floats_are_not_carried() -> None:
+    with pytest.raises(cbor.EncodeError):
+        cbor.dumps(M.event_to_wire({"ev": "pot", "t": 1.5}))
+
+
+def test_unknown_codes_decode_to_a_name_the_engine_refuses() -> None:
+    assert M.wire_to_event({0: 2, 1: 200}) == {"ev": "pot", "ball": "#200"}
+
+
+def test_event_body_carries_result_under_negative_keys() -> None:
+    body = M.event_body(
+        {"ev": "pot", "ball": "red"}, [1, 0], rejected="no", boot=9, src=M.SRC_HOST, cmd=4
+    )
+    assert {k for k in body if k < 0} == {-1, -2, -3, -4, -5}
+    assert M.event_result(body) == ([1, 0], "no", 9, M.SRC_HOST, 4)
+    assert M.wire_to_event(body) == {"ev": "pot", "ball": "red"}
+    assert M.event_result(M.event_body({"ev": "rest"}, [3, 4])) == ([3, 4], None, 0, 0, 0)
+
+
+@pytest.mark.parametrize("scores", [[0, 0], [23, 23], [147, 255], [255, 255]])
+@pytest.mark.parametrize("seq", [1, 255, 256, 65535, 70000])
+def test_a_pot_event_fits_the_24_byte_budget(scores: list[int], seq: int) -> None:
+    for ball in names.BALLS:
+        for pocket in names.POCKETS:
+            body = M.event_body({"ev": "pot", "ball": ball, "pocket": pocket}, scores)
+            assert len(frame.encode_frame(M.EVENT, frame.FLAG_REL, seq, body)) <= 24
+
+
+STATE: dict[str, Any] = {
+    "frame": 2,
+    "frames": [1, 0],
+    "scores": [45, 12],
+    "striker": 1,
+    "player": "Reza",
+    "reds": 9,
+    "colours": ["yellow", "green", "brown", "blue", "pink", "black"],
+    "ball_on": "colour",
+    "nominated": None,
+    "free_ball": False,
+    "break": 9,
+    "highest_break": [45, 12],
+    "points_remaining": 106,
+    "snookers_required": [0, 0],
+    "last_foul": {"side": 0, "points": 4, "kind": "in_off"},
+    "misses": 0,
+    "warning": "third_miss_forfeits",
+    "respot": ["black", "pink"],
+    "respotted_black": False,
+    "in_hand": True,
+    "frame_over": False,
+    "match_over": False,
+    "frame_winner": None,
+    "match_winner": None,
+    "rejected": [{"line": 3, "reason": "yellow is not on the table"}],
+    "history": [{"frame": 1, "scores": [70, 20], "winner": 0}],
+}
+
+
+def test_state_round_trips_without_growing_keys() -> None:
+    wire = M.state_to_wire(STATE, 77)
+    assert M.check(M.STATE, wire) is None
+    assert all(isinstance(k, int) for k in wire)
+    at, back = M.wire_to_state(cbor.loads(cbor.dumps(wire)))
+    assert at == 77
+    assert back == {k: v for k, v in STATE.items() if k not in ("rejected", "history")}
+    size = len(cbor.dumps(wire))
+    assert size < len(json.dumps(back)) / 3
+
+
+@pytest.mark.parametrize(
+    "colours", [[], ["black"], ["yellow", "black"], ["black", "yellow"], ["pink", "purple"]]
+)
+def test_state_colours_round_trip(colours: list[str]) -> None:
+    _, back = M.wire_to_state(M.state_to_wire({"colours": colours}, 1))
+    assert back == {"colours": colours}
+
+
+def test_state_values_that_do_not_fit_are_left_out() -> None:
+    wire = M.state_to_wire({"frame": -3, "scores": [1], "reds": 5, "future_key": 1}, 1)
+    assert wire == {0: 1, 6: 5}
+
+
+@pytest.mark.parametrize("mtype", sorted(M.SCHEMA))
+@settings(max_examples=30)
+@given(data=st.data())
+def test_generated_bodies_pass_the_check(mtype: int, data: st.DataObject) -> None:
+    body = data.draw(body_for(mtype))
+    assert M.check(mtype, body) is None
+
+
+@pytest.mark.parametrize(
+    ("mtype", "body", "words"),
+    [
+        (M.EVENT, {0: 2}, "key -1 (scores) is missing"),
+        (M.EVENT, {0: 2, -1: [1, 2, 3]}, "scores"),
+        (M.ACK, {0: -1}, "ack"),
+        (M.ACK, [0], "must be a map"),
+        (M.LOG, {0: 1, 1: "x" * 201}, "text of at most 200 bytes"),
+        (M.HELLO, {0: "fw", 1: "t", 2: 0, 3: 0, 4: 1, 5: 0}, "boot"),
+        (M.STATE, {0: 1, 4: True}, "striker"),
+        (M.STATE, {0: 1, 15: {0: 1, 1: 4}}, "last_foul"),
+        (99, {}, "unknown message type 99"),
+    ],
+)
+def test_check_names_the_problem(mtype: int, body: Any, words: str) -> None:
+    reason = M.check(mtype, body)
+    assert reason is not None
+    assert words in reason
+
+
+def test_unknown_integer_keys_are_ignored() -> None:
+    assert M.check(M.ACK, {0: 5, 1: "newer minor", 99: [1, 2]}) is None
+
+
+def test_type_ids_are_unique_and_frozen() -> None:
+    assert (M.HELLO, M.WELCOME, M.ERROR) == (1, 2, 12)  # frozen across majors
+    assert len({t[0] for t in M.TYPES.values()}) == len(M.TYPES)
+    assert set(M.TYPES) == set(M.SCHEMA)
+    assert {t for t in M.TYPES if M.is_reliable(t)} == {M.EVENT, M.SETUP_MATCH, M.COMMAND}

@@ -1,0 +1,93 @@
+"""protocol/vectors/vectors.json is current, and both implementations (the
+device codec under CPython and under MicroPython, and the host decoder) agree
+with every vector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cbor2
+import make_vectors
+import pytest
+from conftest import HERE, VECTORS, load_vectors, run_mp
+from mp_common import to_json
+
+from baulk.protocol import frame, host_codec
+from baulk.protocol import messages as M
+
+V = load_vectors()
+
+
+def test_committed_vectors_are_what_the_generator_writes() -> None:
+    assert VECTORS.read_text(encoding="utf-8") == make_vectors.render(), (
+        "run: .venv/bin/python tests/protocol/make_vectors.py"
+    )
+
+
+def test_every_message_type_has_a_vector() -> None:
+    assert {v["type"] for v in V["valid"]} == set(M.TYPES)
+
+
+def test_every_required_invalid_kind_has_a_vector() -> None:
+    kinds = {v["error"] for v in V["invalid"]}
+    assert {"crc", "cobs", "short", "oversize", "unknown_type", "version", "body"} <= kinds
+    names = {v["name"] for v in V["invalid"]}
+    assert {"bad_crc", "truncated", "oversize", "unknown_type", "wrong_major"} <= names
+
+
+@pytest.mark.parametrize("v", V["valid"], ids=lambda v: v["name"])
+def test_valid_vector_device_codec(v: dict[str, Any]) -> None:
+    wire = bytes.fromhex(v["hex"])
+    f = frame.decode_frame(wire)
+    assert M.outcome(f) is None
+    assert (f.ver, f.mtype, f.flags, f.seq) == (v["version"], v["type"], v["flags"], v["seq"])
+    assert to_json(f.body) == v["body"]
+    if v["version"] == frame.VERSION_BYTE:
+        assert frame.encode_frame(v["type"], v["flags"], v["seq"], f.body) == wire
+
+
+@pytest.mark.parametrize("v", V["valid"], ids=lambda v: v["name"])
+def test_valid_vector_host_decoder(v: dict[str, Any]) -> None:
+    wire = bytes.fromhex(v["hex"])
+    f = host_codec.parse(wire)
+    assert (f.ver, f.mtype, f.flags, f.seq) == (v["version"], v["type"], v["flags"], v["seq"])
+    assert f.body == cbor2.loads(bytes.fromhex(v["body_hex"]))
+    assert to_json(f.body) == v["body"]
+    assert len(wire) == v["wire_bytes"]
+    if v["version"] == frame.VERSION_BYTE:
+        assert host_codec.encode_frame(v["type"], v["flags"], v["seq"], f.body) == wire
+
+
+@pytest.mark.parametrize("v", V["invalid"], ids=lambda v: v["name"])
+def test_invalid_vector_both_decoders(v: dict[str, Any]) -> None:
+    wire = bytes.fromhex(v["hex"])
+    assert M.outcome(frame.decode_frame(wire)) == v["error"]
+    assert host_codec.decode_frame(wire).error == v["error"]
+    if v["error"] != "unknown_type":
+        with pytest.raises(host_codec.FrameError) as e:
+            host_codec.parse(wire)
+        assert e.value.code == v["error"]
+
+
+def test_pot_vector_is_within_budget() -> None:
+    pot = next(v for v in V["valid"] if v["name"] == "event_pot")
+    assert pot["wire_bytes"] <= 24
+    assert pot["meaning"]["input"] == {"ev": "pot", "ball": "red", "pocket": "tl"}
+
+
+def test_long_vector_crosses_a_full_cobs_block() -> None:
+    v = next(v for v in V["valid"] if v["name"] == "setup_match_long_names")
+    wire = bytes.fromhex(v["hex"])
+    codes = []
+    i = 0
+    while i < len(wire) - 1:
+        codes.append(wire[i])
+        i += wire[i]
+    assert 0xFF in codes
+
+
+def test_vectors_under_micropython() -> None:
+    r = run_mp("mp_vectors.py", str(VECTORS), files=(VECTORS, HERE / "mp_vectors.py"))
+    out = r.stdout.decode()
+    assert f"checked {len(V['valid']) + len(V['invalid'])}" in out
+    assert "FAIL" not in out

@@ -21,6 +21,12 @@ $(STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -U pip setuptools
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	# MicroPython stubs for the device-only type check, each in its own folder
+	# so the device's stdlib stubs never leak into the host's type check.
+	$(PY) -m pip install -q --disable-pip-version-check --target $(VENV)/mpy-stubs/rp2 \
+		'micropython-rp2-rpi-pico-stubs==1.29.0.post1'
+	$(PY) -m pip install -q --disable-pip-version-check --target $(VENV)/mpy-stubs/esp32 \
+		'micropython-esp32-stubs==1.29.0.post1'
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json | system-deps
@@ -33,6 +39,8 @@ lint: setup
 
 typecheck: setup
 	$(BIN)/mypy
+	$(BIN)/mypy --config-file firmware/mypy-device.ini
+	$(BIN)/mypy --config-file firmware/mypy-device-esp32.ini
 
 pytest: setup
 	$(BIN)/pytest -q

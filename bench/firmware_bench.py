@@ -1,0 +1,144 @@
+"""Firmware figures and the issue's budgets, each beside a baseline from the same run.
+
+    .venv/bin/python bench/firmware_bench.py
+
+* the total .mpy size per board (``baulk firmware build``), beside the rules
+  engine's own share;
+* the heap under MicroPython (npm WebAssembly port, ``--stepped`` so garbage is
+  collected between steps) after boot and over a whole best-of-7 match played
+  through the simulated sensors and keypad with a host acknowledging, split
+  into code (the .mpy loaded into RAM) and data, beside the engine's and the
+  protocol's code;
+* beam break to frame bytes written on the simulated board, under MicroPython
+  and CPython, beside the engine's apply() of the same pot and the frame's own
+  time on the wire at 115200 baud.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from baulk.host import firmware_cmd, micropython
+from baulk.host.sim_match import generate_long_match, generate_match
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+HEAP_BUDGET = 64 * 1024
+LATENCY_BUDGET_US = 5000
+
+
+def figures(text: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in text.split() if "=" in line)
+
+
+def build_with_simulator(out: Path) -> firmware_cmd.Built:
+    """The board's .mpy tree, plus the simulator compiled beside it."""
+    built = firmware_cmd.build("pico", out)
+    sim = out / "lib" / "baulk" / "firmware" / "sim"
+    sim.mkdir(parents=True, exist_ok=True)
+    for src in sorted((ROOT / "firmware" / "sim").glob("*.py")):
+        subprocess.run(
+            [firmware_cmd.mpy_cross(), "-o", str(sim / (src.stem + ".mpy")), str(src)], check=True
+        )
+    return built
+
+
+def write_jsonl(path: Path, events: list[dict[str, object]]) -> None:
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+
+
+def kb(n: float) -> str:
+    return f"{n / 1024:.1f} KB"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        sizes = {b: firmware_cmd.build(b, tmp / b).sizes for b in ("pico", "esp32")}
+        built = build_with_simulator(tmp / "mp")
+        lib = tmp / "mp" / "lib"
+        match7 = tmp / "match7.jsonl"
+        write_jsonl(match7, generate_long_match(seed=1, frames=7))
+        match3 = tmp / "match3.jsonl"
+        write_jsonl(match3, generate_match(3, best_of=3))
+
+        heap_run = micropython.run(
+            HERE / "firmware_mp_heap.py", [str(match7)], files=[match7], lib=lib, stepped=True
+        )
+        assert heap_run.returncode == 0, heap_run.stderr.decode()
+        heap = figures(heap_run.stdout.decode())
+        mp_run = micropython.run(
+            HERE / "firmware_mp_latency.py", [str(match3)], files=[match3], lib=lib, heap=64 << 20
+        )
+        assert mp_run.returncode == 0, mp_run.stderr.decode()
+        mp = figures(mp_run.stdout.decode())
+        flash = tmp / "flash"
+        cp_run = subprocess.run(
+            [sys.executable, str(HERE / "firmware_mp_latency.py"), str(match3), str(flash)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        cp = figures(cp_run.stdout)
+
+    engine_mpy = sum(
+        v
+        for k, v in sizes["pico"].items()
+        if k.split("/")[-1][:-4] in ("engine", "names", "respot")
+    )
+    total = {b: sum(s.values()) for b, s in sizes.items()}
+    after_boot = int(heap["after_boot"])
+    code = int(heap["code"])
+    data_boot = int(heap["data_after_boot"])
+    after_match = int(heap["after_match"])
+    starts = [int(x) for x in heap["frame_starts"].split("/")]
+    print(f"Whole match: best of 7, {heap['events']} events, {heap['frames_played']} frames,")
+    print(f"every event acknowledged by the host ({heap['journal_acked']}).\n")
+    print("| figure | measured | baseline (same run) | budget |")
+    print("| --- | --- | --- | --- |")
+    for board, arch in (("pico", "armv6m"), ("esp32", "xtensawin")):
+        print(
+            f"| total .mpy, {board} ({arch}) | {kb(total[board])} | rules engine alone "
+            f"{kb(engine_mpy)} | 96 KB ({'met' if total[board] <= 96 * 1024 else 'NOT met'}) |"
+        )
+    print(
+        f"| heap after boot, code loaded from .mpy + data | {kb(after_boot)} | engine code "
+        f"{kb(int(heap['engine_code']))} + protocol code {kb(int(heap['protocol_code']))} "
+        f"| 64 KB ({'met' if after_boot <= HEAP_BUDGET else 'NOT met'}) |"
+    )
+    print(
+        f"| heap after boot, data only (code frozen or in ROMFS) | {kb(data_boot)} | all code "
+        f"{kb(code)} | 64 KB ({'met' if data_boot <= HEAP_BUDGET else 'NOT met'}) |"
+    )
+    growth = after_match - after_boot
+    drift = starts[-1] - starts[1] if len(starts) > 2 else 0
+    print(
+        f"| heap after the whole match | {kb(after_match)} (+{growth} B) | after boot "
+        f"{kb(after_boot)} | no growth |"
+    )
+    print(
+        f"| heap at each frame start, frame 2..{len(starts)} | "
+        f"{' / '.join(str(s) for s in starts[1:])} B (drift {drift} B) | frame 1: "
+        f"{starts[0]} B; peak in match {kb(int(heap['peak_in_match']))} | no growth |"
+    )
+    for name, f in (("MicroPython (wasm)", mp), ("CPython", cp)):
+        print(
+            f"| beam break → frame written, {name}, median / p95 / max of {f['pots']} pots | "
+            f"{int(f['latency_median_us'])} / {int(f['latency_p95_us'])} / "
+            f"{int(f['latency_max_us'])} µs | engine apply() alone {int(f['apply_median_us'])} µs;"
+            f" the {f['frame_bytes_median']}-byte frame on the wire at 115200 baud "
+            f"{int(f['wire_us_median'])} µs | {LATENCY_BUDGET_US} µs |"
+        )
+    print()
+    print(f"simulator's own heap left out: {heap['sim_modules']} B of modules, "
+          f"{heap['simulator_host']} B for the test host")  # fmt: skip
+    print(f".mpy per module (pico): {sizes['pico']}")
+    print(f"(.mpy tree with the simulator: {built.total} B without it)")
+
+
+if __name__ == "__main__":
+    main()

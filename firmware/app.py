@@ -1,0 +1,355 @@
+# The table controller: sensor and key events go into the rules engine, every
+# event is journaled on flash and then streamed to the host; the handset
+# display and the status LED follow (DESIGN.md "Inputs on the device").
+#
+# One pass of the main loop is tick(): the asyncio task on the board calls it
+# every TICK_MS (and at once when a beam interrupt wakes it); tests and the
+# simulator call it directly, so the very same code runs on the board, under
+# CPython and under MicroPython's WebAssembly port.
+#
+# Order of a pass, so a pot reaches the wire first and the display last:
+#   edges from the interrupt ring -> pocket/rail/strike filters -> sensor queue
+#   -> colour reads -> engine -> journal -> session -> serial; then keys,
+#   link input, display (one page a pass), LED.
+
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from ..protocol import messages
+from . import engine as rules
+from . import journal as jr
+from . import keypad_flow as kf
+from . import link as lk
+from . import names, screens
+from .hw.clock import Monotonic
+from .hw.led import FAST, SLOW, STEADY
+from .hw.ring import SRC_RAIL, SRC_STRIKE
+
+FIRMWARE = "baulk-fw 0.1"
+TICK_MS = const(2)
+STATE_MS = const(250)  # state snapshots are coalesced to at most this often
+MESSAGE_MS = const(6000)  # a refusal stays on the display this long
+REDRAW_MS = const(1000)
+RESET_GAP_MS = const(5000)  # after a reset, device time resumes this far on
+QUEUE = const(12)  # sensor events waiting for a colour or the referee
+
+SRC_SENSOR = const(0)
+SRC_HOST = const(2)
+
+# Sensor queue entries: [what, pocket, t, ball, due]
+Q_POT = const(0)
+Q_OFF = const(1)
+Q_STRIKE = const(2)
+Q_REST = const(3)
+# ball slot while unresolved
+B_COLOUR = const(-2)  # waiting for the colour reading
+B_ASK = const(-3)  # the referee must say
+B_ASKED = const(-4)  # ... and the handset is asking
+B_NONE = const(-1)  # nothing after all: dropped
+
+
+def replay_one(engine, body):
+    try:  # noqa: SIM105 (no contextlib on MicroPython)
+        engine.apply(messages.wire_to_event(body))
+    except rules.Rejected:
+        pass  # it was refused the first time too
+
+
+class App:
+    def __init__(self, hw):
+        self.hw = hw
+        self.table = hw.table
+        self.clock = Monotonic(hw.ticks)
+        self.engine = rules.Engine()
+        self.journal = jr.Journal(hw.flash)
+        self.boot = self.journal.open()
+        self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
+        had = self.journal.next > 1
+        self.t0 = self.journal.last_t + RESET_GAP_MS if had else 0
+        self.link = lk.Link(
+            hw.serial,
+            0,
+            FIRMWARE,
+            self.table,
+            self.boot,
+            self.journal.acked,
+            self.journal.delivered,
+        )
+        self.offered = self.journal.acked  # newest seq handed to the session
+        self.flow = kf.KeypadFlow(self)
+        self.queue = []
+        self.rgbc = array("H", (0, 0, 0, 0))
+        # The open stroke was started by the strike sensor, so the rest sensor
+        # closes it (after a reset mid-stroke: whenever a rest sensor is fitted).
+        self.sensor_stroke = self.engine.stroke_open and hw.rest is not None
+        self.message = None
+        self.message_at = 0
+        self.lines = [""] * screens.ROWS
+        self.shown = [None] * screens.ROWS  # type: list[str | None]
+        self.dirty = True
+        self.drawn_at = 0
+        self.state_due = True
+        self.state_at = -STATE_MS
+        self.now = 0
+        self.was_up = False
+        self.dropped_strikes = 0
+        self.last_colour = (-1, 0)  # (ball, confidence) of the latest reading
+
+    # -- time ------------------------------------------------------------------
+    def t(self):
+        """Device time of an event: ms since boot, continuing across resets."""
+        return self.t0 + self.now
+
+    def say(self, text):
+        self.message = text
+        self.message_at = self.now
+        self.dirty = True
+
+    # -- the one door into the engine --------------------------------------------
+    def submit(self, ev, src, cmd=0):
+        """Apply an input event, journal it, stream it.  Returns the refusal or None."""
+        if "t" not in ev:
+            ev["t"] = self.t()
+        reason = None
+        e = self.engine
+        try:
+            e.apply(ev)
+        except rules.Rejected as why:
+            reason = why.args[0] if why.args else "refused"
+        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
+        seq = self.journal.append(body, ev["t"])
+        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body) == seq:
+            self.offered = seq
+        self.state_due = True
+        self.dirty = True
+        if reason is not None and src != SRC_SENSOR:
+            self.say(reason)
+        if self.journal.image_due():
+            self.journal.write_image(e)
+        return reason
+
+    # -- one pass ----------------------------------------------------------------
+    def tick(self):
+        hw = self.hw
+        now = self.now = self.clock.update()
+        hw.wdt.feed()
+        self._edges(now)
+        self._sensors(now)
+        self._feed_outbox()
+        self.link.transmit(now)  # a pot goes out here, before anything slow
+        if hw.scan_in_loop:
+            hw.keypad.scan()
+        k = hw.keypad.get()
+        while k >= 0:
+            self.flow.key(k)
+            self.dirty = True
+            k = hw.keypad.get()
+        self._ask(now)
+        self._link(now)
+        self._display(now)
+        led = hw.led
+        if self.flow.step != kf.IDLE or self.message:
+            led.mode = FAST
+        else:
+            led.mode = STEADY if self.link.up else SLOW
+        led.update(now)
+
+    def _edges(self, now):
+        hw = self.hw
+        ring = hw.ring
+        at = self.clock.at
+        while ring.pending():
+            src, level, tick = ring.get()
+            t = at(tick)
+            if src < 6:
+                if hw.beams[src].edge(level, t):
+                    self._queue(Q_POT, src, t)
+            elif src == SRC_RAIL:
+                if hw.rail is not None and hw.rail.edge(level, t):
+                    self._queue(Q_OFF, -1, t)
+            elif src == SRC_STRIKE and hw.strike is not None and hw.strike.edge(level, t):
+                self._queue(Q_STRIKE, -1, t)
+                if hw.rest is not None:
+                    hw.rest.motion(now)
+        for b in hw.beams:
+            if b.poll(now):
+                self._queue(Q_POT, b.pocket, b.start)
+
+    def _queue(self, what, pocket, t):
+        if len(self.queue) >= QUEUE:
+            self.say("too many sensor events: check the sensors")
+            return
+        ball = B_COLOUR if what == Q_POT else (B_ASK if what == Q_OFF else B_NONE)
+        self.queue.append([what, pocket, t, ball, t + self.hw.colour_delay_ms])
+
+    def _sensors(self, now):
+        hw = self.hw
+        q = self.queue
+        for item in q:
+            if item[3] == B_COLOUR and now >= item[4]:
+                item[3] = self._colour(item[1])
+        e = self.engine
+        if (
+            hw.rest is not None
+            and self.sensor_stroke
+            and e.stroke_open
+            and not q
+            and hw.rest.at_rest(now)
+        ):
+            q.append([Q_REST, -1, self.t() - self.t0, B_NONE, 0])
+        while q:
+            item = q[0]
+            what = item[0]
+            ball = item[3]
+            if what in (Q_POT, Q_OFF) and ball < B_NONE:
+                return  # the head waits for its colour or for the referee
+            q.pop(0)
+            t = self.t0 + item[2]
+            if what == Q_STRIKE:
+                if e.stroke_open or not e.active or e.match_over:
+                    self.dropped_strikes += 1
+                    continue
+                self.sensor_stroke = True
+                self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
+            elif what == Q_REST:
+                if e.stroke_open:
+                    self.sensor_stroke = False
+                    self.submit({"ev": "rest", "t": t}, SRC_SENSOR)
+            elif ball >= 0:
+                if not e.stroke_open and hw.strike is None and e.active:
+                    # No strike sensor fitted: a ball dropping opens the stroke.
+                    self.sensor_stroke = True
+                    if hw.rest is not None:
+                        hw.rest.motion(now)
+                    self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
+                if what == Q_POT:
+                    ev = {"ev": "pot", "ball": names.BALLS[ball], "pocket": names.POCKETS[item[1]]}
+                else:
+                    ev = {"ev": "off", "ball": names.BALLS[ball]}
+                ev["t"] = t
+                self.submit(ev, SRC_SENSOR)
+
+    def _colour(self, pocket):
+        hw = self.hw
+        sensors = hw.colours
+        if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
+            self.last_colour = (-1, 0)
+            return B_ASK
+        c = self.rgbc
+        cl = hw.classifier
+        ball = cl.classify(c[0], c[1], c[2], c[3])
+        self.last_colour = (ball, cl.confidence)
+        return ball if ball >= 0 else B_ASK
+
+    def _ask(self, now):
+        q = self.queue
+        if not q or q[0][3] != B_ASK or self.flow.step != kf.IDLE:
+            return
+        item = q[0]
+        item[3] = B_ASKED
+        if item[0] == Q_POT:
+            self.flow.ask(kf.ASK_POT, item[1], "which ball? (colour unclear)")
+        else:
+            self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")
+        self.dirty = True
+
+    def answer(self, ball):
+        """The referee named the ball the sensors asked about (-1: none)."""
+        q = self.queue
+        if q and q[0][3] == B_ASKED:
+            q[0][3] = ball if ball >= 0 else B_NONE
+
+    # -- the host link -------------------------------------------------------------
+    def _feed_outbox(self):
+        # Events that did not fit the session's window wait on flash.
+        j = self.journal
+        link = self.link
+        while self.offered < j.next - 1 and link.room() > 0:
+            n = 0
+            for seq, body in j.records(self.offered + 1, link.room()):
+                if link.offer(body) != seq:
+                    return
+                self.offered = seq
+                n += 1
+            if not n:
+                return
+
+    def _link(self, now):
+        link = self.link
+        for what, mtype, seq, body in link.receive(now):
+            if what == "deliver":
+                if mtype == messages.SETUP_MATCH or mtype == messages.COMMAND:
+                    ev = messages.wire_to_event(body)
+                    if mtype == messages.SETUP_MATCH:
+                        ev["ev"] = "match"
+                    ev.pop("t", None)  # the device's clock stamps events
+                    self.submit(ev, SRC_HOST, seq)
+            elif what == "message":
+                if mtype == messages.SNAPSHOT_REQUEST:
+                    self.state_due = True
+                    self.state_at = -STATE_MS
+            elif what == "open" or what == "down" or what == "refused":
+                self.state_due = True
+                self.dirty = True
+                if what == "refused":
+                    self.say(body)
+        acked = link.acked()
+        if acked > self.journal.acked:
+            self.journal.ack(acked)
+        if link.up != self.was_up:
+            self.was_up = link.up
+            self.dirty = True
+        if self.state_due and link.up and now - self.state_at >= STATE_MS:
+            self.state_due = False
+            self.state_at = now
+            link.send(
+                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.next - 1)
+            )
+        link.transmit(now)
+
+    # -- the handset display ---------------------------------------------------------
+    def _display(self, now):
+        if self.message and now - self.message_at >= MESSAGE_MS:
+            self.message = None
+            self.dirty = True
+        if self.dirty or now - self.drawn_at >= REDRAW_MS:
+            screens.render(self, self.lines)
+            self.dirty = False
+            self.drawn_at = now
+        d = self.hw.display
+        if not d.ok:
+            return
+        lines = self.lines
+        shown = self.shown
+        for p in range(screens.ROWS):
+            if lines[p] != shown[p]:
+                fb = d.fb
+                fb.fill_rect(0, p * 8, 128, 8, 0)
+                fb.text(lines[p], 0, p * 8, 1)
+                if d.show_page(p):
+                    shown[p] = lines[p]
+                return  # one page a pass
+
+    def screen(self):
+        """The text the display shows (or is about to show)."""
+        screens.render(self, self.lines)
+        return list(self.lines)
+
+    # -- the asyncio task on the board -------------------------------------------------
+    async def run(self):
+        import asyncio
+
+        sleep_ms = getattr(asyncio, "sleep_ms", None)
+        while True:
+            self.tick()
+            if sleep_ms is not None:
+                await sleep_ms(TICK_MS)
+            else:  # CPython
+                await asyncio.sleep(TICK_MS / 1000)

@@ -1,0 +1,79 @@
+# A preallocated ring of timestamped pin edges, filled from interrupt handlers.
+#
+# STYLE.md / DESIGN.md: an interrupt handler only captures into a preallocated
+# buffer; it never allocates (a hard IRQ on the RP2040 raises MemoryError if it
+# tries).  put() does integer stores into an array and a bytearray and nothing
+# else; the main loop takes the edges out with get() in the order they came.
+
+from array import array
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
+
+# Sources: pockets are 0..5 (names.POCKETS), then these.
+SRC_RAIL = const(6)
+SRC_STRIKE = const(7)
+
+
+class EdgeRing:
+    def __init__(self, size=SIZE):
+        self.mask = size - 1
+        self.t = array("i", bytes(4 * size))  # tick (ms) of the edge
+        self.src = bytearray(size)
+        self.level = bytearray(size)
+        self.head = 0  # next slot the ISR writes
+        self.tail = 0  # next slot the main loop reads
+        self.dropped = 0  # edges lost because the ring was full
+        self.wake = None  # optional: ThreadSafeFlag.set, to wake the main task
+
+    def put(self, src, level, t):
+        # Runs in interrupt context: integer stores only.
+        h = self.head
+        n = (h + 1) & self.mask
+        if n == self.tail:
+            self.dropped += 1
+            return
+        self.t[h] = t
+        self.src[h] = src
+        self.level[h] = level
+        self.head = n
+        w = self.wake
+        if w is not None:
+            w()
+
+    def pending(self):
+        return self.head != self.tail
+
+    def get(self):
+        """Oldest edge as (src, level, tick); call only while pending()."""
+        i = self.tail
+        self.tail = (i + 1) & self.mask
+        return self.src[i], self.level[i], self.t[i]
+
+
+class EdgeInput:
+    """One input pin whose edges go into the ring with a timestamp.
+
+    ``pin`` is a machine.Pin (or the simulator's), already configured as an
+    input; ``ticks`` is time.ticks_ms (or the simulator's clock).
+    """
+
+    def __init__(self, pin, src, ring, ticks, trigger, hard=True):
+        self.pin = pin
+        self.src = src
+        self.ring = ring
+        self.ticks = ticks
+        try:
+            pin.irq(handler=self._isr, trigger=trigger, hard=hard)
+        except TypeError:  # a port whose Pin.irq has no 'hard' argument
+            pin.irq(handler=self._isr, trigger=trigger)
+
+    def _isr(self, pin):
+        self.ring.put(self.src, pin.value(), self.ticks())

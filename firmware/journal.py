@@ -1,0 +1,319 @@
+# The journal on flash: every event the device emitted, so that a power cut
+# loses nothing, the frame resumes exactly after a reset, and whatever the host
+# has not acknowledged is sent again (DESIGN.md "Nothing is lost").
+#
+# Layout in one directory (littlefs on the board):
+#   meta        CBOR {0: boot id, 1: acked seq, 2: delivered host seq, 3: next seq}
+#   s0000000001 a segment: up to SEG_RECORDS event bodies, each a 2-byte length
+#               and the exact CBOR body that went (or goes) on the wire
+#   image       CBOR snapshot of the rules engine after event `seq` (see below)
+#   tmp         the file being written
+# Every file is written whole to `tmp` and renamed over its name: littlefs
+# renames atomically, so after a power cut each file is either the old or the
+# new version, never half of one.  A stale `tmp` is a write the cut interrupted.
+#
+# Bounded: the segment being filled lives in one preallocated buffer, and
+# segments are deleted once the host acknowledged them and an engine image
+# covers them.  The image is rewritten every IMAGE_EVERY events, so a reset
+# replays at most that many.  If the host stays away so long that more than
+# MAX_SEGMENTS segments wait, the oldest are dropped and counted in `lost`
+# (the host sees the gap through the handshake, SPEC.md "Reliability").
+
+import os
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from ..protocol import cbor
+
+SEG_RECORDS = const(32)
+SEG_BYTES = const(1024)
+MAX_SEGMENTS = const(64)  # 2048 events: hours of play with the host away
+IMAGE_EVERY = const(128)
+IMAGE_BYTES = const(4096)  # undo log (3 KB) and the state around it
+IMAGE_VERSION = const(1)
+
+
+def _seg_name(first):
+    return "s%010d" % first
+
+
+class Journal:
+    def __init__(self, root):
+        self.root = root
+        self.seg = bytearray(SEG_BYTES)
+        self.writer = cbor.Writer(self.seg)
+        self.seg_len = 0
+        self.seg_count = 0
+        self.seg_first = 1
+        self.segs = []  # first seq of every segment on flash, ascending
+        self.boot = 1
+        self.acked = 0  # the host has every seq up to here
+        self.delivered = 0  # the newest host command already applied
+        self.next = 1  # seq of the next event
+        self.image_seq = 0  # the image reflects every event up to here
+        self.last_t = 0  # device time of the newest event
+        self.lost = 0  # events dropped unacknowledged because the journal was full
+        self.saved_acked = 0
+
+    # -- files ---------------------------------------------------------------
+    def _path(self, name):
+        return self.root + "/" + name
+
+    def _write(self, name, data, n):
+        tmp = self._path("tmp")
+        with open(tmp, "wb") as f:
+            f.write(memoryview(data)[:n])
+        dst = self._path(name)
+        try:
+            os.rename(tmp, dst)
+        except OSError:  # FAT cannot rename over a file: not atomic, but works
+            os.remove(dst)
+            os.rename(tmp, dst)
+
+    def _read(self, name):
+        try:
+            with open(self._path(name), "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def _save_meta(self):
+        data = cbor.dumps({0: self.boot, 1: self.acked, 2: self.delivered, 3: self.next}, 64)
+        self._write("meta", data, len(data))
+        self.saved_acked = self.acked
+
+    # -- boot ----------------------------------------------------------------
+    def open(self):
+        """Read what survived, start a new boot.  Returns the boot id."""
+        try:  # noqa: SIM105 (no contextlib on MicroPython)
+            os.mkdir(self.root)
+        except OSError:
+            pass  # already there
+        names = os.listdir(self.root)
+        if "tmp" in names:
+            os.remove(self._path("tmp"))  # a write the power cut interrupted
+        meta = self._load("meta") or {}
+        self.boot = meta.get(0, 0) + 1
+        self.acked = meta.get(1, 0)
+        self.delivered = meta.get(2, 0)
+        self.next = meta.get(3, 1)
+        segs = [int(n[1:]) for n in names if n[0] == "s" and len(n) == 11]
+        segs.sort()
+        self.segs = segs
+        image = self._load("image")
+        if image is not None and image[0] == IMAGE_VERSION:
+            self.image_seq = image[1]
+            self.last_t = image[2]
+            if image[3] > self.delivered:
+                self.delivered = image[3]
+        if segs:
+            data = self._read(_seg_name(segs[-1])) or b""
+            n, count = _scan(data)
+            self.seg[:n] = data[:n]
+            self.seg_len = n
+            self.seg_count = count
+            self.seg_first = segs[-1]
+            self.next = segs[-1] + count
+            if count:
+                last = self._record(self.seg, count - 1)
+                self.last_t = last.get(13, self.last_t)
+        else:
+            self.seg_first = self.next
+        self._save_meta()
+        return self.boot
+
+    def _load(self, name):
+        data = self._read(name)
+        if not data:
+            return None
+        try:
+            return cbor.loads(data)
+        except cbor.DecodeError:
+            return None
+
+    def _record(self, data, index):
+        p = 0
+        for _ in range(index):
+            p += 2 + (data[p] | (data[p + 1] << 8))
+        n = data[p] | (data[p + 1] << 8)
+        return cbor.loads(data, p + 2, p + 2 + n)
+
+    def restore(self, engine, apply, feed=None):
+        """Bring a fresh engine to where the device was: the image, then every
+        later event through apply(engine, body).  Returns the events replayed."""
+        image = self._load("image")
+        start = 1
+        if image is not None and image[0] == IMAGE_VERSION:
+            load_image(engine, image)
+            start = image[1] + 1
+        done = 0
+        for _seq, body in self.records(start, 0x3FFFFFFF):
+            apply(engine, body)
+            d = body.get(-5, 0)
+            if body.get(-4, 0) == 2 and d > self.delivered:
+                self.delivered = d
+            done += 1
+            if feed is not None:
+                feed()
+        return done
+
+    def records(self, first, most):
+        """(seq, body) of up to `most` events from seq `first` on, from flash."""
+        segs = self.segs
+        if not segs:
+            return
+        i = len(segs) - 1
+        while i > 0 and segs[i] > first:
+            i -= 1
+        while i < len(segs) and most > 0:
+            s = segs[i]
+            data = self.seg if s == self.seg_first else self._read(_seg_name(s))
+            i += 1
+            if not data:
+                continue
+            end = self.seg_len if s == self.seg_first else len(data)
+            p = 0
+            seq = s
+            while p + 2 <= end and most > 0:
+                n = data[p] | (data[p + 1] << 8)
+                if seq >= first:
+                    yield seq, cbor.loads(data, p + 2, p + 2 + n)
+                    most -= 1
+                p += 2 + n
+                seq += 1
+
+    # -- running -------------------------------------------------------------
+    def append(self, body, t):
+        """Journal one event body (a dict); returns its seq once it is on flash."""
+        if self.seg_count >= SEG_RECORDS:
+            self._new_segment()
+        w = self.writer
+        for attempt in (0, 1):
+            w.pos = self.seg_len + 2
+            try:
+                w.value(body)
+                break
+            except cbor.EncodeError:
+                if attempt or not self.seg_count:
+                    raise
+                self._new_segment()
+        n = w.pos - self.seg_len - 2
+        self.seg[self.seg_len] = n & 0xFF
+        self.seg[self.seg_len + 1] = n >> 8
+        self.seg_len = w.pos
+        self.seg_count += 1
+        seq = self.next
+        self.next = seq + 1
+        self.last_t = t
+        if body.get(-4, 0) == 2:
+            self.delivered = body.get(-5, self.delivered)
+        self._write(_seg_name(self.seg_first), self.seg, self.seg_len)
+        if self.seg_count == 1:
+            self.segs.append(self.seg_first)
+            self._prune()
+        return seq
+
+    def _new_segment(self):
+        self.seg_first = self.next
+        self.seg_len = 0
+        self.seg_count = 0
+
+    def ack(self, acked):
+        """The host has everything up to `acked`; persisted before it counts."""
+        if acked > self.acked:
+            self.acked = acked
+            self._save_meta()
+            self._prune()
+
+    def image_due(self):
+        return self.next - 1 - self.image_seq >= IMAGE_EVERY
+
+    def write_image(self, engine):
+        seq = self.next - 1
+        data = bytearray(IMAGE_BYTES)
+        w = cbor.Writer(data)
+        w.value(image_of(engine, seq, self.last_t, self.delivered))
+        self._write("image", data, w.pos)
+        self.image_seq = seq
+        self._save_meta()
+        self._prune()
+
+    def _prune(self):
+        segs = self.segs
+        while len(segs) > 1:
+            last = segs[1] - 1  # last seq of the oldest segment
+            if last <= self.acked and last <= self.image_seq:
+                pass
+            elif len(segs) > MAX_SEGMENTS and last <= self.image_seq:
+                self.lost += last - self.acked  # the host never got these
+                self.acked = last
+                self._save_meta()
+            else:
+                return
+            try:  # noqa: SIM105 (no contextlib on MicroPython)
+                os.remove(self._path(_seg_name(segs[0])))
+            except OSError:
+                pass
+            segs.pop(0)
+
+
+def _scan(data):
+    """Bytes and records of the whole records at the start of a segment."""
+    p = 0
+    count = 0
+    end = len(data)
+    while p + 2 <= end:
+        n = data[p] | (data[p + 1] << 8)
+        if p + 2 + n > end:
+            break
+        p += 2 + n
+        count += 1
+    return p, count
+
+
+# -- the engine image -----------------------------------------------------------
+# The engine's whole mutable state: its snapshot (every scalar field), the
+# players, the frame history, the undo log with its checkpoint, and the stroke
+# being played.  Restoring it and replaying the later events gives the very
+# state, undo depth included, that the device had (tests/firmware check this
+# against a replay from the start of the match).
+
+
+def image_of(engine, seq, t, delivered):
+    cp = engine.checkpoint
+    sb = engine.stroke_base
+    return [
+        IMAGE_VERSION,
+        seq,
+        t,
+        delivered,
+        list(engine.snapshot()),
+        engine.players,
+        engine.doubles,
+        list(engine.history),
+        bytes(engine.log[: engine.log_len]),
+        None if cp is None else list(cp),
+        None if sb is None else list(sb),
+        engine.rest_t,
+    ]
+
+
+def load_image(engine, image):
+    engine.restore(image[4])
+    engine.players = image[5]
+    engine.doubles = image[6]
+    hist = image[7]
+    for i in range(len(hist)):
+        engine.history[i] = hist[i]
+    log = image[8]
+    engine.log[: len(log)] = log
+    engine.log_len = len(log)
+    engine.checkpoint = None if image[9] is None else tuple(image[9])
+    engine.stroke_base = None if image[10] is None else tuple(image[10])
+    engine.rest_t = image[11]

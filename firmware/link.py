@@ -1,0 +1,77 @@
+# The serial link to the venue host: bytes in and out of the port, frames
+# through the protocol's COBS/CRC codec, and the protocol's Session for the
+# handshake, acknowledgements, retransmission and heartbeats (protocol/).
+#
+# `port` is anything with any(), readinto(buf) and write(buf): machine.UART,
+# the USB CDC wrapper (hw/usb_serial.py) or the simulator's UART.
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from ..protocol import frame, messages
+from ..protocol.session import DEVICE, Session
+
+CAPACITY = const(16)  # events held in RAM for retransmission; the rest wait on flash
+WINDOW = const(8)
+_RX = const(128)
+
+
+class Link:
+    def __init__(self, port, now, fw, table, boot, last, delivered):
+        self.port = port
+        self.session = Session(
+            DEVICE, now, {0: fw, 1: table, 2: boot}, CAPACITY, WINDOW, last, delivered
+        )
+        self.reader = frame.FrameReader()
+        self.writer = frame.FrameWriter()
+        self.rx = bytearray(_RX)
+        self.rxmv = memoryview(self.rx)
+        self.bytes_out = 0
+        self.write_errors = 0
+
+    @property
+    def up(self):
+        return self.session.open
+
+    def room(self):
+        return self.session.sender.free()
+
+    def next_seq(self):
+        return self.session.sender.next
+
+    def acked(self):
+        return self.session.sender.base - 1
+
+    def offer(self, body):
+        """Hand an event body to the reliable stream; its seq, or 0 when full."""
+        return self.session.send(messages.EVENT, body)
+
+    def send(self, mtype, body):
+        self.session.send(mtype, body)
+
+    def receive(self, now):
+        """Read what the port has and pass whole frames to the session."""
+        port = self.port
+        s = self.session
+        while port.any():
+            n = port.readinto(self.rx)
+            if not n:
+                break
+            for f in self.reader.feed(bytes(self.rxmv[:n])):
+                s.on_frame(f, now)
+        return s.drain()
+
+    def transmit(self, now):
+        """Put on the line whatever the session has to send now."""
+        for m in self.session.poll(now):
+            data = self.writer.build(m[0], m[1], m[2], m[3])
+            try:
+                self.port.write(data)
+                self.bytes_out += len(data)
+            except OSError:
+                self.write_errors += 1  # cable out: the session retransmits later

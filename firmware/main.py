@@ -1,0 +1,46 @@
+# The board's entry point.  /main.py on the board (written by `baulk firmware
+# build`) is just:  from baulk.firmware.main import main; main()
+#
+# Picks the board module by platform, builds the hardware, resumes from the
+# journal and runs the main loop under asyncio.  A ThreadSafeFlag set by the
+# pocket-beam interrupts wakes the loop at once, so a pot does not wait for
+# the next tick.
+
+
+def board_module():
+    import sys
+
+    if sys.platform == "esp32":
+        from .boards import esp32
+
+        return esp32
+    from .boards import pico
+
+    return pico
+
+
+async def _run(app):
+    import asyncio  # MicroPython's: ThreadSafeFlag is not in CPython's
+
+    flag = asyncio.ThreadSafeFlag()  # type: ignore[attr-defined]
+    app.hw.ring.wake = flag.set  # ISR-safe: sets a flag, allocates nothing
+
+    async def waker():
+        while True:
+            await flag.wait()
+            app.tick()
+
+    wake = asyncio.create_task(waker())
+    try:
+        await app.run()
+    finally:
+        wake.cancel()
+
+
+def main():
+    import asyncio
+
+    from .app import App
+
+    app = App(board_module().hardware())
+    asyncio.run(_run(app))

@@ -1,0 +1,306 @@
+# The simulated board: the Pico's wiring (boards/pico.py) over virtual pins,
+# buses and port, with the whole firmware (app.App) running on it.  Tests and
+# the host's table simulator drive it: beam breaks, colour readings, rail and
+# table switches, key presses in; the serial bytes and the display's text out.
+#
+# Time is virtual: advance(ms) moves the clock, fires the scheduled signal
+# changes (their interrupts run at that moment, as on the board), fires the
+# keypad timer and runs the main loop every tick_ms.  A power cut (reset())
+# throws the running firmware away and boots it again on the same flash.
+
+# The firmware modules are imported where they are first needed, so that a
+# heap measurement can tell the simulator's own memory from the firmware's.
+from .devices import SimI2C, SimMux, SimPin, SimSsd1306, SimTcs34725, SimUart, SimWdt, VirtualClock
+
+
+class Config:
+    """A board's pin map with some entries changed (sensors left out, ...)."""
+
+    def __init__(self, base=None, **changes):
+        if base is None:
+            from ..boards import pico as base
+        for name in dir(base):
+            if name.isupper():
+                setattr(self, name, getattr(base, name))
+        for name in changes:
+            setattr(self, name, changes[name])
+
+    def __getattr__(self, name):  # only for names the board does not define
+        raise AttributeError(name)
+
+
+def raw_of(features, white=0):
+    """Raw (clear, red, green, blue) that gives these classifier features."""
+    from ..hw import colour
+
+    if not white:
+        white = colour.DEFAULT_WHITE
+    fr, fg, fb, fl = features
+    c = fl * white // 1024
+    return [c, fr * c // 1024, fg * c // 1024, fb * c // 1024]
+
+
+def reading_for(ball):
+    """The raw reading of a ball right on its calibrated centroid."""
+    from ..hw import colour
+
+    return raw_of(colour.DEFAULT_CENTROIDS[ball])
+
+
+def between(a, b, share=50):
+    """A reading `share` percent of the way from ball a's centroid to ball b's."""
+    from ..hw import colour
+
+    ca = colour.DEFAULT_CENTROIDS[a]
+    cb = colour.DEFAULT_CENTROIDS[b]
+    return raw_of([(ca[i] * (100 - share) + cb[i] * share) // 100 for i in range(4)])
+
+
+def nearest(ball):
+    """The ball whose centroid is nearest this one's: halfway between the two,
+    no third centroid is nearer, so the reading is as ambiguous as can be."""
+    from ..hw import colour
+
+    cs = colour.DEFAULT_CENTROIDS
+    best = -1
+    best_d = 0
+    for other in range(len(cs)):
+        if other != ball:
+            d = 0
+            for i in range(4):
+                d += (cs[ball][i] - cs[other][i]) ** 2
+            if best < 0 or d < best_d:
+                best, best_d = other, d
+    return best
+
+
+class SimBoard:
+    def __init__(self, flash="/flash", table="sim-1", cfg=None, serial=None, tick_ms=2, clock=None):
+        self.cfg = cfg if cfg is not None else Config()
+        self.table = table
+        self.flash = flash
+        self.clock = clock if clock is not None else VirtualClock(1000)
+        self.serial = serial if serial is not None else SimUart()
+        self.tick_ms = tick_ms
+        self.bus = SimI2C()
+        self.mux = SimMux()
+        self.bus.attach(self.mux)
+        self.colour = [SimTcs34725() for _ in range(6)]
+        for ch in range(6):
+            self.mux.attach(self.cfg.COLOUR_CHANNELS[ch], self.colour[ch])
+        self.display = SimSsd1306()
+        if self.cfg.DISPLAY_CHANNEL is None:
+            self.display_bus = SimI2C()
+            self.display_bus.attach(self.display)
+        else:
+            self.display_bus = self.bus
+            self.mux.attach(self.cfg.DISPLAY_CHANNEL, self.display)
+        self.pins = {}
+        self.levels = {}  # outside signal levels, kept across resets
+        self.pressed = []  # matrix positions held down
+        self.timers = []
+        self.sched = []  # [t, order, function, argument]
+        self.order = 0
+        self.app = None
+        self.hw = None
+        self.wdt = None
+        self.next_tick = 0
+        self.boots = 0
+        self.on_tick = None  # called after every pass of the main loop (a test's host)
+
+    # -- what the firmware sees ----------------------------------------------------
+    def _pin(self, n, level, reader=None):
+        pin = SimPin(n, self.levels.get(n, level), reader)
+        self.pins[n] = pin
+        return pin
+
+    def _pin_in(self, n):
+        cfg = self.cfg
+        if n in cfg.KEY_COLS:
+            col = cfg.KEY_COLS.index(n)
+            return self._pin(n, 1, lambda: self._column(col))
+        if n in cfg.BEAMS:
+            return self._pin(n, 1 - cfg.BEAM_BROKEN)
+        if n == cfg.RAIL:
+            return self._pin(n, 1 - cfg.RAIL_CLOSED)
+        if n == cfg.STRIKE:
+            return self._pin(n, 1 - cfg.STRIKE_ACTIVE)
+        if n == cfg.REST:
+            return self._pin(n, 1 - cfg.REST_MOVING)
+        return self._pin(n, 1)
+
+    def _pin_out(self, n):
+        return self._pin(n, 1)
+
+    def _column(self, col):
+        rows = self.cfg.KEY_ROWS
+        ncols = len(self.cfg.KEY_COLS)
+        for pos in self.pressed:
+            if pos % ncols == col and self.pins[rows[pos // ncols]].level == 0:
+                return 0
+        return 1
+
+    def _i2c(self, spec):
+        return self.bus if spec == self.cfg.I2C_SENSORS else self.display_bus
+
+    def _wdt(self, ms):
+        self.wdt = SimWdt(self.clock, ms)
+        return self.wdt
+
+    def _timer(self, period, callback):
+        self.timers.append([period, self.clock.now + period, callback])
+
+    # -- power -----------------------------------------------------------------------
+    def boot(self):
+        from ..app import App
+        from ..hw import kit
+
+        self.pins = {}
+        self.timers = []
+        self.mux.mask = 0
+        self.hw = kit.assemble(
+            self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
+            self.clock.ticks_ms, self.table, self.flash, self._timer,
+        )  # fmt: skip
+        self.app = App(self.hw)
+        self.next_tick = self.clock.now
+        self.boots += 1
+        return self.app
+
+    def reset(self):
+        """A power cut: RAM is gone, the flash stays; the firmware boots again."""
+        self.app = None
+        self.hw = None
+        self.clock.now += 1500  # the board is dark for a moment
+        return self.boot()
+
+    # -- time ------------------------------------------------------------------------
+    def at(self, t, fn, arg=None):
+        self.order += 1
+        item = [t, self.order, fn, arg]
+        s = self.sched
+        i = len(s)
+        while i > 0 and (s[i - 1][0], s[i - 1][1]) > (t, self.order):
+            i -= 1
+        s.insert(i, item)
+
+    def advance(self, ms):
+        """Let `ms` milliseconds of virtual time pass."""
+        clock = self.clock
+        end = clock.now + ms
+        while True:
+            nxt = end
+            if self.sched and self.sched[0][0] < nxt:
+                nxt = self.sched[0][0]
+            for tm in self.timers:
+                if tm[1] < nxt:
+                    nxt = tm[1]
+            if self.app is not None and self.next_tick < nxt:
+                nxt = self.next_tick
+            if nxt > clock.now:
+                clock.now = nxt
+            self.pump()
+            if self.app is not None and self.next_tick <= clock.now:
+                self.app.tick()
+                self.next_tick = clock.now + self.tick_ms
+                if self.on_tick is not None:
+                    self.on_tick()
+            if clock.now >= end:
+                return
+
+    def pump(self):
+        """Fire the signal changes and timers that are due now (real-time use)."""
+        now = self.clock.now
+        while self.sched and self.sched[0][0] <= now:
+            item = self.sched.pop(0)
+            item[2](item[3])
+        for tm in self.timers:
+            if tm[1] <= now:
+                tm[1] += tm[0]
+                if tm[1] <= now:
+                    tm[1] = now + tm[0]  # a late real-time loop does not fire a burst
+                tm[2](None)
+
+    def settle(self, ms=400):
+        """Let the firmware finish what it is doing (display pages, frames)."""
+        self.advance(ms)
+
+    # -- signals ---------------------------------------------------------------------
+    def _drive(self, pair):
+        n, level = pair
+        self.levels[n] = level
+        pin = self.pins.get(n)
+        if pin is not None:
+            pin.drive(level)
+
+    def _when(self, at):
+        return self.clock.now + 1 if at is None else at
+
+    def signal(self, n, level, at=None):
+        self.at(self._when(at), self._drive, (n, level))
+
+    def pulse(self, n, active, width, at=None):
+        t = self._when(at)
+        self.signal(n, active, t)
+        self.signal(n, 1 - active, t + width)
+
+    def beam(self, pocket, width=15, at=None):
+        """The beam of a pocket is broken for `width` ms."""
+        self.pulse(self.cfg.BEAMS[pocket], self.cfg.BEAM_BROKEN, width, at)
+
+    def set_reading(self, pocket, rgbc, at=None):
+        self.at(self._when(at), self._reading, (pocket, rgbc))
+
+    def _reading(self, pair):
+        self.colour[pair[0]].rgbc = list(pair[1])
+
+    def pot(self, pocket, ball, at=None, width=15, rgbc=None):
+        """A ball drops into a pocket: its colour in front of the sensor, the beam broken."""
+        t = self._when(at)
+        self.set_reading(pocket, rgbc if rgbc is not None else reading_for(ball), t)
+        self.beam(pocket, width, t)
+
+    def strike(self, at=None):
+        self.pulse(self.cfg.STRIKE, self.cfg.STRIKE_ACTIVE, 3, at)
+
+    def moving(self, ms, at=None):
+        """The motion sensor sees moving balls for `ms`."""
+        self.pulse(self.cfg.REST, self.cfg.REST_MOVING, ms, at)
+
+    def rail(self, at=None, width=20):
+        self.pulse(self.cfg.RAIL, self.cfg.RAIL_CLOSED, width, at)
+
+    def key_position(self, name):
+        from ..keypad_flow import KEY_NAMES
+
+        code = KEY_NAMES.index(name)
+        return self.cfg.KEYMAP.index(bytes((code,)))
+
+    def press(self, name, hold=80, bounce=0, at=None):
+        """Press a key (by its name in keypad_flow.KEY_NAMES) for `hold` ms;
+        `bounce` contact chatters first (a toggle every millisecond)."""
+        pos = self.key_position(name)
+        t = self._when(at)
+        for i in range(bounce):
+            self.at(t + i, self._key, (pos, i % 2 == 0))
+        self.at(t + bounce, self._key, (pos, True))
+        self.at(t + bounce + hold, self._key, (pos, False))
+        return t + bounce + hold
+
+    def _key(self, pair):
+        pos, down = pair
+        if down and pos not in self.pressed:
+            self.pressed.append(pos)
+        elif not down and pos in self.pressed:
+            self.pressed.remove(pos)
+
+    def keys(self, *names, gap=60, hold=60):
+        """Press keys one after the other and let the firmware take them in."""
+        for name in names:
+            self.press(name, hold)
+            self.advance(hold + gap)
+
+    # -- what comes out ----------------------------------------------------------------
+    def text(self):
+        """The display's 8 lines, read back from the simulated SSD1306's memory."""
+        return self.display.text()

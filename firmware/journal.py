@@ -286,34 +286,8 @@ def _scan(data):
 
 
 def image_of(engine, seq, t, delivered):
-    cp = engine.checkpoint
-    sb = engine.stroke_base
-    return [
-        IMAGE_VERSION,
-        seq,
-        t,
-        delivered,
-        list(engine.snapshot()),
-        engine.players,
-        engine.doubles,
-        list(engine.history),
-        bytes(engine.log[: engine.log_len]),
-        None if cp is None else list(cp),
-        None if sb is None else list(sb),
-        engine.rest_t,
-    ]
+    return [IMAGE_VERSION, seq, t, delivered] + engine.image()
 
 
 def load_image(engine, image):
-    engine.restore(image[4])
-    engine.players = image[5]
-    engine.doubles = image[6]
-    hist = image[7]
-    for i in range(len(hist)):
-        engine.history[i] = hist[i]
-    log = image[8]
-    engine.log[: len(log)] = log
-    engine.log_len = len(log)
-    engine.checkpoint = None if image[9] is None else tuple(image[9])
-    engine.stroke_base = None if image[10] is None else tuple(image[10])
-    engine.rest_t = image[11]
+    engine.load_image(image[4:])

@@ -34,7 +34,7 @@ K_BACK = const(17)
 K_NOM = const(18)
 K_OFF = const(19)
 # (No star-unpacking in displays on MicroPython, hence the + below.)
-KEY_NAMES = names.BALLS + (  # noqa: RUF005
+KEY_NAMES = names.BALLS + (
     "foul", "miss", "free", "again", "replace", "undo", "concede", "menu", "ok", "back",
     "nom", "off",
 )  # fmt: skip

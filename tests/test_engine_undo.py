@@ -71,3 +71,32 @@ def test_undo_after_a_frame_ends_returns_to_that_frame() -> None:
     assert engine.state()["frame"] == 2
     engine.apply({"ev": "undo"})
     assert engine.to_json() == before
+
+
+def test_image_round_trip_keeps_state_and_undo_depth() -> None:
+    from baulk.host.sim_match import generate_match
+
+    events = generate_match(seed=7, best_of=3)
+    source = Engine()
+    for ev in events[: len(events) // 2]:
+        source.apply(ev)
+    copy = Engine()
+    copy.load_image(source.image())
+    assert copy.to_json() == source.to_json()
+    # Both must now behave identically, undo included.
+    for engine in (source, copy):
+        for _ in range(5):
+            engine.apply({"ev": "undo"})
+    assert copy.to_json() == source.to_json()
+    # The rest of the match no longer fits after the undos; whatever each
+    # engine accepts or refuses, the two must agree event by event.
+    for ev in events[len(events) // 2 :]:
+        outcomes = []
+        for engine in (source, copy):
+            try:
+                engine.apply(ev)
+                outcomes.append("accepted")
+            except Rejected as why:
+                outcomes.append(str(why))
+        assert outcomes[0] == outcomes[1]
+    assert copy.to_json() == source.to_json()

@@ -81,6 +81,7 @@ class App:
             self.boot,
             self.journal.acked,
             self.journal.delivered,
+            self.journal.next - 1,
         )
         self.offered = self.journal.acked  # newest seq handed to the session
         self.flow = kf.KeypadFlow(self)
@@ -125,6 +126,7 @@ class App:
             reason = why.args[0] if why.args else "refused"
         body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
         seq = self.journal.append(body, ev["t"])
+        self.link.assigned(seq)
         if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body) == seq:
             self.offered = seq
         self.state_due = True

@@ -22,10 +22,17 @@ _RX = const(128)
 
 
 class Link:
-    def __init__(self, port, now, fw, table, boot, last, delivered):
+    def __init__(self, port, now, fw, table, boot, last, delivered, newest=0):
         self.port = port
         self.session = Session(
-            DEVICE, now, {0: fw, 1: table, 2: boot}, CAPACITY, WINDOW, last, delivered
+            DEVICE,
+            now,
+            {0: fw, 1: table, 2: boot},
+            CAPACITY,
+            WINDOW,
+            last,
+            delivered,
+            newest=newest,
         )
         self.reader = frame.FrameReader()
         self.writer = frame.FrameWriter()
@@ -46,6 +53,10 @@ class Link:
 
     def acked(self):
         return self.session.sender.base - 1
+
+    def assigned(self, seq):
+        """The journal numbered an event; hello must announce it (SPEC.md 7.6)."""
+        self.session.assigned(seq)
 
     def offer(self, body):
         """Hand an event body to the reliable stream; its seq, or 0 when full."""

@@ -47,15 +47,27 @@ def refusal_text(ours, theirs):
 
 class Session:
     def __init__(
-        self, role, now, info, capacity=64, window=8, last=0, delivered=0, auto_commit=True
+        self,
+        role,
+        now,
+        info,
+        capacity=64,
+        window=8,
+        last=0,
+        delivered=0,
+        auto_commit=True,
+        newest=0,
     ):
         """info: device {0: fw, 1: table, 2: boot}; host {0: host version}.
 
         last: the newest seq already in the sender's stream (from the journal
         or the store); delivered: the newest seq of the peer's stream already
-        taken in (persisted by the receiver)."""
+        taken in (persisted by the receiver); newest: the newest seq assigned
+        so far, which may wait in a flash journal beyond the sender's bound
+        (see ``assigned``)."""
         self.role = role
         self.info = info
+        self.newest = newest
         self.sender = Sender(capacity, window, last=last)
         self.receiver = Receiver(window, delivered, auto_commit)
         self.live = Liveness(now)
@@ -85,13 +97,23 @@ class Session:
         self.outbox.append((mtype, body))
         return 1
 
+    def assigned(self, seq):
+        """Device: its journal gave ``seq`` to a message not yet offered here.
+
+        ``hello`` announces the newest seq the device has assigned (SPEC.md
+        7.6), not just the newest one in RAM: a host that already holds more
+        than the RAM window would otherwise take the device for one that
+        restarted its numbering."""
+        if seq > self.newest:
+            self.newest = seq
+
     def _hello(self):
         s = self.sender
         body = {
             0: self.info[0],
             1: self.info[1],
             2: self.info[2],
-            3: s.last,
+            3: s.last if s.last > self.newest else self.newest,
             4: s.base,
             5: self.receiver.committed,
             6: s.window,

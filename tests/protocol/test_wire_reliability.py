@@ -253,3 +253,44 @@ def test_unreliable_messages_arrive_and_the_outbox_is_bounded() -> None:
     p.step()
     logs = [x[3][1] for x in p.at_host if x[0] == "message" and x[1] == messages.LOG]
     assert logs == [f"line {i}" for i in range(12, 20)]
+
+
+@pytest.mark.parametrize("announce_newest", [True, False])
+def test_reset_with_a_journal_longer_than_ram_delivers_nothing_twice(
+    announce_newest: bool,
+) -> None:
+    # The host took in events 1..100, but its acks past 80 were lost before
+    # the device reset.  The device's flash journal holds 81..100 unacked; only
+    # 16 fit in the session at once.  Its hello must announce 100, the newest
+    # it has assigned (SPEC.md 7.6): announcing only what sits in RAM (96)
+    # makes the host take it for a device that restarted its numbering, and
+    # it then delivers 81..100 a second time.
+    p = Pair()
+    p.step()
+    for i in range(100):
+        p.dev.send(messages.EVENT, messages.event_body({"ev": "strike", "t": i}, [0, 0]))
+        p.run(40)
+    assert [x[2] for x in p.at_host if x[0] == "deliver"] == list(range(1, 101))
+    p.at_host.clear()
+    p.dev = Session(
+        DEVICE,
+        p.now,
+        {0: "fw 1", 1: "table-1", 2: 78},
+        capacity=16,
+        window=4,
+        last=80,
+        newest=100 if announce_newest else 0,
+    )
+    pending = list(range(81, 101))
+    for _ in range(400):
+        while pending and p.dev.sender.free() > 0:
+            seq = p.dev.send(
+                messages.EVENT, messages.event_body({"ev": "rest", "t": pending[0]}, [0, 0])
+            )
+            assert seq == pending.pop(0)
+        p.step()
+    delivered = [x[2] for x in p.at_host if x[0] == "deliver"]
+    if announce_newest:
+        assert delivered == []
+    else:
+        assert delivered[:16] == list(range(81, 97)), "the old hello delivered twice"

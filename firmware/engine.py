@@ -151,6 +151,17 @@ _FIELDS = (
 )
 
 
+try:
+    # CPython: one C call reads every field (the host replays every event of
+    # every table through the shadow referee).  MicroPython's operator module,
+    # where it has one, takes a single name; it uses the loop in snapshot().
+    from operator import attrgetter
+
+    _get_fields = attrgetter(*_FIELDS)
+except (ImportError, TypeError):
+    _get_fields = None
+
+
 class Rejected(Exception):
     """An input event the engine refuses; the state is left exactly as it was."""
 
@@ -272,6 +283,8 @@ class Engine:
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self):
+        if _get_fields is not None:
+            return _get_fields(self)
         return tuple(getattr(self, name) for name in _FIELDS)
 
     def restore(self, snap):
@@ -438,10 +451,10 @@ class Engine:
     def _insert_late(self, code, a, b):
         # A call about the last stroke after its rest: put it into the stroke,
         # just before the rest, and settle the stroke again from its start.
+        if self.log_len + 3 > len(self.log):
+            self._roll_log()  # make room; the stroke itself stays in the log
         at = self.rest_pos
         tail = bytes(self.log[at : self.log_len])
-        if self.log_len + 3 > len(self.log):
-            raise Rejected("the undo log is full")
         self.log[at] = code
         self.log[at + 1] = a
         self.log[at + 2] = b

@@ -100,3 +100,23 @@ def test_image_round_trip_keeps_state_and_undo_depth() -> None:
                 outcomes.append(str(why))
         assert outcomes[0] == outcomes[1]
     assert copy.to_json() == source.to_json()
+
+
+def test_a_late_call_when_the_log_is_full_is_still_accepted() -> None:
+    # Found by the host's simulator in a long match: a referee's foul call
+    # after rest arrived while the undo log was exactly full.
+    engine = Engine()
+    engine.apply(match())
+    for i in range(1500):
+        for ev in stroke():
+            engine.apply(ev)
+        if i % 3 == 0:
+            engine.apply({"ev": "foul", "kind": "touch"})  # called after rest
+        assert engine.log_len <= 3 * LOG_EVENTS
+
+
+def test_simulated_long_match_has_no_refused_lawful_event() -> None:
+    from baulk.host.sim_match import generate_match
+
+    events = generate_match(109, best_of=35)  # raises if any lawful event is refused
+    assert events[-1]["ev"] != "match"

@@ -159,7 +159,7 @@ try:
 
     _get_fields = attrgetter(*_FIELDS)
 except (ImportError, TypeError):
-    _get_fields = None
+    _get_fields = None  # type: ignore[assignment]
 
 
 class Rejected(Exception):

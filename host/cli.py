@@ -5,13 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from baulk.host import replay_cmd
+from baulk.host import board_cmd, demo_cmd, firmware_cmd, replay_cmd, run_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baulk", description="Snooker table controller tools")
     sub = parser.add_subparsers(dest="command", required=True)
     replay_cmd.add_parser(sub)
+    firmware_cmd.add_parser(sub)
+    run_cmd.add_parser(sub)
+    demo_cmd.add_parser(sub)
+    board_cmd.add_parser(sub)
     return parser
 
 

@@ -9,6 +9,9 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 # The MQTT bridge tests start a real broker; the TLS test makes a throw-away CA.
 { [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null 2>&1; } || need+=(mosquitto)
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+# The boards are tested in a real headless Chromium; Noto draws the Persian board.
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+[ -d /usr/share/fonts/truetype/noto ] || need+=(fonts-noto-core)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "system-deps: installing ${need[*]}"
 SUDO=""

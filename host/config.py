@@ -1,0 +1,208 @@
+"""The daemon's configuration: one TOML file, checked whole before anything starts.
+
+```toml
+[server]
+bind = "127.0.0.1"          # the boards and the API; localhost unless you mean otherwise
+port = 8047
+operator_token = "..."      # or the environment variable BAULK_TOKEN (which wins)
+
+[store]
+path = "var/baulk.sqlite"
+
+[autodetect]
+enabled = true
+usb = ["2e8a:0005"]         # VID:PID pairs of table controllers (hex)
+
+[[table]]
+id = "t1"                   # the key in the store, the API and the board URLs
+name = "Table 1"            # what the boards show
+port = "/dev/ttyACM0"       # either a port path ...
+# serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
+baud = 115200
+
+[mqtt]                      # reserved for the MQTT bridge (later)
+```
+
+Every mistake is reported as :class:`ConfigError` with a sentence that names
+the key, so ``baulk run`` can print it and stop before touching a port.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_BIND = "127.0.0.1"
+DEFAULT_PORT = 8047
+DEFAULT_BAUD = 115200
+DEFAULT_STORE = "var/baulk.sqlite"
+TOKEN_ENV = "BAULK_TOKEN"
+# Raspberry Pi Pico running MicroPython (USB CDC), the reference board.
+DEFAULT_USB_IDS = ((0x2E8A, 0x0005),)
+_TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    id: str
+    name: str
+    port: str | None = None
+    serial_number: str | None = None
+    baud: int = DEFAULT_BAUD
+
+
+@dataclass(frozen=True)
+class Config:
+    tables: tuple[TableConfig, ...] = ()
+    bind: str = DEFAULT_BIND
+    port: int = DEFAULT_PORT
+    operator_token: str | None = None
+    store_path: Path = Path(DEFAULT_STORE)
+    autodetect: bool = True
+    usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
+    mqtt: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, table_id: str) -> TableConfig | None:
+        for t in self.tables:
+            if t.id == table_id:
+                return t
+        return None
+
+
+def valid_table_id(text: object) -> bool:
+    return isinstance(text, str) and bool(_TABLE_ID.match(text))
+
+
+def _expect(section: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    value = section.get(key)
+    if value is None:
+        return None
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ConfigError(f"{where}.{key} must be an integer, not {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {value!r}")
+    return value
+
+
+def _unknown(section: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    extra = sorted(set(section) - set(allowed))
+    if extra:
+        raise ConfigError(f"{where}: unknown key {extra[0]!r} (allowed: {', '.join(allowed)})")
+
+
+def _usb_id(text: object) -> tuple[int, int]:
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}", text):
+        raise ConfigError(f"autodetect.usb: {text!r} is not a VID:PID pair such as '2e8a:0005'")
+    vid, pid = text.split(":")
+    return int(vid, 16), int(pid, 16)
+
+
+def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"[{key}] must be a table")
+    return value
+
+
+def parse(
+    data: dict[str, Any], base: Path | None = None, env: dict[str, str] | None = None
+) -> Config:
+    """Build a Config from parsed TOML; raise ConfigError on any mistake."""
+    env = dict(os.environ) if env is None else env
+    _unknown(data, ("server", "store", "autodetect", "table", "mqtt"), "config")
+    server = _section(data, "server")
+    _unknown(server, ("bind", "port", "operator_token"), "server")
+    bind = _expect(server, "bind", str, "server") or DEFAULT_BIND
+    port = _expect(server, "port", int, "server")
+    port = DEFAULT_PORT if port is None else port
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"server.port must be 0..65535, not {port}")
+    token = env.get(TOKEN_ENV) or _expect(server, "operator_token", str, "server")
+    if token is not None and len(token) < 8:
+        raise ConfigError("the operator token must have at least 8 characters")
+
+    store = _section(data, "store")
+    _unknown(store, ("path",), "store")
+    store_path = Path(_expect(store, "path", str, "store") or DEFAULT_STORE)
+    if base is not None and not store_path.is_absolute():
+        store_path = base / store_path
+
+    auto = _section(data, "autodetect")
+    _unknown(auto, ("enabled", "usb"), "autodetect")
+    enabled = auto.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError("autodetect.enabled must be true or false")
+    usb = auto.get("usb")
+    usb_ids: tuple[tuple[int, int], ...]
+    if usb is None:
+        usb_ids = DEFAULT_USB_IDS
+    elif isinstance(usb, list):
+        usb_ids = tuple(_usb_id(u) for u in usb)
+    else:
+        raise ConfigError("autodetect.usb must be a list of 'VID:PID' strings")
+
+    raw_tables = data.get("table", [])
+    if not isinstance(raw_tables, list):
+        raise ConfigError("[[table]] entries must be an array of tables")
+    tables: list[TableConfig] = []
+    for i, t in enumerate(raw_tables):
+        where = f"table[{i}]"
+        if not isinstance(t, dict):
+            raise ConfigError(f"{where} must be a table")
+        _unknown(t, ("id", "name", "port", "serial_number", "baud"), where)
+        tid = t.get("id")
+        if not valid_table_id(tid):
+            raise ConfigError(f"{where}.id must be 1-32 letters, digits, '-' or '_', not {tid!r}")
+        name = _expect(t, "name", str, where) or str(tid)
+        dev = _expect(t, "port", str, where)
+        serial = _expect(t, "serial_number", str, where)
+        if (dev is None) == (serial is None):
+            raise ConfigError(f"{where} ({tid}): give exactly one of port or serial_number")
+        baud = _expect(t, "baud", int, where) or DEFAULT_BAUD
+        if baud <= 0:
+            raise ConfigError(f"{where}.baud must be positive")
+        tables.append(TableConfig(str(tid), name, dev, serial, baud))
+    ids = [t.id for t in tables]
+    for tid in ids:
+        if ids.count(tid) > 1:
+            raise ConfigError(f"table id {tid!r} is used twice")
+    serials = [t.serial_number for t in tables if t.serial_number]
+    for s in serials:
+        if serials.count(s) > 1:
+            raise ConfigError(f"serial number {s!r} is given to two tables")
+    mqtt = _section(data, "mqtt")
+    return Config(
+        tables=tuple(tables),
+        bind=bind,
+        port=port,
+        operator_token=token,
+        store_path=store_path,
+        autodetect=enabled,
+        usb_ids=usb_ids,
+        mqtt=dict(mqtt),
+    )
+
+
+def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
+    """Read and check a TOML config file (relative store paths are taken from
+    the file's folder)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read config {p}: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"config {p} is not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config {p} is not valid TOML: {e}") from None
+    return parse(data, base=p.resolve().parent, env=env)

@@ -1,0 +1,529 @@
+"""One serial link per table, and the pool that finds the tables' ports.
+
+Three layers, each with one job (STYLE.md, after pyserial and gpsd):
+
+* :class:`FrameSplitter` cuts the byte stream at each ``0x00`` and decodes
+  every frame with the protocol's hardened host decoder, keeping each frame's
+  bytes for the store's append-only ``raw_frames``.
+* :class:`SerialLink` is the port: open, read frames, write frames, close,
+  over pyserial (a USB CDC device, or the pseudo-terminal of a simulated
+  table).  It never blocks the event loop.
+* :class:`TableChannel` keeps a table connected: it finds the port, opens it,
+  runs the protocol :class:`~baulk.protocol.session.Session` (handshake,
+  reliable stream, heartbeats), and when the port goes away it closes it and
+  tries again with backoff.  What the device sends goes to a
+  :class:`ChannelHandler` (the daemon); acks go out only after
+  :meth:`TableChannel.durable` says the store has committed.
+
+:class:`PortFinder` locates ports by USB serial number and auto-detects new
+table controllers by USB VID/PID through ``serial.tools.list_ports``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import select
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import serial
+import serial.tools.list_ports
+
+from baulk.protocol import frame as wire_frame
+from baulk.protocol import host_codec, messages
+from baulk.protocol.session import HOST, Session
+
+log = logging.getLogger("baulk.link")
+
+HOST_INFO = "baulk-host 0.1"
+TICK_S = 0.05  # session timers (heartbeats, retransmits) run this often
+BACKOFF_FIRST_S = 0.1
+BACKOFF_MAX_S = 5.0
+OUT_LIMIT = 64 * 1024  # bytes waiting for a port that does not drain
+HOST_CAPACITY = 256  # host -> device journal (operator commands)
+HOST_WINDOW = 128  # the receiver takes up to this many frames ahead (any device window fits)
+
+
+def mono_ms() -> int:
+    return time.monotonic_ns() // 1_000_000
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class FrameSplitter:
+    """Bytes in, ``(raw, Frame)`` out; bounded like host_codec.StreamDecoder
+    but it hands back each frame's own bytes as well."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._overflow = False
+        self.garbage = 0
+        self.frames = 0
+
+    def feed(self, data: bytes) -> list[tuple[bytes, host_codec.Frame]]:
+        out: list[tuple[bytes, host_codec.Frame]] = []
+        chunks = data.split(b"\x00")
+        last = len(chunks) - 1
+        for i, chunk in enumerate(chunks):
+            if not self._overflow:
+                if len(self._buf) + len(chunk) > wire_frame.MAX_WIRE - 1:
+                    self._overflow = True
+                    self.garbage += len(self._buf)
+                    self._buf = bytearray()
+                else:
+                    self._buf += chunk
+            if self._overflow:
+                self.garbage += len(chunk)
+            if i == last:
+                break
+            if self._overflow:
+                self._overflow = False
+                out.append((b"", host_codec.Frame(wire_frame.E_OVERSIZE)))
+                continue
+            if not self._buf:
+                continue
+            raw = bytes(self._buf)
+            self._buf = bytearray()
+            f = host_codec.decode_frame(raw)
+            if f.error is None:
+                self.frames += 1
+            else:
+                self.garbage += len(raw) + 1
+            out.append((raw, f))
+        return out
+
+
+class LinkClosed(Exception):
+    """The port went away (unplugged, closed, I/O error)."""
+
+
+class SerialLink:
+    """A table's serial port through pyserial, non-blocking.
+
+    ``read_frames`` returns what has arrived; ``write_frame`` queues a frame
+    and writes as much as the port takes; neither ever waits.  Any I/O error
+    closes the link and raises :class:`LinkClosed`.
+    """
+
+    def __init__(self, path: str, baud: int = 115200) -> None:
+        self.path = path
+        self.baud = baud
+        self.port: Any = None
+        self.splitter = FrameSplitter()
+        self._out = bytearray()
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self.dropped_out = 0
+
+    def open(self) -> None:
+        try:
+            # timeout=0: read returns what is there; write_timeout=0: write
+            # returns what the port took.  exclusive: one daemon per port.
+            self.port = serial.Serial(
+                self.path, self.baud, timeout=0, write_timeout=0, exclusive=True
+            )
+        except (serial.SerialException, OSError, ValueError) as e:
+            raise LinkClosed(f"cannot open {self.path}: {e}") from None
+
+    @property
+    def is_open(self) -> bool:
+        return self.port is not None
+
+    def fileno(self) -> int:
+        if self.port is None:
+            raise LinkClosed("not open")
+        fd: int = self.port.fileno()
+        return fd
+
+    def read_frames(self) -> list[tuple[bytes, host_codec.Frame]]:
+        """What has arrived; raises LinkClosed on an I/O error (the caller
+        unregisters the port from its event loop, then calls close)."""
+        if self.port is None:
+            raise LinkClosed("not open")
+        try:
+            data: bytes = self.port.read(4096)
+        except (serial.SerialException, OSError) as e:
+            raise LinkClosed(f"{self.path}: {e}") from None
+        self.bytes_in += len(data)
+        return self.splitter.feed(data) if data else []
+
+    def write_frame(self, data: bytes) -> None:
+        if len(self._out) + len(data) > OUT_LIMIT:
+            # The device stopped reading.  Reliable messages are sent again
+            # from the session's journal, so dropping here loses nothing.
+            self.dropped_out += 1
+            return
+        self._out += data
+        self.flush()
+
+    def pending_out(self) -> int:
+        return len(self._out)
+
+    def flush(self) -> bool:
+        """Write what the port takes now; True when nothing is left."""
+        if self.port is None:
+            raise LinkClosed("not open")
+        while self._out:
+            try:
+                _, ready, _ = select.select([], [self.port.fileno()], [], 0)
+                if not ready:
+                    return False
+                n = self.port.write(bytes(self._out[:4096]))
+            except (serial.SerialException, OSError) as e:
+                raise LinkClosed(f"{self.path}: {e}") from None
+            if not n:
+                return False
+            self.bytes_out += n
+            del self._out[:n]
+        return True
+
+    def close(self) -> None:
+        port, self.port = self.port, None
+        self._out.clear()
+        if port is not None:
+            with contextlib.suppress(Exception):
+                port.close()
+
+
+# --------------------------------------------------------------------- finding ports
+@dataclass(frozen=True)
+class PortInfo:
+    device: str
+    serial_number: str | None
+    vid: int | None
+    pid: int | None
+    description: str = ""
+
+
+def list_ports() -> list[PortInfo]:
+    out = []
+    for p in serial.tools.list_ports.comports():
+        out.append(PortInfo(p.device, p.serial_number, p.vid, p.pid, p.description or ""))
+    return out
+
+
+class PortFinder:
+    """Where each table's port is now, by USB serial number or fixed path,
+    and which new table controllers have appeared (USB VID/PID)."""
+
+    def __init__(
+        self,
+        usb_ids: Iterable[tuple[int, int]] = (),
+        lister: Callable[[], list[PortInfo]] = list_ports,
+    ) -> None:
+        self.usb_ids = set(usb_ids)
+        self.lister = lister
+        self._ports: list[PortInfo] = []
+        self._at = 0.0
+
+    def ports(self, max_age_s: float = 1.0) -> list[PortInfo]:
+        now = time.monotonic()
+        if now - self._at > max_age_s:
+            try:
+                self._ports = self.lister()
+            except Exception as e:  # a broken sysfs entry must not stop the daemon
+                log.warning("listing serial ports failed: %s", e)
+                self._ports = []
+            self._at = now
+        return self._ports
+
+    def by_serial(self, serial_number: str) -> str | None:
+        for p in self.ports():
+            if p.serial_number == serial_number:
+                return p.device
+        return None
+
+    def controllers(self) -> list[PortInfo]:
+        """Ports whose USB VID/PID is a table controller's."""
+        return [p for p in self.ports() if (p.vid, p.pid) in self.usb_ids]
+
+
+def fixed_path(path: str) -> Callable[[], str | None]:
+    """A locator for a port given by path: present when the path exists."""
+
+    def locate() -> str | None:
+        return path if os.path.exists(path) else None
+
+    return locate
+
+
+# --------------------------------------------------------------------- one table
+class ChannelHandler(Protocol):
+    def on_status(self, channel: TableChannel) -> None: ...
+
+    def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None: ...
+
+    def on_delivery(
+        self,
+        channel: TableChannel,
+        what: str,
+        mtype: int,
+        seq: int,
+        body: Any,
+        raw: bytes | None,
+    ) -> None: ...
+
+    def on_message(
+        self, channel: TableChannel, mtype: int, body: dict[Any, Any], raw: bytes
+    ) -> None: ...
+
+
+class TableChannel:
+    """Keeps one table connected and runs its protocol session."""
+
+    def __init__(
+        self,
+        table_id: str,
+        locate: Callable[[], str | None],
+        handler: ChannelHandler,
+        baud: int = 115200,
+        delivered: int = 0,
+    ) -> None:
+        self.table_id = table_id
+        self.locate = locate
+        self.handler = handler
+        self.baud = baud
+        self.session = Session(
+            HOST,
+            mono_ms(),
+            {0: HOST_INFO},
+            HOST_CAPACITY,
+            HOST_WINDOW,
+            last=0,
+            delivered=delivered,
+            auto_commit=False,
+        )
+        self.link: SerialLink | None = None
+        self.path: str | None = None
+        self.state = "offline"  # offline | connecting | online | refused
+        self.reason = "not connected yet"
+        self.last_seen_ms: int | None = None
+        self.online_since_ms: int | None = None
+        self.hello: dict[Any, Any] | None = None
+        self.connects = 0
+        self._closed = asyncio.Event()
+        self._stop = False
+        self._task: asyncio.Task[None] | None = None
+        self._ticker: asyncio.Task[None] | None = None
+        self._raw_by_seq: dict[int, bytes] = {}
+        self._writer_armed = False
+        self._fd = -1  # the port's descriptor while it is registered with the loop
+        self._rx_on_port = False  # a good frame came in since the port was opened
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run(), name=f"link-{self.table_id}")
+        self._ticker = loop.create_task(self._tick(), name=f"tick-{self.table_id}")
+
+    async def stop(self) -> None:
+        self._stop = True
+        self._closed.set()
+        for t in (self._task, self._ticker):
+            if t is not None:
+                t.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await t
+        self._drop_link("daemon stopping")
+
+    async def _run(self) -> None:
+        backoff = BACKOFF_FIRST_S
+        while not self._stop:
+            path = self.locate()
+            if path is None:
+                self._set_state("offline", "port not present")
+            else:
+                link = SerialLink(path, self.baud)
+                try:
+                    link.open()
+                except LinkClosed as e:
+                    self._set_state("offline", str(e))
+                else:
+                    self._attach(link, path)
+                    opened_at = time.monotonic()
+                    await self._closed.wait()
+                    if time.monotonic() - opened_at > 5:
+                        backoff = BACKOFF_FIRST_S  # it was a working link
+                    if self._stop:
+                        return
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, BACKOFF_MAX_S)
+
+    def _attach(self, link: SerialLink, path: str) -> None:
+        self.link, self.path = link, path
+        self._rx_on_port = False
+        self._closed.clear()
+        self.connects += 1
+        loop = asyncio.get_running_loop()
+        self._fd = link.fileno()
+        loop.add_reader(self._fd, self._readable)
+        self._set_state("connecting", f"port {path} open; waiting for the device's hello")
+        log.info("table %s: opened %s", self.table_id, path)
+
+    def _drop_link(self, why: str) -> None:
+        link, self.link = self.link, None
+        if link is not None:
+            # Unregister before closing: the next port opened may get the
+            # same descriptor number.
+            loop = asyncio.get_running_loop()
+            if self._fd >= 0:
+                loop.remove_reader(self._fd)
+                loop.remove_writer(self._fd)
+            self._fd = -1
+            self._writer_armed = False
+            link.close()
+            log.info("table %s: link closed (%s)", self.table_id, why)
+        self.online_since_ms = None
+        self._set_state("offline", why)
+        self._closed.set()
+
+    def _set_state(self, state: str, reason: str) -> None:
+        if (state, reason) == (self.state, self.reason):
+            return
+        self.state, self.reason = state, reason
+        if state == "online":
+            self.online_since_ms = wall_ms()
+        self.handler.on_status(self)
+
+    # ------------------------------------------------------------------ receiving
+    def _readable(self) -> None:
+        link = self.link
+        if link is None:
+            return
+        try:
+            got = link.read_frames()
+        except LinkClosed as e:
+            self._drop_link(f"port lost: {e}")
+            return
+        if got:
+            self.feed(got)
+
+    def feed(self, got: list[tuple[bytes, host_codec.Frame]]) -> None:
+        """Take decoded frames (from the port, or from a benchmark)."""
+        now = mono_ms()
+        s = self.session
+        for raw, f in got:
+            if f.error is None or f.error in (messages.E_UNKNOWN_TYPE, wire_frame.E_BODY):
+                self.last_seen_ms = wall_ms()
+                self._rx_on_port = True
+            if f.error is None and f.flags & wire_frame.FLAG_REL:
+                self._raw_by_seq[f.seq] = raw
+            if f.error is None and f.mtype == messages.HELLO:
+                self._raw_by_seq[-1] = raw
+            r = s.receiver
+            ack_due, delivered, dups = r.ack_due, r.delivered, r.duplicates
+            s.on_frame(f, now)
+            if r.delivered > delivered and r.duplicates == dups:
+                # A new message: its ack waits for the store's commit (an
+                # ack of the old point now would read as a duplicate ack and
+                # make the device send its whole window again).
+                r.ack_due = ack_due
+        self._drain()
+        if self.state == "connecting" and s.open and self._rx_on_port:
+            # The port came back before either side's dead-link timer ran out:
+            # the session simply goes on, with no new handshake.
+            self._set_state("online", "")
+        self.flush()
+
+    def _drain(self) -> None:
+        for what, mtype, seq, body in self.session.drain():
+            if what == "open":
+                self.hello = body
+                self._set_state("online", "")
+                self.handler.on_hello(self, body, self._raw_by_seq.pop(-1, b""))
+                # Tell the device the time of day (its clock is monotonic only).
+                self.session.send(messages.TIME, {0: wall_ms()})
+            elif what == "down":
+                self._set_state("connecting", "no frame from the device for 2.5 s")
+            elif what == "refused":
+                self._set_state("refused", str(body))
+                log.error("table %s: %s", self.table_id, body)
+            elif what == "message":
+                self.handler.on_message(self, mtype, body, b"")
+            else:  # deliver, invalid, ignored: reliable, so stored and acked
+                raw = self._raw_by_seq.pop(seq & 0xFFFF, None)
+                self.handler.on_delivery(self, what, mtype, seq, body, raw)
+        if len(self._raw_by_seq) > 4 * HOST_WINDOW + 64:
+            self._raw_by_seq.clear()  # frames beyond the window, never delivered
+
+    # ------------------------------------------------------------------ sending
+    def durable(self, seq: int) -> None:
+        """The store committed the device stream up to seq: ack it now."""
+        self.session.commit(seq)
+        self.flush()
+
+    def send(self, mtype: int, body: dict[Any, Any]) -> int:
+        """Queue a host message (setup_match, command, ...); returns its seq
+        for reliable types (0: the journal is full)."""
+        seq: int = self.session.send(mtype, body)
+        self.flush()
+        return seq
+
+    def flush(self) -> None:
+        out = self.session.poll(mono_ms())
+        link = self.link
+        if link is None:
+            return
+        try:
+            for mtype, flags, seq, body in out:
+                link.write_frame(host_codec.encode_frame(mtype, flags, seq, body))
+            done = link.flush()
+        except LinkClosed as e:
+            self._drop_link(f"port lost: {e}")
+            return
+        if not done and not self._writer_armed:
+            asyncio.get_running_loop().add_writer(self._fd, self._writable)
+            self._writer_armed = True
+
+    def _writable(self) -> None:
+        link = self.link
+        if link is None:
+            return
+        try:
+            done = link.flush()
+        except LinkClosed as e:
+            self._drop_link(f"port lost: {e}")
+            return
+        if done and self._writer_armed:
+            asyncio.get_running_loop().remove_writer(self._fd)
+            self._writer_armed = False
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK_S)
+            if self.link is not None:
+                self.flush()
+                self._drain()
+
+    # ------------------------------------------------------------------ status
+    def status(self) -> dict[str, Any]:
+        s = self.session
+        return {
+            "link": "online" if self.state == "online" else "offline",
+            "state": self.state,
+            "reason": self.reason,
+            "port": self.path,
+            "last_seen_ms": self.last_seen_ms,
+            "online_since_ms": self.online_since_ms,
+            "connects": self.connects,
+            "device": {
+                "table": self.hello.get(1) if self.hello else None,
+                "firmware": self.hello.get(0) if self.hello else None,
+                "boot": self.hello.get(2) if self.hello else None,
+            },
+            "stream": {
+                "delivered": s.receiver.delivered,
+                "acked": s.receiver.committed,
+                "duplicates": s.receiver.duplicates,
+                "gaps": s.receiver.gaps,
+                "bad_frames": s.bad_frames,
+                "commands_waiting": len(s.sender),
+            },
+        }

@@ -1,0 +1,1 @@
+"""The scoreboards' web server (aiohttp) and its static pages."""

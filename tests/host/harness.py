@@ -1,0 +1,117 @@
+"""The daemon in a background event loop, for tests that drive it from plain
+(blocking) test code, and small helpers around it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from baulk.host import config as config_mod
+from baulk.host.run_cmd import Daemon
+
+T = TypeVar("T")
+TOKEN = "operator-secret-token"
+
+
+def make_config(tmp: Path, tables: dict[str, Path], token: str | None = TOKEN) -> config_mod.Config:
+    return config_mod.Config(
+        tables=tuple(
+            config_mod.TableConfig(tid, f"Table {tid}", port=str(path))
+            for tid, path in tables.items()
+        ),
+        bind="127.0.0.1",
+        port=0,  # a free port
+        operator_token=token,
+        store_path=tmp / "store.sqlite",
+        autodetect=False,
+    )
+
+
+class DaemonThread:
+    def __init__(self, cfg: config_mod.Config, **kw: Any) -> None:
+        self.cfg = cfg
+        self.kw = kw
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.daemon: Daemon | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def call(self, coro: Coroutine[Any, Any, T], timeout: float = 20) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def start(self) -> DaemonThread:
+        self.thread.start()
+
+        async def make() -> Daemon:
+            d = Daemon(self.cfg, **self.kw)
+            await d.start()
+            return d
+
+        self.daemon = self.call(make())
+        return self
+
+    def stop(self) -> None:
+        if self.daemon is not None:
+            self.call(self.daemon.stop())
+            self.daemon = None
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+    @property
+    def url(self) -> str:
+        assert self.daemon is not None and self.daemon.url is not None
+        return self.daemon.url
+
+    def board(self, table_id: str) -> dict[str, Any]:
+        status, body = http(self.url + f"/api/tables/{table_id}")
+        assert status == 200, body
+        board: dict[str, Any] = body["board"]
+        return board
+
+    def flush(self) -> None:
+        assert self.daemon is not None
+        self.call(self.daemon.committer.flush())
+
+
+def http(
+    url: str,
+    data: Any = None,
+    token: str | None = None,
+    raw: bytes | None = None,
+) -> tuple[int, Any]:
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    body = raw if raw is not None else (json.dumps(data).encode() if data is not None else None)
+    req = urllib.request.Request(url, data=body, headers=headers, method="POST" if body else "GET")
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            text = r.read().decode()
+            status = r.status
+            ctype = r.headers.get("Content-Type", "")
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        status = e.code
+        ctype = e.headers.get("Content-Type", "")
+    return status, json.loads(text) if "json" in ctype else text
+
+
+def wait_for(cond: Callable[[], Any], timeout: float = 30.0, what: str = "condition") -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")

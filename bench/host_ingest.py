@@ -23,10 +23,10 @@ from typing import Any
 
 from baulk.firmware.engine import Engine
 from baulk.host import config as config_mod
-from baulk.host.link import FrameSplitter, TableChannel
+from baulk.host.link import TableChannel
 from baulk.host.run_cmd import Daemon
 from baulk.host.sim_match import generate_match
-from baulk.protocol import frame, messages
+from baulk.protocol import frame, host_codec, messages
 from baulk.protocol.reliability import DEAD_MS
 
 TARGET = 20_000
@@ -84,13 +84,13 @@ async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int
     daemon = Daemon(cfg)
     await daemon.start(serve=False)
     channels: list[TableChannel] = []
-    splitter = FrameSplitter()
+    splitter = host_codec.StreamDecoder()
     for t in range(tables):
         rt = daemon._runtime(f"t{t}")
         ch = TableChannel(f"t{t}", lambda: None, daemon)
         rt.channel = ch
         channels.append(ch)
-        ch.feed(splitter.feed(hello_frame(t)))
+        ch.feed(splitter.feed_raw(hello_frame(t)))
     total = sum(len(f) for f in frames)
     sent = [0] * tables
     done = asyncio.Event()
@@ -103,7 +103,7 @@ async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int
         if sent[t] < limit:
             chunk = b"".join(frames[t][sent[t] : limit])
             sent[t] = limit
-            ch.feed(splitter.feed(chunk))
+            ch.feed(splitter.feed_raw(chunk))
 
     original = daemon.committer.on_durable
 

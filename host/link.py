@@ -1,10 +1,10 @@
 """One serial link per table, and the pool that finds the tables' ports.
 
-Three layers, each with one job (STYLE.md, after pyserial and gpsd):
+Two layers, each with one job (STYLE.md, after pyserial and gpsd), over the
+protocol's :class:`~baulk.protocol.host_codec.StreamDecoder`, which cuts the
+byte stream at each ``0x00``, decodes every frame with the hardened host
+decoder and keeps each frame's bytes for the store's append-only ``raw_frames``:
 
-* :class:`FrameSplitter` cuts the byte stream at each ``0x00`` and decodes
-  every frame with the protocol's hardened host decoder, keeping each frame's
-  bytes for the store's append-only ``raw_frames``.
 * :class:`SerialLink` is the port: open, read frames, write frames, close,
   over pyserial (a USB CDC device, or the pseudo-terminal of a simulated
   table).  It never blocks the event loop.
@@ -57,49 +57,6 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-class FrameSplitter:
-    """Bytes in, ``(raw, Frame)`` out; bounded like host_codec.StreamDecoder
-    but it hands back each frame's own bytes as well."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-        self._overflow = False
-        self.garbage = 0
-        self.frames = 0
-
-    def feed(self, data: bytes) -> list[tuple[bytes, host_codec.Frame]]:
-        out: list[tuple[bytes, host_codec.Frame]] = []
-        chunks = data.split(b"\x00")
-        last = len(chunks) - 1
-        for i, chunk in enumerate(chunks):
-            if not self._overflow:
-                if len(self._buf) + len(chunk) > wire_frame.MAX_WIRE - 1:
-                    self._overflow = True
-                    self.garbage += len(self._buf)
-                    self._buf = bytearray()
-                else:
-                    self._buf += chunk
-            if self._overflow:
-                self.garbage += len(chunk)
-            if i == last:
-                break
-            if self._overflow:
-                self._overflow = False
-                out.append((b"", host_codec.Frame(wire_frame.E_OVERSIZE)))
-                continue
-            if not self._buf:
-                continue
-            raw = bytes(self._buf)
-            self._buf = bytearray()
-            f = host_codec.decode_frame(raw)
-            if f.error is None:
-                self.frames += 1
-            else:
-                self.garbage += len(raw) + 1
-            out.append((raw, f))
-        return out
-
-
 class LinkClosed(Exception):
     """The port went away (unplugged, closed, I/O error)."""
 
@@ -116,7 +73,7 @@ class SerialLink:
         self.path = path
         self.baud = baud
         self.port: Any = None
-        self.splitter = FrameSplitter()
+        self.splitter = host_codec.StreamDecoder()
         self._out = bytearray()
         self.bytes_in = 0
         self.bytes_out = 0
@@ -152,7 +109,7 @@ class SerialLink:
         except (serial.SerialException, OSError) as e:
             raise LinkClosed(f"{self.path}: {e}") from None
         self.bytes_in += len(data)
-        return self.splitter.feed(data) if data else []
+        return self.splitter.feed_raw(data) if data else []
 
     def write_frame(self, data: bytes) -> None:
         if len(self._out) + len(data) > OUT_LIMIT:
@@ -417,14 +374,7 @@ class TableChannel:
                 self._raw_by_seq[f.seq] = raw
             if f.error is None and f.mtype == messages.HELLO:
                 self._raw_by_seq[-1] = raw
-            r = s.receiver
-            ack_due, delivered, dups = r.ack_due, r.delivered, r.duplicates
             s.on_frame(f, now)
-            if r.delivered > delivered and r.duplicates == dups:
-                # A new message: its ack waits for the store's commit (an
-                # ack of the old point now would read as a duplicate ack and
-                # make the device send its whole window again).
-                r.ack_due = ack_due
         self._drain()
         if self.state == "connecting" and s.open and self._rx_on_port:
             # The port came back before either side's dead-link timer ran out:

@@ -355,7 +355,13 @@ class StreamDecoder:
         return len(self._buf)
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
-        out: list[Frame] = []
+        return [f for _, f in self.feed_raw(data)]
+
+    def feed_raw(self, data: bytes | bytearray | memoryview) -> list[tuple[bytes, Frame]]:
+        """Like feed, with each frame's own bytes (stuffed, without the 0x00
+        delimiter; empty for an oversize run): the host's append-only store
+        keeps exactly what came off the wire."""
+        out: list[tuple[bytes, Frame]] = []
         try:
             chunks = bytes(data).split(b"\x00")
         except Exception:
@@ -381,7 +387,7 @@ class StreamDecoder:
             if self._overflow:
                 self._overflow = False
                 self.garbage += 1
-                out.append(Frame(_fr.E_OVERSIZE))
+                out.append((b"", Frame(_fr.E_OVERSIZE)))
                 continue
             if self._buf:
                 frame_bytes = bytes(self._buf)
@@ -389,17 +395,17 @@ class StreamDecoder:
                 self._take(frame_bytes, out)
         return out
 
-    def _take(self, frame_bytes: bytes, out: list[Frame]) -> None:
+    def _take(self, frame_bytes: bytes, out: list[tuple[bytes, Frame]]) -> None:
         if len(frame_bytes) > _MAX_WIRE - 1:
             self.garbage += len(frame_bytes) + 1
-            out.append(Frame(_fr.E_OVERSIZE))
+            out.append((b"", Frame(_fr.E_OVERSIZE)))
             return
         f = decode_frame(frame_bytes)
         if f.error is None:
             self.frames += 1
         elif f.error in _GARBAGE:
             self.garbage += len(frame_bytes) + 1
-        out.append(f)
+        out.append((frame_bytes, f))
 
 
 _GARBAGE: Final = (_fr.E_COBS, _fr.E_SHORT, _fr.E_CRC, _fr.E_OVERSIZE)

@@ -173,11 +173,12 @@ class Receiver:
         """A reliable frame arrived.  Returns a list of (seq, payload) now
         deliverable in order (often empty)."""
         seq = extend(seq16, self.delivered + 1)
-        self.ack_due = True
         if seq <= self.delivered:
             self.duplicates += 1
+            self.ack_due = True
             return ()
         if seq > self.delivered + self.window:
+            self.ack_due = True
             return ()  # beyond the window: the sender will send it again
         i = seq % self.window
         if self.seqs[i] == seq:
@@ -197,8 +198,13 @@ class Receiver:
             self.slots[i] = None
             self.seqs[i] = 0
             self.delivered = s
-        if self.auto_commit:
+        if out is None:
+            self.ack_due = True  # ahead of a gap: show the sender where we are
+        elif self.auto_commit:
             self.committed = self.delivered
+            self.ack_due = True
+        # Otherwise the ack waits for commit(): acking the old point now would
+        # read as a duplicate ack and make the sender resend its window.
         return out or ()
 
     def commit(self, seq):

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host.link import FrameSplitter, PortFinder, PortInfo
+from baulk.host.link import PortFinder, PortInfo
 from baulk.host.live import LiveHub
 from baulk.host.shadow import ShadowReferee
 from baulk.host.sim_match import generate_match
 from baulk.host.store import Batch, EventRow, Store
-from baulk.protocol import frame, messages
+from baulk.protocol import frame, host_codec, messages
 
 GOOD = """
 [server]
@@ -98,9 +98,9 @@ def test_port_finder_by_serial_number_and_vid_pid() -> None:
 def test_frame_splitter_resyncs_after_garbage_and_keeps_raw_bytes() -> None:
     body = messages.event_body({"ev": "pot", "ball": "red", "pocket": "tl"}, [1, 0])
     good = frame.encode_frame(messages.EVENT, frame.FLAG_REL, 7, body)
-    s = FrameSplitter()
+    s = host_codec.StreamDecoder()
     noise = bytes(range(1, 200)) * 4  # longer than a frame: dropped up to the next 0x00
-    got = s.feed(noise + b"\x00" + good[:5]) + s.feed(good[5:] + b"\x02\x01\x00" + good)
+    got = s.feed_raw(noise + b"\x00" + good[:5]) + s.feed_raw(good[5:] + b"\x02\x01\x00" + good)
     errors = [f.error for _, f in got]
     assert errors[0] == frame.E_OVERSIZE
     good_ones = [(raw, f) for raw, f in got if f.error is None]

@@ -20,7 +20,6 @@ import dataclasses
 import json
 import logging
 import os
-import signal
 import socket
 import sys
 from typing import TYPE_CHECKING, Any, cast
@@ -31,6 +30,7 @@ from baulk.host import config as config_mod
 from baulk.host.live import LiveHub
 from baulk.host.mqtt_connection import BrokerRefused, settings_from_config
 from baulk.host.mqtt_mirror import BrokerMirror
+from baulk.host.run_cmd import wait_for_stop_signal
 
 if TYPE_CHECKING:
     from baulk.host.run_cmd import Daemon
@@ -175,12 +175,8 @@ async def _main(
         print(f"baulk board: cannot serve on {bind}:{port}: {e}", file=sys.stderr)
         return 2
     print(f"baulk board: boards of venue {venue} from {options.describe()} on {url}", flush=True)
-    stop = asyncio.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        await wait_for_stop_signal()
     finally:
         await runner.cleanup()
         await loop.run_in_executor(None, mirror.stop)
@@ -200,23 +196,10 @@ async def serve(
 ) -> tuple[web.AppRunner, str]:
     """The daemon's web app over ``boards``, plus ``/api/mqtt``; returns the
     runner and the base URL (with the real port when ``port`` was 0)."""
-    from baulk.host.web.app import build_app
+    from baulk.host.web.app import build_app, serve_app
 
     # The web app is typed for the Daemon; MirroredBoards has every member it reads.
     app = build_app(cast("Daemon", boards))
     app[MIRROR_KEY] = mirror
     app.router.add_get("/api/mqtt", api_mqtt)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    try:
-        await site.start()
-    except OSError:
-        await runner.cleanup()
-        raise
-    real = port
-    server: Any = site._server
-    sockets = getattr(server, "sockets", None)
-    if sockets:
-        real = int(sockets[0].getsockname()[1])
-    return runner, f"http://{host}:{real}"
+    return await serve_app(app, host, port)

@@ -456,14 +456,19 @@ def setup_logging(verbose: bool) -> None:
     )
 
 
-async def serve_forever(daemon: Daemon) -> None:
+async def wait_for_stop_signal() -> None:
+    """Return on SIGINT or SIGTERM (Ctrl-C, or the service manager)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def serve_forever(daemon: Daemon) -> None:
     try:
-        await stop.wait()
+        await wait_for_stop_signal()
     finally:
         await daemon.stop()
 

@@ -374,7 +374,12 @@ def build_app(daemon: Daemon) -> web.Application:
 async def serve(daemon: Daemon, host: str, port: int) -> tuple[web.AppRunner, str]:
     """Start serving; returns the runner (``await runner.cleanup()`` stops it)
     and the base URL (with the real port when ``port`` was 0)."""
-    runner = web.AppRunner(build_app(daemon), access_log=None)
+    return await serve_app(build_app(daemon), host, port)
+
+
+async def serve_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, str]:
+    """Serve an already built app (``baulk board`` adds its own routes first)."""
+    runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

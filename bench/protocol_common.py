@@ -4,40 +4,18 @@ stream of frames as a table sends them during play."""
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 from baulk.protocol import frame
 from baulk.protocol import messages as M
 
-BAUD = 115200
+# The sample pot and state are the ones the test vectors pin down.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "protocol"))
+from samples import POT, STATE
 
-POT = {"ev": "pot", "ball": "red", "pocket": "tl"}
-STATE = {
-    "frame": 3,
-    "frames": [1, 1],
-    "scores": [45, 12],
-    "striker": 0,
-    "player": "Reza",
-    "reds": 9,
-    "colours": ["yellow", "green", "brown", "blue", "pink", "black"],
-    "ball_on": "colour",
-    "nominated": None,
-    "free_ball": False,
-    "break": 9,
-    "highest_break": [61, 34],
-    "points_remaining": 106,
-    "snookers_required": [0, 0],
-    "last_foul": {"side": 1, "points": 4, "kind": "in_off"},
-    "misses": 0,
-    "warning": None,
-    "respot": ["black"],
-    "respotted_black": False,
-    "in_hand": False,
-    "frame_over": False,
-    "match_over": False,
-    "frame_winner": None,
-    "match_winner": None,
-}
+BAUD = 115200
 
 
 def one_of_each() -> list[tuple[str, int, int, dict[Any, Any], dict[str, Any]]]:

@@ -22,6 +22,9 @@ import cbor2
 from baulk.protocol import cbor
 from baulk.protocol import messages as M
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from samples import POT, STATE
+
 OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.json"
 VERSION = 0x10
 REL = 1
@@ -112,36 +115,6 @@ def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: i
 
 def invalid(name: str, wire: bytes, error: str, why: str) -> dict[str, Any]:
     return {"name": name, "hex": wire.hex(), "error": error, "why": why}
-
-
-POT = {"ev": "pot", "ball": "red", "pocket": "tl"}
-
-STATE = {
-    "frame": 3,
-    "frames": [1, 1],
-    "scores": [45, 12],
-    "striker": 0,
-    "player": "Reza",
-    "reds": 9,
-    "colours": ["yellow", "green", "brown", "blue", "pink", "black"],
-    "ball_on": "colour",
-    "nominated": None,
-    "free_ball": False,
-    "break": 9,
-    "highest_break": [61, 34],
-    "points_remaining": 106,
-    "snookers_required": [0, 0],
-    "last_foul": {"side": 1, "points": 4, "kind": "in_off"},
-    "misses": 0,
-    "warning": None,
-    "respot": ["black"],
-    "respotted_black": False,
-    "in_hand": False,
-    "frame_over": False,
-    "match_over": False,
-    "frame_winner": None,
-    "match_winner": None,
-}
 
 
 def valid_vectors() -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ port = "/dev/ttyACM0"       # either a port path ...
 # serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
 baud = 115200
 
-[mqtt]                      # reserved for the MQTT bridge (later)
+[mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
 ```
 
 Every mistake is reported as :class:`ConfigError` with a sentence that names

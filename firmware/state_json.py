@@ -46,12 +46,15 @@ class Seq:
 
 def plain(value):
     """``value`` with every Obj and Seq turned into dicts and lists (host side)."""
-    if isinstance(value, Obj):
-        return value.to_dict()
-    if isinstance(value, Seq):
-        return [plain(value.item(i)) for i in range(value.length)]
-    if isinstance(value, list):
+    # Exact type tests: the shadow referee turns a state into a dict for
+    # every batch of frames, and most values are plain ints and strings.
+    kind = type(value)
+    if kind is list:
         return [plain(v) for v in value]
+    if kind is Obj:
+        return value.to_dict()
+    if kind is Seq:
+        return [plain(value.item(i)) for i in range(value.length)]
     return value
 
 

@@ -86,6 +86,9 @@ class App:
         self.offered = self.journal.acked  # newest seq handed to the session
         self.flow = kf.KeypadFlow(self)
         self.queue = []
+        for what, pocket, t in self.journal.unanswered():
+            # Asked before the power cut, never answered: ask again.
+            self.queue.append([what, pocket, t - self.t0, B_ASK, 0, True])
         self.rgbc = array("H", (0, 0, 0, 0))
         # The open stroke was started by the strike sensor, so the rest sensor
         # closes it (after a reset mid-stroke: whenever a rest sensor is fitted).
@@ -154,6 +157,7 @@ class App:
             self.dirty = True
             k = hw.keypad.get()
         self._ask(now)
+        self._keep_questions()
         self._link(now)
         self._display(now)
         led = hw.led
@@ -189,7 +193,8 @@ class App:
             self.say("too many sensor events: check the sensors")
             return
         ball = B_COLOUR if what == Q_POT else (B_ASK if what == Q_OFF else B_NONE)
-        self.queue.append([what, pocket, t, ball, t + self.hw.colour_delay_ms])
+        # [what, pocket, time, ball, colour due, asked the referee]
+        self.queue.append([what, pocket, t, ball, t + self.hw.colour_delay_ms, False])
 
     def _sensors(self, now):
         hw = self.hw
@@ -205,7 +210,7 @@ class App:
             and not q
             and hw.rest.at_rest(now)
         ):
-            q.append([Q_REST, -1, self.t() - self.t0, B_NONE, 0])
+            q.append([Q_REST, -1, self.t() - self.t0, B_NONE, 0, False])
         while q:
             item = q[0]
             what = item[0]
@@ -256,11 +261,24 @@ class App:
             return
         item = q[0]
         item[3] = B_ASKED
+        item[5] = True
         if item[0] == Q_POT:
             self.flow.ask(kf.ASK_POT, item[1], "which ball? (colour unclear)")
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")
         self.dirty = True
+
+    def _keep_questions(self):
+        # A pot the referee is being asked about exists only in this queue
+        # until it is answered: keep it on flash, or a power cut loses it.
+        q = self.queue
+        if not q and not self.journal.asked:
+            return
+        items = []
+        for it in q:
+            if it[5]:
+                items.append([it[0], it[1], self.t0 + it[2]])
+        self.journal.save_asked(items)
 
     def answer(self, ball):
         """The referee named the ball the sensors asked about (-1: none)."""

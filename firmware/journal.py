@@ -7,6 +7,9 @@
 #   s0000000001 a segment: up to SEG_RECORDS event bodies, each a 2-byte length
 #               and the exact CBOR body that went (or goes) on the wire
 #   image       CBOR snapshot of the rules engine after event `seq` (see below)
+#   asked       sensor events the referee has still to name (a pot whose colour
+#               was unclear, a ball off the table), so a power cut while the
+#               handset asks loses no pot
 #   tmp         the file being written
 # Every file is written whole to `tmp` and renamed over its name: littlefs
 # renames atomically, so after a power cut each file is either the old or the
@@ -60,6 +63,7 @@ class Journal:
         self.last_t = 0  # device time of the newest event
         self.lost = 0  # events dropped unacknowledged because the journal was full
         self.saved_acked = 0
+        self.asked = []  # [what, pocket, device time, next seq when asked]
 
     # -- files ---------------------------------------------------------------
     def _path(self, name):
@@ -106,6 +110,8 @@ class Journal:
         segs = [int(n[1:]) for n in names if n[0] == "s" and len(n) == 11]
         segs.sort()
         self.segs = segs
+        asked = self._load("asked")
+        self.asked = asked if isinstance(asked, list) else []
         image = self._load("image")
         if image is not None and image[0] == IMAGE_VERSION:
             self.image_seq = image[1]
@@ -127,6 +133,44 @@ class Journal:
             self.seg_first = self.next
         self._save_meta()
         return self.boot
+
+    # -- questions to the referee --------------------------------------------
+    def save_asked(self, items):
+        """Keep the sensor events waiting for the referee's answer on flash:
+        items is [[what, pocket, device time]].  Each is stored with the seq
+        the next event will get when it is first saved, so that one already
+        recorded (a power cut between recording it and this write) is
+        recognised after a reset.  Writes only when the list changed."""
+        old = self.asked
+        rows = []
+        changed = len(items) != len(old)
+        for i in range(len(items)):
+            it = items[i]
+            o = old[i] if i < len(old) else None
+            if o is not None and o[0] == it[0] and o[1] == it[1] and o[2] == it[2]:
+                rows.append(o)
+            else:
+                rows.append([it[0], it[1], it[2], self.next])
+                changed = True
+        if not changed:
+            return
+        data = cbor.dumps(rows, 256)
+        self._write("asked", data, len(data))
+        self.asked = rows
+
+    def unanswered(self):
+        """The questions that were still open at the power cut, without those
+        whose event the journal already holds."""
+        out = []
+        for what, pocket, t, first in self.asked:
+            recorded = False
+            for _seq, body in self.records(first, 0x3FFFFFFF):
+                if body.get(13) == t and body.get(0) in (2, 3):  # a pot or an off
+                    recorded = True
+                    break
+            if not recorded:
+                out.append((what, pocket, t))
+        return out
 
     def _load(self, name):
         data = self._read(name)

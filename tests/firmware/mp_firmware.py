@@ -239,6 +239,38 @@ def scenario_edges():
     return out
 
 
+def scenario_question_power_cut():
+    # The power goes while the handset asks which ball an unclear pot was: the
+    # question survives on flash, is asked again after the reset, and the pot
+    # reaches the host exactly once.
+    b = boot()
+    host = Host(b)
+    b.settle(1500)
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    d = Driver(b)
+    d.perform({"ev": "strike"})
+    b.pot(2, 5, rgbc=between(5, nearest(5)))
+    b.advance(200)
+    out = {"asked": b.text()}
+    b.reset()
+    host.reader = frame.FrameReader()
+    b.settle(3000)
+    out["asked_again"] = b.text()
+    out["stroke_open_after_reset"] = b.app.engine.stroke_open
+    b.keys("pink")
+    d.perform({"ev": "rest"})
+    b.settle(500)
+    out["events"] = host.summary()
+    out["scores"] = b.app.engine.state()["scores"]
+    # Another reset now finds no open question: nothing is asked or sent twice.
+    b.reset()
+    b.settle(3000)
+    out["after_second_reset"] = b.text()
+    out["events_after"] = host.summary()
+    return out
+
+
 def scenario_bad_keys():
     b = boot()
     host = Host(b)

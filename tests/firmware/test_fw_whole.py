@@ -42,7 +42,9 @@ def scenario(name: str) -> Any:
     return run_micropython([name])
 
 
-@pytest.mark.parametrize("name", ["signals", "power_cut", "edges", "bad_keys"])
+@pytest.mark.parametrize(
+    "name", ["signals", "power_cut", "edges", "bad_keys", "question_power_cut"]
+)
 def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
 
@@ -112,6 +114,18 @@ def test_signal_edge_cases() -> None:
     assert out["pots_while_asking"] == 0
     assert (pots[2]["ball"], pots[2]["pocket"]) == ("pink", "ml")
     assert out["events"][-1]["scores"] == [8, 0]
+
+
+def test_a_question_open_at_a_power_cut_is_asked_again_and_the_pot_kept() -> None:
+    out = scenario("question_power_cut")
+    assert out["asked"][:3] == ["POT ml", "which ball?", "(colour unclear)"]
+    assert out["asked_again"][:3] == ["POT ml", "which ball?", "(colour unclear)"]
+    assert out["stroke_open_after_reset"]
+    pots = [(e["ball"], e["pocket"]) for e in out["events"] if e["ev"] == "pot"]
+    assert pots == [("pink", "ml")]
+    assert out["scores"] == [0, 6]  # the pink was not on: a foul, and it still counts
+    assert out["after_second_reset"][:2] != ["POT ml", "which ball?"]
+    assert out["events_after"] == out["events"]
 
 
 def test_bad_key_sequences_say_why_and_change_nothing() -> None:

@@ -125,7 +125,10 @@ def parse(
     port = DEFAULT_PORT if port is None else port
     if not 0 <= port <= 65535:
         raise ConfigError(f"server.port must be 0..65535, not {port}")
-    token = env.get(TOKEN_ENV) or _expect(server, "operator_token", str, "server")
+    token = env.get(TOKEN_ENV) or server.get("operator_token")
+    if token is not None and not isinstance(token, str):
+        # The value is a secret, even when mistyped: the message does not show it.
+        raise ConfigError("server.operator_token must be a string (in quotes)")
     if token is not None and len(token) < 8:
         raise ConfigError("the operator token must have at least 8 characters")
 

@@ -65,6 +65,8 @@ class TableRuntime:
     channel: TableChannel | None = None
     device_state_at: int = -1
     boot: int = 0
+    refused: str | None = None  # why the device on this table's port is not heard
+    refused_events: int = 0
     waiting: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -237,18 +239,45 @@ class Daemon:
                     view.device_state = None
             view.extras = shadow.board_extras()
             if rt.channel is not None:
-                view.status = rt.channel.status()
+                view.status = self._status(rt, rt.channel)
             self.hub.publish(table_id, view.board())
 
     # ------------------------------------------------------------------ ChannelHandler
+    def _status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
+        status = channel.status()
+        if rt.refused is not None:
+            status.update(link="offline", state="refused", reason=rt.refused)
+        return status
+
+    def _check_identity(
+        self, rt: TableRuntime, channel: TableChannel, hello: dict[Any, Any]
+    ) -> None:
+        """A configured table's port must carry that table's device: events
+        from another table's controller would be stored under the wrong id."""
+        claimed = hello.get(1)
+        if self.config.table(channel.table_id) is None or claimed in (None, channel.table_id):
+            rt.refused = None
+            return
+        rt.refused = (
+            f"the device on {channel.path} says it is table {str(claimed)[:32]!r}, not "
+            f"{channel.table_id!r}: its events are refused; fix the config or the device's "
+            "table id"
+        )
+        log.error("table %s: %s", channel.table_id, rt.refused)
+
     def on_status(self, channel: TableChannel) -> None:
         rt = self._runtime(channel.table_id)
-        rt.view.status = channel.status()
+        rt.view.status = self._status(rt, channel)
         self.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
         self._mark(channel.table_id)
 
     def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None:
         rt = self._runtime(channel.table_id)
+        self._check_identity(rt, channel, hello)
+        if rt.refused is not None:
+            rt.view.status = self._status(rt, channel)
+            self._mark(channel.table_id)
+            return
         rt.boot = int(hello.get(2, 0))
         log.info(
             "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
@@ -271,7 +300,7 @@ class Daemon:
                 last_seen_ms=now,
             )
         )
-        rt.view.status = channel.status()
+        rt.view.status = self._status(rt, channel)
         self._mark(channel.table_id)
 
     def on_delivery(
@@ -285,6 +314,9 @@ class Daemon:
     ) -> None:
         table_id = channel.table_id
         rt = self._runtime(table_id)
+        if rt.refused is not None:  # neither stored nor acked: the device keeps them
+            rt.refused_events += 1
+            return
         now = wall_ms()
         if what == "deliver" and mtype == messages.EVENT:
             ev = messages.wire_to_event(body)
@@ -324,6 +356,8 @@ class Daemon:
         self, channel: TableChannel, mtype: int, body: dict[Any, Any], raw: bytes
     ) -> None:
         rt = self._runtime(channel.table_id)
+        if rt.refused is not None:
+            return
         if mtype == messages.STATE:
             at, st = messages.wire_to_state(body)
             rt.view.device_state = st

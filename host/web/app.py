@@ -14,6 +14,8 @@ import contextlib
 import hmac
 import json
 import logging
+import time
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +37,59 @@ MAX_BODY = 16 * 1024
 NAME_BYTES = 48
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
+# Authentication failures: a client (by address) that fails AUTH_FAILURES
+# times within AUTH_WINDOW_S is refused (429) without the token being looked
+# at, until its oldest failure leaves the window.  AUTH_CLIENTS bounds memory.
+AUTH_FAILURES = 10
+AUTH_WINDOW_S = 60.0
+AUTH_CLIENTS = 4096
+
+
+class AuthThrottle:
+    """Recent authentication failures per client address."""
+
+    def __init__(
+        self,
+        most: int = AUTH_FAILURES,
+        window_s: float = AUTH_WINDOW_S,
+        clients: int = AUTH_CLIENTS,
+    ) -> None:
+        self.most = most
+        self.window_s = window_s
+        self.clients = clients
+        self.failures: dict[str, deque[float]] = {}
+        self.refused = 0
+
+    def _recent(self, client: str, now: float) -> deque[float] | None:
+        times = self.failures.get(client)
+        if times is None:
+            return None
+        while times and now - times[0] >= self.window_s:
+            times.popleft()
+        if not times:
+            del self.failures[client]
+            return None
+        return times
+
+    def retry_after(self, client: str, now: float | None = None) -> float:
+        """Seconds until this client may try again (0: it may now)."""
+        now = time.monotonic() if now is None else now
+        times = self._recent(client, now)
+        if times is None or len(times) < self.most:
+            return 0.0
+        return times[0] + self.window_s - now
+
+    def failed(self, client: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        times = self._recent(client, now)
+        if times is None:
+            if len(self.failures) >= self.clients:  # forget the oldest client
+                del self.failures[next(iter(self.failures))]
+            times = self.failures[client] = deque(maxlen=self.most)
+        times.append(now)
+
+
+THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
 
 
 def error(status: int, text: str) -> web.Response:
@@ -209,10 +264,23 @@ def _authorised(request: web.Request) -> web.Response | None:
             403,
             "operator actions are switched off: set operator_token in the config or BAULK_TOKEN",
         )
+    throttle = request.app[THROTTLE_KEY]
+    client = request.remote or "?"
+    wait = throttle.retry_after(client)
+    if wait > 0:
+        throttle.refused += 1
+        response = error(
+            429, f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s"
+        )
+        response.headers["Retry-After"] = str(int(wait) + 1)
+        return response
     given = request.headers.get("Authorization", "")
+    # compare_digest: the time taken does not tell how much of the token was right.
     if not given.startswith("Bearer ") or not hmac.compare_digest(
         given[7:].strip().encode(), token.encode()
     ):
+        throttle.failed(client)
+        log.warning("operator action refused: wrong or missing token (from %s)", client)
         return error(401, "this action needs the operator token (Authorization: Bearer TOKEN)")
     return None
 
@@ -352,6 +420,7 @@ async def _run_action(request: web.Request, kind: str, args: dict[str, Any]) -> 
 def build_app(daemon: Daemon) -> web.Application:
     app = web.Application(middlewares=[errors_as_json, security_headers], client_max_size=MAX_BODY)
     app[DAEMON_KEY] = daemon
+    app[THROTTLE_KEY] = AuthThrottle()
     r = app.router
     r.add_get("/", index)
     r.add_get("/table/{table}", table_page)

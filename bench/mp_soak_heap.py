@@ -1,0 +1,120 @@
+# Soak of the device heap (bench/soak_device_heap.py, tests/chaos/test_soak.py):
+# bench/firmware_mp_heap.py, but the events file holds many matches one after
+# the other, and the firmware's heap is taken at the start of every frame of
+# every match (frame_starts) under MicroPython, --stepped so garbage is
+# collected between steps.
+#   mp_soak_heap.py EVENTS.jsonl
+# Prints key=value figures in bytes.  What the simulator itself holds (its
+# modules, the host's session) is measured and left out; the simulated
+# devices' objects (a few KB) are counted in, so the firmware figures err high.
+import gc
+import json
+import os
+import sys
+
+PATH = sys.argv[1]
+F = {}
+run = {"phase": 0, "file": None, "events": 0, "frames": [], "peak": 0}
+
+
+def mem():
+    return gc.mem_alloc()
+
+
+def step():
+    used = mem()  # the runner collected garbage just before this call
+    p = run["phase"]
+    if p == 0:
+        F["interpreter"] = used
+        try:
+            os.mkdir("/flash")
+        except OSError:
+            pass
+        from baulk.firmware.sim import board, devices, font  # noqa: F401  (simulator only)
+    elif p == 1:
+        F["sim_modules"] = used
+        from baulk.firmware.engine import Engine  # noqa: F401
+    elif p == 2:
+        F["engine_code"] = used - F["sim_modules"]
+        from baulk.protocol import session  # noqa: F401
+    elif p == 3:
+        F["protocol_code"] = used - F["sim_modules"] - F["engine_code"]
+        from baulk.firmware import app  # noqa: F401
+        from baulk.firmware.boards import pico  # noqa: F401
+        from baulk.firmware.hw import kit  # noqa: F401
+    elif p == 4:
+        F["code"] = used - F["sim_modules"]
+        from baulk.firmware.sim.board import SimBoard
+
+        b = SimBoard(flash="/flash", tick_ms=5)
+        b.boot()
+        run["board"] = b
+    elif p == 5:
+        F["after_boot"] = used - F["sim_modules"]
+        F["data_after_boot"] = F["after_boot"] - F["code"]
+        run["before_host"] = used
+        from baulk.firmware.sim.script import Driver
+        from baulk.protocol import frame, messages
+        from baulk.protocol.session import HOST, Session
+
+        b = run["board"]
+
+        class Host:
+            def __init__(self):
+                self.session = Session(HOST, b.clock.now, {0: "bench-host"}, 64, 8)
+                self.reader = frame.FrameReader()
+                self.writer = frame.FrameWriter()
+                self.events = 0
+
+            def pump(self):
+                data = b.serial.take()
+                now = b.clock.now
+                s = self.session
+                for f in self.reader.feed(data):
+                    s.on_frame(f, now)
+                for what, mtype, _seq, _body in s.drain():
+                    if what == "deliver" and mtype == messages.EVENT:
+                        self.events += 1
+                for m in s.poll(now):
+                    b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
+
+        run["host"] = Host()
+        b.on_tick = run["host"].pump
+        run["driver"] = Driver(b)
+        run["file"] = open(PATH)
+    elif p == 6:
+        F["simulator_host"] = used - run["before_host"]
+        run["base"] = run["before_host"] - F["after_boot"]
+        run["board"].settle(1500)  # handshake
+    elif p == 7:
+        firmware = used - F["simulator_host"] - run["base"]
+        if firmware > run["peak"]:
+            run["peak"] = firmware
+        b = run["board"]
+        e = b.app.engine
+        if e.active and e.frame != run.get("at"):
+            run["at"] = e.frame
+            run["frames"].append(firmware)
+        line = run["file"].readline()
+        if line:
+            run["driver"].perform(json.loads(line))
+            run["events"] += 1
+            return True
+        run["file"].close()
+        b.settle(2000)
+    elif p == 8:
+        firmware = used - F["simulator_host"] - run["base"]
+        b = run["board"]
+        F["after_match"] = firmware
+        F["peak_in_match"] = run["peak"]
+        F["events"] = run["events"]
+        F["frames_played"] = len(run["frames"])
+        F["journal_lost"] = b.app.journal.lost
+        F["host_events"] = run["host"].events
+        F["journal_acked"] = b.app.journal.acked
+        F["frame_starts"] = "/".join(str(x) for x in run["frames"])
+        for k in sorted(F):
+            print(f"{k}={F[k]}")
+        return False
+    run["phase"] = p + 1
+    return True

@@ -1,0 +1,176 @@
+"""Host crash, shared by tests/chaos/test_host_crash.py (short) and
+bench/chaos_host_crash.py (full): ``baulk run --config`` runs as a real
+process; a simulated table (the real firmware, autoplaying) is on its pty.
+The daemon is killed with SIGKILL at random points and started again.  After
+every kill the store passes ``PRAGMA integrity_check``; after every restart
+the board comes back from the store; at the end the store equals the table's
+journal (each event once, in order) and the board equals the table."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import selectors
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from baulk.host.table_sim import SimulatedTable
+from tests.chaos.kit import JournalTap, compare, integrity, stop_play, stored_events, wait_until
+
+BAULK = str(Path(sys.executable).with_name("baulk"))
+TOKEN = "chaos-operator-token-123"
+
+
+def write_config(tmp: Path, tables: dict[str, str], extra: str = "") -> Path:
+    lines = [
+        "[server]",
+        'bind = "127.0.0.1"',
+        "port = 0",
+        f'operator_token = "{TOKEN}"',
+        "[store]",
+        'path = "store.sqlite"',
+        "[autodetect]",
+        "enabled = false",
+    ]
+    for tid, port in tables.items():
+        lines += ["[[table]]", f'id = "{tid}"', f'port = "{port}"']
+    path = tmp / "baulk.toml"
+    path.write_text("\n".join(lines) + "\n" + extra)
+    return path
+
+
+class DaemonProcess:
+    """``baulk run --config`` as a child process; its log goes to a file."""
+
+    def __init__(self, config: Path, log: Path, verbose: bool = True) -> None:
+        self.config = config
+        self.log = log
+        self.verbose = verbose
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self, timeout: float = 30) -> DaemonProcess:
+        env = dict(os.environ)
+        env.pop("BAULK_TOKEN", None)
+        args = [BAULK, "run", "--config", str(self.config)] + (["-v"] if self.verbose else [])
+        with self.log.open("ab") as err:
+            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, env=env)
+        assert self.proc.stdout is not None
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        end = time.monotonic() + timeout
+        line = b""
+        while time.monotonic() < end and b"boards on" not in line:
+            if sel.select(0.2):
+                line = self.proc.stdout.readline()
+                if not line and self.proc.poll() is not None:
+                    break
+        sel.close()
+        if b"boards on" not in line:
+            raise RuntimeError(f"baulk run did not start: {self.log.read_text()[-2000:]}")
+        self.url = line.decode().split("boards on", 1)[1].strip()
+        return self
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+        self.proc = None
+
+    def stop(self) -> int:
+        if self.proc is None:
+            return 0
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait(10)
+        self.proc = None
+        return rc
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=10) as r:
+            return json.loads(r.read())
+
+    def board(self, table: str) -> dict[str, Any]:
+        board: dict[str, Any] = self.get(f"/api/tables/{table}")["board"]
+        return board
+
+
+def run(
+    tmp: Path, seed: int, kills: int, gap_s: tuple[float, float], speed: float = 50.0
+) -> dict[str, Any]:
+    rng = random.Random(seed)
+    tap = JournalTap().install()
+    sim = SimulatedTable("t1", seed=seed, speed=speed, flash_dir=tmp / "flash")
+    sim.wait_for_host_s = 0.5
+    figures: dict[str, Any] = {
+        "kills": 0,
+        "integrity_after_kill": [],
+        "boards_restored": 0,
+        "events_at_kill": [],
+    }
+    daemon: DaemonProcess | None = None
+    try:
+        sim.start()
+        config = write_config(tmp, {"t1": sim.port})
+        store = tmp / "store.sqlite"
+        log = tmp / "daemon.log"
+        started = time.monotonic()
+        daemon = DaemonProcess(config, log).start()
+        for _ in range(kills):
+            time.sleep(rng.uniform(*gap_s))
+            figures["events_at_kill"].append(len(tap.of(sim.flash_dir)))
+            daemon.kill9()
+            figures["kills"] += 1
+            figures["integrity_after_kill"].append(integrity(store))
+            if rng.random() < 0.5:
+                time.sleep(rng.uniform(0.0, 3.0))  # the table plays on meanwhile
+            daemon = DaemonProcess(config, log).start()
+            board = daemon.board("t1")
+            if board["match"] is not None or not stored_events(store, "t1"):
+                figures["boards_restored"] += 1
+        stop_play(sim)
+        played_s = time.monotonic() - started
+
+        def all_in() -> bool:
+            return compare(tap.of(sim.flash_dir), stored_events(store, "t1")).lost == 0
+
+        wait_until(all_in, 60, 0.25)
+        state = sim.state()
+        board = wait_until(
+            lambda: (
+                (b := daemon.board("t1"))["state"] is not None
+                and b["state"]["scores"] == state["scores"]
+                and b["state"]["frame"] == state["frame"]
+                and b
+            ),
+            20,
+        )
+        figures["board_equals_table"] = bool(board)
+        figures["alerts"] = len(board["alerts"]) if board else -1
+        figures["clean_exit"] = daemon.stop()
+        daemon = None
+        figures["integrity_at_end"] = integrity(store)
+        cmp = compare(tap.of(sim.flash_dir), stored_events(store, "t1"))
+        figures.update(cmp.as_dict())
+        figures["played_s"] = round(played_s, 1)
+        figures["frames"] = sim.frames_played
+        text = log.read_text(errors="replace")
+        figures["log_errors"] = [
+            ln for ln in text.splitlines() if " ERROR " in ln or "Traceback" in ln
+        ]
+        figures["sim_error"] = repr(sim.error) if sim.error else None
+        return figures
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        sim.stop()
+        tap.remove()

@@ -1,0 +1,221 @@
+"""Power loss on the device, shared by tests/chaos/test_power_loss.py (short)
+and bench/chaos_power.py (full).
+
+The whole firmware runs on the simulated board in virtual time, on a
+:class:`~baulk.firmware.sim.flash.TearingFlash`: after a random number of
+bytes written (or directory operations) the power goes, mid-write.  The board
+boots again on what the flash holds, and then:
+
+* the journal is consistent: every event whose append had finished is still
+  there, byte for byte, and at most the one event being written at the cut is
+  added (it reached the flash but was never sent: it is sent now);
+* the frame resumes exactly: the engine after the boot equals (its whole
+  image, undo log included) a fresh engine that replays the device's record;
+* at the end a host on the serial line has every journaled event exactly once,
+  in order.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from baulk.firmware import journal as journal_mod
+from baulk.firmware.app import replay_one
+from baulk.firmware.engine import Engine
+from baulk.firmware.sim.board import SimBoard
+from baulk.firmware.sim.flash import PowerCut, TearingFlash
+from baulk.firmware.sim.script import Driver, new_match_keys
+from baulk.host.sim_match import MatchPlayer
+from baulk.protocol import cbor, frame, messages
+from baulk.protocol.session import HOST, Session
+from tests.chaos.kit import JournalTap
+
+
+class _Player(MatchPlayer):
+    """Chooses lawful events from the firmware's engine; the firmware applies them."""
+
+    def __init__(self, seed: int, engine: Engine) -> None:
+        super().__init__(seed)
+        self.engine = engine
+
+    def apply(self, ev: dict[str, Any]) -> dict[str, Any]:
+        return ev
+
+
+class _Host:
+    """The host end of the serial line: acks, and keeps what it was given."""
+
+    def __init__(self, board: SimBoard) -> None:
+        self.board = board
+        self.session = Session(HOST, board.clock.now, {0: "chaos-host"}, 64, 8)
+        self.reader = frame.FrameReader()
+        self.writer = frame.FrameWriter()
+        self.delivered: list[tuple[int, dict[Any, Any]]] = []
+
+    def pump(self) -> None:
+        b = self.board
+        now = b.clock.now
+        s = self.session
+        for f in self.reader.feed(b.serial.take()):
+            s.on_frame(f, now)
+        for what, mtype, seq, body in s.drain():
+            if what == "deliver" and mtype == messages.EVENT:
+                self.delivered.append((seq, body))
+        for m in s.poll(now):
+            b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
+
+
+class Broken(AssertionError):
+    pass
+
+
+def run(seed: int, cuts: int, max_budget: int = 6000, best_of: int = 3) -> dict[str, Any]:
+    """Play until `cuts` power cuts happened (starting a new match whenever one
+    ends); check the journal and the engine after every boot."""
+    rng = random.Random(seed)
+    tmp = Path(tempfile.mkdtemp(prefix="baulk-power-"))
+    flash = TearingFlash()
+    flash.install(journal_mod)
+    tap = JournalTap().install()
+    record: dict[int, dict[Any, Any]] = {}  # the device's record: seq -> body
+    figures = {
+        "cuts": 0,
+        "cuts_in_boot": 0,
+        "torn_writes": 0,
+        "inflight_kept": 0,  # cut after the event reached flash, before it was sent
+        "inflight_undone": 0,  # cut before: the event never was (nor was it sent)
+        "strokes": 0,
+        "matches": 0,
+        "lost": 0,
+        "doubled": 0,
+        "out_of_order": 0,
+    }
+    try:
+        board = SimBoard(flash=str(tmp), tick_ms=5)
+        board.boot()
+        host = _Host(board)
+        board.on_tick = host.pump
+        board.settle(1500)
+        driver = Driver(board)
+        _arm(flash, rng, max_budget)
+        player = _Player(seed, board.app.engine)
+        while figures["cuts"] < cuts:
+            try:
+                app = board.app
+                e = app.engine
+                if not e.active or e.match_over:
+                    figures["matches"] += int(e.match_over)
+                    board.keys(*new_match_keys(best_of))
+                    board.settle(300)
+                    continue
+                if e.stroke_open:  # after a cut mid-stroke: the balls stop
+                    board.signal(board.cfg.REST, 1 - board.cfg.REST_MOVING)
+                    board.advance(board.hw.rest.quiet_ms + 100)
+                    if e.stroke_open:
+                        board.keys("ok")
+                    continue
+                for ev in player.play_stroke():
+                    driver.perform(ev)
+                board.advance(rng.randint(50, 400))
+                figures["strokes"] += 1
+            except PowerCut:
+                figures["cuts"] += 1
+                _power_cycle(board, flash, rng, max_budget, figures)
+                _check_boot(board, tap, record, figures)
+                driver = Driver(board)
+                player = _Player(seed + figures["cuts"], board.app.engine)
+        flash.disarm()
+        board.settle(5000)  # the host catches up
+        for seq, body in tap.records_all():
+            record.setdefault(seq, _norm(body))
+        got = [seq for seq, _ in host.delivered]
+        want = sorted(record)
+        figures["journaled"] = len(want)
+        figures["delivered"] = len(got)
+        figures["lost"] = len(set(want) - set(got))
+        figures["doubled"] = len(got) - len(set(got))
+        figures["out_of_order"] = sum(1 for a, b in itertools.pairwise(got) if b < a)
+        figures["differing"] = sum(
+            1 for seq, body in host.delivered if record.get(seq) not in (None, _norm(body))
+        )
+        figures["bytes_written"] = flash.bytes_written
+        figures["torn_writes"] = flash.torn
+        figures.pop("_ref", None)
+        return figures
+    finally:
+        tap.remove()
+        flash.uninstall(journal_mod)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _power_cycle(
+    board: SimBoard,
+    flash: TearingFlash,
+    rng: random.Random,
+    max_budget: int,
+    figures: dict[str, Any],
+) -> None:
+    board.levels.clear()  # the balls stop, the keys are let go
+    board.pressed.clear()
+    board.sched.clear()
+    _arm(flash, rng, max_budget)
+    while True:
+        try:
+            board.reset()
+            return
+        except PowerCut:  # the power went again while it booted
+            figures["cuts_in_boot"] += 1
+            _arm(flash, rng, max_budget)
+
+
+def _arm(flash: TearingFlash, rng: random.Random, max_budget: int) -> None:
+    if rng.random() < 0.3:  # at a rename or a remove
+        flash.arm_ops(rng.randint(1, 12))
+    else:  # at any byte of a write
+        flash.arm(rng.randint(1, max_budget))
+
+
+def _check_boot(
+    board: SimBoard, tap: JournalTap, record: dict[int, dict[Any, Any]], figures: dict[str, Any]
+) -> None:
+    for seq, body in tap.records_all():
+        record.setdefault(seq, _norm(body))
+    tap.records.clear()
+    last_done = max(record) if record else 0
+    j = board.app.journal
+    recovered = j.next - 1
+    if recovered == last_done + 1:
+        ((seq, body),) = list(j.records(recovered, 1))
+        record[seq] = body
+        figures["inflight_kept"] += 1
+    elif recovered == last_done:
+        figures["inflight_undone"] += 1
+    else:
+        raise Broken(f"journal holds up to seq {recovered}, the device had journaled {last_done}")
+    # every event still on flash is the one the device journaled
+    first = j.segs[0] if j.segs else recovered + 1
+    on_flash = list(j.records(first, 1 << 30))
+    if [s for s, _ in on_flash] != list(range(first, recovered + 1)):
+        raise Broken(f"journal seqs are not contiguous: {[s for s, _ in on_flash]}")
+    for seq, body in on_flash:
+        if record.get(seq) != body:
+            raise Broken(f"seq {seq} on flash differs from what was journaled")
+    if j.lost:
+        raise Broken(f"the journal dropped {j.lost} events")
+    # the frame resumes exactly: a reference engine replays the device's record
+    # (kept between boots, so each check costs only the events since the last)
+    ref = figures.setdefault("_ref", [Engine(), 0])
+    for seq in range(ref[1] + 1, recovered + 1):
+        replay_one(ref[0], record[seq])
+    ref[1] = recovered
+    if ref[0].image() != board.app.engine.image():
+        raise Broken(f"after the cut the engine differs from a replay of seqs 1..{recovered}")
+
+
+def _norm(body: dict[Any, Any]) -> Any:
+    return cbor.loads(cbor.dumps(body, 2048))

@@ -1,0 +1,271 @@
+"""Security: token and constant-time comparison, rate limiting of
+authentication failures, no secret in any log, Content-Security-Policy,
+escaped player names in a real Chromium, no path traversal, loopback by
+default, and refusal of a device with the wrong table id or protocol major
+version."""
+
+from __future__ import annotations
+
+import hmac
+import http.client as httpclient
+import os
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import cbor2
+import pytest
+
+from baulk.host import config as config_mod
+from baulk.host.web import app as web_app
+from baulk.protocol import cobs, messages
+from tests.chaos.host_crash import TOKEN as PROCESS_TOKEN
+from tests.chaos.host_crash import DaemonProcess, write_config
+from tests.chaos.kit import stored_events
+from tests.host.device_peer import DevicePeer
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+
+
+@pytest.fixture
+def peer(tmp_path: Path) -> Iterator[DevicePeer]:
+    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
+    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
+    wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
+    yield d
+    d.stop()
+
+
+MATCH = {"players": ["Ali", "Reza"], "best_of": 3}
+
+
+# ---------------------------------------------------------------------- the token
+def test_actions_need_the_token_compared_in_constant_time(
+    daemon: DaemonThread, peer: DevicePeer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[bytes, bytes]] = []
+    real = hmac.compare_digest
+
+    def spy(a: Any, b: Any) -> bool:
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(web_app.hmac, "compare_digest", spy)
+    url = daemon.url + "/api/tables/t1/match"
+    assert http(url, MATCH)[0] == 401
+    assert http(url, MATCH, token="wrong-token-of-some-length")[0] == 401
+    assert http(url, MATCH, token=TOKEN[:-1])[0] == 401  # all but the last character
+    assert peer.last_seq() == 0  # nothing reached the table
+    assert http(url, MATCH, token=TOKEN)[0] == 200
+    assert (b"wrong-token-of-some-length", TOKEN.encode()) in calls
+    assert (TOKEN[:-1].encode(), TOKEN.encode()) in calls
+    assert (TOKEN.encode(), TOKEN.encode()) in calls
+
+
+def test_authentication_failures_are_rate_limited(daemon: DaemonThread, peer: DevicePeer) -> None:
+    url = daemon.url + "/api/tables/t1/command"
+    codes = [http(url, {"ev": "strike"}, token=f"guess-{i:08d}")[0] for i in range(30)]
+    assert codes[: web_app.AUTH_FAILURES] == [401] * web_app.AUTH_FAILURES
+    assert set(codes[web_app.AUTH_FAILURES :]) == {429}
+    # locked out: even the right token waits, so guessing gains nothing
+    status, body = http(url, {"ev": "strike"}, token=TOKEN)
+    assert status == 429 and "try again" in body["error"]
+    assert peer.last_seq() == 0
+
+
+def test_throttle_forgets_failures_after_the_window() -> None:
+    t = web_app.AuthThrottle(most=3, window_s=10, clients=2)
+    for i in range(3):
+        t.failed("a", now=i)
+    assert t.retry_after("a", now=3) == pytest.approx(7)
+    assert t.retry_after("a", now=10.5) == 0  # the first failure left the window
+    t.failed("b", now=11)
+    t.failed("c", now=11)  # a third client: the oldest is forgotten (memory stays bounded)
+    assert len(t.failures) <= 2
+
+
+# ---------------------------------------------------------------------- logs
+def test_no_secret_appears_in_any_log(tmp_path: Path) -> None:
+    from tests.mqtt.broker import Broker, mosquitto_missing
+
+    password = "mqtt-pass-Zq81x0"
+    peer = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
+    extra = ""
+    broker = None
+    if mosquitto_missing() is None:
+        (tmp_path / "broker").mkdir()
+        broker = Broker(tmp_path / "broker", users={"venue": password})
+        broker.start()
+        extra = f'[mqtt]\nurl = "mqtt://venue@127.0.0.1:{broker.port}"\npassword = "{password}"\n'
+    log = tmp_path / "daemon.log"
+    proc = DaemonProcess(write_config(tmp_path, {"t1": str(tmp_path / "ttyT1")}, extra), log)
+    try:
+        proc.start()
+        url = proc.url + "/api/tables/t1/match"
+        wait_for(lambda: proc.board("t1")["status"]["link"] == "online", what="online")
+        assert http(url, MATCH, token="not-the-token-" + PROCESS_TOKEN[:6])[0] == 401
+        assert http(url, MATCH, token=PROCESS_TOKEN)[0] == 200
+        assert (
+            http(url, {"players": [PROCESS_TOKEN, password], "best_of": 2}, token=PROCESS_TOKEN)[0]
+            == 400
+        )
+        peer.play([{"ev": "strike"}, {"ev": "pot", "ball": "red"}, {"ev": "rest"}])
+        time.sleep(1.0)
+    finally:
+        proc.stop()
+        peer.stop()
+        if broker is not None:
+            broker.stop()
+    text = log.read_text(errors="replace")
+    assert "table t1" in text  # -v logged the link's life
+    assert PROCESS_TOKEN not in text
+    assert password not in text
+    # a config mistake around a secret must not print it either
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[server]\noperator_token = 12345678901\n")
+    with pytest.raises(config_mod.ConfigError) as why:
+        config_mod.load(bad)
+    assert "12345678901" not in str(why.value)
+
+
+# ---------------------------------------------------------------------- headers and files
+def test_every_page_sends_a_content_security_policy(daemon: DaemonThread) -> None:
+    for path in ("/", "/table/t1", "/venue", "/overlay/t1", "/api/tables", "/static/board.js"):
+        conn = httpclient.HTTPConnection(*_hostport(daemon.url), timeout=10)
+        conn.request("GET", path)
+        r = conn.getresponse()
+        r.read()
+        csp = r.getheader("Content-Security-Policy") or ""
+        assert "default-src 'self'" in csp and "script-src 'self'" in csp, (path, csp)
+        assert "unsafe-eval" not in csp and "script-src 'self' 'unsafe-inline'" not in csp
+        conn.close()
+
+
+def _hostport(url: str) -> tuple[str, int]:
+    u = urlsplit(url)
+    assert u.hostname and u.port
+    return u.hostname, u.port
+
+
+TRAVERSALS = [
+    "/static/../web/app.py",
+    "/static/../../config.py",
+    "/static/%2e%2e/app.py",
+    "/static/%2e%2e/%2e%2e/config.py",
+    "/static/..%2fapp.py",
+    "/static/..%2F..%2Fconfig.py",
+    "/static/....//app.py",
+    "/static/%252e%252e/app.py",
+    "/static//etc/passwd",
+    "/static/..\\app.py",
+    "/static/../../../../../../etc/passwd",
+]
+
+
+@pytest.mark.parametrize("path", TRAVERSALS)
+def test_static_files_refuse_path_traversal(daemon: DaemonThread, path: str) -> None:
+    conn = httpclient.HTTPConnection(*_hostport(daemon.url), timeout=10)
+    conn.request("GET", path)
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    assert r.status in (400, 403, 404), (path, r.status)
+    assert b"import" not in body and b"root:" not in body
+
+
+# ---------------------------------------------------------------------- binding
+def _outside_address() -> str | None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))  # TEST-NET: nothing is sent
+            ip = str(s.getsockname()[0])
+        except OSError:
+            return None
+    return None if ip.startswith("127.") else ip
+
+
+def test_the_server_binds_to_loopback_by_default(tmp_path: Path) -> None:
+    assert config_mod.parse({}).bind == "127.0.0.1"
+    assert config_mod.DEFAULT_BIND == "127.0.0.1"
+    cfg = tmp_path / "b.toml"
+    cfg.write_text(
+        '[server]\nport = 0\n[store]\npath = "s.sqlite"\n[autodetect]\nenabled = false\n'
+    )
+    proc = DaemonProcess(cfg, tmp_path / "log").start()
+    try:
+        host, port = _hostport(proc.url)
+        assert host == "127.0.0.1"
+        outside = _outside_address()
+        if outside is not None:
+            with pytest.raises(OSError), socket.create_connection((outside, port), timeout=2):
+                pass
+    finally:
+        proc.stop()
+
+
+# ---------------------------------------------------------------------- devices
+def test_a_device_with_another_table_id_is_refused_and_reported(tmp_path: Path) -> None:
+    peer = DevicePeer("t9", link_path=tmp_path / "ttyT1").start()  # t9's controller on t1's port
+    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
+    try:
+        board = wait_for(
+            lambda: (b := d.board("t1"))["status"]["state"] == "refused" and b, what="refused"
+        )
+        assert "'t9'" in board["status"]["reason"] and "'t1'" in board["status"]["reason"]
+        peer.play([{"ev": "match", "players": ["A", "B"], "best_of": 1}, {"ev": "strike"}])
+        time.sleep(1.0)
+        d.flush()
+        assert stored_events(tmp_path / "store.sqlite", "t1") == []
+        assert stored_events(tmp_path / "store.sqlite", "t9") == []
+        assert peer.acked() == 0  # not acked: the device keeps its journal
+        assert d.board("t1")["status"]["state"] == "refused"
+    finally:
+        d.stop()
+        peer.stop()
+
+
+def _other_major_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
+    import binascii
+
+    raw = bytes((0x20, mtype, flags, seq & 0xFF, seq >> 8)) + cbor2.dumps(body, canonical=True)
+    raw += binascii.crc32(raw).to_bytes(4, "little")
+    return bytes(cobs.encode(raw))
+
+
+def test_a_device_with_another_protocol_major_version_is_refused_and_reported(
+    tmp_path: Path,
+) -> None:
+    master, slave = os.openpty()
+    import tty
+
+    tty.setraw(slave)
+    link = tmp_path / "ttyT1"
+    link.symlink_to(os.ttyname(slave))
+    d = DaemonThread(make_config(tmp_path, {"t1": link})).start()
+    try:
+        hello = {0: "fw-2.0", 1: "t1", 2: 1, 3: 0, 4: 0, 5: 8}
+        event = messages.event_body({"ev": "strike", "t": 5}, (0, 0), None, 1, 0, 0)
+
+        def refused() -> dict[str, Any] | None:
+            os.write(master, _other_major_frame(messages.HELLO, 0, 0, hello))
+            os.write(master, _other_major_frame(messages.EVENT, 1, 1, event))
+            b = d.board("t1")
+            return b if b["status"]["state"] == "refused" else None
+
+        board = wait_for(refused, what="refused")
+        assert "major versions differ" in board["status"]["reason"]
+        assert "protocol 2.0 on the device" in board["status"]["reason"]
+        d.flush()
+        assert stored_events(tmp_path / "store.sqlite", "t1") == []
+    finally:
+        d.stop()
+        os.close(master)
+        os.close(slave)

@@ -2,7 +2,7 @@
 # is collected between steps (host/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
-#   firmware_mp_heap.py EVENTS.jsonl
+#   firmware_mp_heap.py EVENTS.jsonl   (one match, or many back to back: the soak)
 # Prints key=value figures in bytes.  What the simulator itself holds (its
 # modules, the host's session) is measured and left out; the simulated
 # devices' objects (a few KB) are counted in, so the firmware figures err high.
@@ -91,7 +91,10 @@ def step():
             run["peak"] = firmware
         b = run["board"]
         e = b.app.engine
-        if len(run["frames"]) < e.frame + len(e.history) // 1000:
+        # The heap at each frame start (a new match restarts the count, so
+        # watch for a change, not for a higher number).
+        if e.active and e.frame != run.get("at"):
+            run["at"] = e.frame
             run["frames"].append(firmware)
         line = run["file"].readline()
         if line:
@@ -106,7 +109,8 @@ def step():
         F["after_match"] = firmware
         F["peak_in_match"] = run["peak"]
         F["events"] = run["events"]
-        F["frames_played"] = b.app.engine.frame
+        F["frames_played"] = len(run["frames"])
+        F["journal_lost"] = b.app.journal.lost
         F["host_events"] = run["host"].events
         F["journal_acked"] = b.app.journal.acked
         F["frame_starts"] = "/".join(str(x) for x in run["frames"])

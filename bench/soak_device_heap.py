@@ -1,6 +1,6 @@
 """Soak of the device heap: the whole firmware under MicroPython plays 200
 frames (whole matches back to back); heap at every frame start
-(tests/chaos/soak.py, bench/mp_soak_heap.py).
+(tests/chaos/soak.py, bench/firmware_mp_heap.py).
 
 .venv/bin/python bench/soak_device_heap.py [--frames 200] [--seed 1]
 """

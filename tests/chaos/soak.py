@@ -3,7 +3,7 @@
 * device_heap: the whole firmware under the real MicroPython (stepped, so
   garbage is collected between steps) plays many matches on the simulated
   board, in virtual time, with a host acking; the heap is taken at the start of
-  every frame (bench/mp_soak_heap.py).
+  every frame (bench/firmware_mp_heap.py).
 * host_rss: ``baulk run`` as a real process serves many device peers on ptys,
   each streaming whole matches as fast as the link allows; the daemon's RSS is
   sampled all along; at the end every event is stored once and the log holds
@@ -64,7 +64,7 @@ def device_heap(frames: int, seed: int = 1, timeout: float = 3600) -> dict[str, 
     events.write_text("".join(json.dumps(e) + "\n" for e in matches_for(seed, frames)))
     t0 = time.monotonic()
     done = micropython.run(
-        ROOT / "bench" / "mp_soak_heap.py",
+        ROOT / "bench" / "firmware_mp_heap.py",
         [str(events)],
         files=[events],
         stepped=True,

@@ -71,7 +71,7 @@ N_BALL_ON_KINDS = const(10)
 N_HIGHER_KINDS = const(18)  # kinds below this index and at/after 10 are "higher of"
 
 MAX_BEST_OF = const(35)
-MAX_NAME = const(40)
+MAX_NAME_BYTES = const(48)  # UTF-8, as the wire protocol carries a name
 MAX_STROKE_EVENTS = const(40)
 LOG_EVENTS = const(1024)
 ACTION = const(0x80)  # log flag: this entry starts an undoable action
@@ -1372,8 +1372,9 @@ def _parse_occupied(value):
 def _name(value):
     if not isinstance(value, str) or not value:
         raise Rejected("each player name must be a non-empty string")
-    if len(value) > MAX_NAME:
-        raise Rejected("player names are at most %d characters" % MAX_NAME)
+    if len(value.encode()) > MAX_NAME_BYTES:
+        # 48 bytes: 48 Latin letters, or 24 Persian ones.
+        raise Rejected("player names are at most %d bytes of UTF-8" % MAX_NAME_BYTES)
     return value
 
 

@@ -52,6 +52,7 @@ def assert_refused(events: list[Event], bad: Event, reason_part: str) -> None:
         ({"ev": "match", "players": ["A", "B"], "best_of": 3, "reds": 7}, "reds must be"),
         ({"ev": "match", "players": ["A", ""], "best_of": 3}, "non-empty"),
         ({"ev": "match", "players": [["A", "B"], ["C"]], "best_of": 3}, "pair of player names"),
+        ({"ev": "match", "players": ["A", "\u0631" * 25], "best_of": 3}, "at most 48 bytes"),
     ],
 )
 def test_unknown_event_or_key_value(bad: Event, reason: str) -> None:

@@ -22,4 +22,7 @@ def test_device_heap_does_not_grow_frame_after_frame() -> None:
     assert f["frames"] >= 8 and f["journal_lost"] == 0
     assert f["host_events"] == f["events"] == f["journal_acked"]
     heap = f["heap_at_frame_start"]
-    assert heap["late_max"] - heap["first"] < 2048, heap  # noise is a few hundred bytes
+    # Against the frames after the warm-up quarter (the first frame still
+    # builds up the link's and the journal's steady state): the spread from
+    # frame to frame is a few hundred bytes, a leak would climb past 2 KB.
+    assert heap["late_max"] - heap["early_median"] < 2048, heap

@@ -110,6 +110,7 @@ def run(
                 and board["state"]["scores"] == state["scores"],
                 "alerts": len(board["alerts"]),
                 "sim_error": repr(sim.error) if sim.error else None,
+                "device_link": device_link(sim),
                 **cmp.as_dict(),
             }
         return out
@@ -121,6 +122,23 @@ def run(
         for sim in sims.values():
             sim.stop()
         tap.remove()
+
+
+def device_link(sim: SimulatedTable) -> dict[str, Any]:
+    """Where the device's stream stands, to tell a stall from a loss."""
+    app = sim.app
+    if app is None:
+        return {}
+    s = app.link.session
+    snd = s.sender
+    return {
+        "open": s.open,
+        "journal_next": app.journal.next,
+        "journal_acked": app.journal.acked,
+        "offered": app.offered,
+        "sender": [snd.base, snd.send_next, snd.next],
+        "queue": len(app.queue),
+    }
 
 
 def matches_done(tap: JournalTap, sim: SimulatedTable) -> int:

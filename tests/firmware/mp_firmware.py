@@ -91,6 +91,16 @@ def boot(cfg=None):
     return b
 
 
+def started():
+    """A fresh board, the host at the other end, and a match set up by it."""
+    b = boot()
+    host = Host(b)
+    b.settle(1500)  # hello, welcome
+    host.setup(["Ali", "Reza"], 3)
+    b.settle(300)
+    return b, host
+
+
 def scenario_signals():
     # Keys and sensor signals in; frames and display contents out.
     b = boot()
@@ -160,11 +170,7 @@ def scenario_keypad(path):
 
 def scenario_power_cut():
     # A power cut in the middle of a stroke, with events the host never acked.
-    b = boot()
-    host = Host(b)
-    b.settle(1500)
-    host.setup(["Ali", "Reza"], 3)
-    b.settle(300)
+    b, host = started()
     d = Driver(b)
     for ev in ({"ev": "strike"}, {"ev": "pot", "ball": "red", "pocket": "tl"}, {"ev": "rest"}):
         d.perform(ev)
@@ -198,11 +204,7 @@ def scenario_power_cut():
 
 
 def scenario_edges():
-    b = boot()
-    host = Host(b)
-    b.settle(1500)
-    host.setup(["Ali", "Reza"], 3)
-    b.settle(300)
+    b, host = started()
     d = Driver(b)
     out = {}
     # two reds into the same pocket 30 ms apart: two pots
@@ -243,11 +245,7 @@ def scenario_question_power_cut():
     # The power goes while the handset asks which ball an unclear pot was: the
     # question survives on flash, is asked again after the reset, and the pot
     # reaches the host exactly once.
-    b = boot()
-    host = Host(b)
-    b.settle(1500)
-    host.setup(["Ali", "Reza"], 3)
-    b.settle(300)
+    b, host = started()
     d = Driver(b)
     d.perform({"ev": "strike"})
     b.pot(2, 5, rgbc=between(5, nearest(5)))
@@ -272,11 +270,7 @@ def scenario_question_power_cut():
 
 
 def scenario_bad_keys():
-    b = boot()
-    host = Host(b)
-    b.settle(1500)
-    host.setup(["Ali", "Reza"], 3)
-    b.settle(300)
+    b, host = started()
     out = {}
     before = b.app.engine.to_json()
     b.keys("free")

@@ -52,21 +52,25 @@ def test_wrong_password_is_refused_with_a_clear_sentence(
         store.close()
 
 
-def test_right_password_is_taken(secured_broker: Broker, tmp_path: Path) -> None:
+def round_trip(url: str, tmp_path: Path, count: int) -> None:
+    """A bridge publishes ``count`` stored events and a mirror receives them all."""
     store = Store(tmp_path / "a.sqlite")
     t1 = TableStream(store, "t1")
-    url = secured_broker.url_for("scorer", "right-password")
     mirror = make_mirror(url)
     bridge = make_bridge(url, store.path)
     try:
         assert mirror.start()
         assert bridge.start()
-        t1.add(5, bridge)
-        wait_for(lambda: received_all(mirror, "t1", t1.written), "5 events")
+        t1.add(count, bridge)
+        wait_for(lambda: received_all(mirror, "t1", t1.written), f"{count} events")
     finally:
         bridge.stop()
         mirror.stop()
         store.close()
+
+
+def test_right_password_is_taken(secured_broker: Broker, tmp_path: Path) -> None:
+    round_trip(secured_broker.url_for("scorer", "right-password"), tmp_path, 5)
 
 
 def test_a_password_never_shows_in_descriptions() -> None:
@@ -270,19 +274,7 @@ def test_settings_from_config() -> None:
 def test_tls_with_the_venue_ca_and_a_password(tls_broker: Broker, tmp_path: Path) -> None:
     assert tls_broker.tls is not None
     url = tls_broker.url_for("scorer", "right-password") + f"?ca={tls_broker.tls.ca}"
-    store = Store(tmp_path / "a.sqlite")
-    t1 = TableStream(store, "t1")
-    mirror = make_mirror(url)
-    bridge = make_bridge(url, store.path)
-    try:
-        assert mirror.start()
-        assert bridge.start()
-        t1.add(3, bridge)
-        wait_for(lambda: received_all(mirror, "t1", t1.written), "3 events over TLS")
-    finally:
-        bridge.stop()
-        mirror.stop()
-        store.close()
+    round_trip(url, tmp_path, 3)
 
 
 def test_tls_refuses_a_broker_it_cannot_trust(tls_broker: Broker, tmp_path: Path) -> None:

@@ -3,11 +3,15 @@
 ``build`` compiles every device module (``firmware/`` and ``protocol/``, without
 the simulator and the host-only codec) with ``mpy-cross`` for the board's
 architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
-``OUT/lib/baulk/...``, writes the two-line ``OUT/main.py`` that starts it, and
+``OUT/lib/baulk/...``, writes the two-line ``OUT/main.py`` that starts it, packs
+the same tree into ``OUT/romfs.img`` (MicroPython's read-only filesystem), and
 prints each file's size and the total.
 
 ``deploy`` builds, then copies the tree to the board with ``mpremote`` and
-resets it.  ``--dry-run`` prints the mpremote commands instead of running them.
+resets it.  With ``--romfs`` the image goes into the board's ROMFS partition
+instead: the bytecode then runs from flash and costs no heap (hardware/README.md
+"Code in flash").  ``--dry-run`` prints the mpremote commands instead of running
+them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from mpremote.romfs import VfsRomWriter
+
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
 PACKAGES = ("firmware", "protocol")
@@ -29,12 +35,17 @@ EXCLUDE_DIRS = {"sim", "tests", "vectors", "__pycache__"}
 EXCLUDE_FILES = {"protocol/host_codec.py"}
 MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
 MPY_BUDGET = 96 * 1024
+ROMFS_IMAGE = "romfs.img"
 
 
 @dataclass
 class Built:
     out: Path
     sizes: dict[str, int]
+
+    @property
+    def romfs(self) -> Path:
+        return self.out / ROMFS_IMAGE
 
     @property
     def total(self) -> int:
@@ -87,15 +98,50 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
             )
             sizes[(Path("lib/baulk") / rel.with_suffix(".mpy")).as_posix()] = target.stat().st_size
     (out / "main.py").write_text(MAIN_PY)
-    return Built(out, sizes)
+    built = Built(out, sizes)
+    built.romfs.write_bytes(romfs_image(out / "lib"))
+    return built
 
 
-def deploy_commands(port: str, out: Path, mpremote: str = "mpremote") -> list[list[str]]:
-    """The mpremote invocations that put a built tree onto the board."""
+def romfs_image(lib: Path) -> bytes:
+    """A ROMFS image whose /lib is the tree under `lib`.
+
+    The board mounts it at /rom and puts /rom/lib on sys.path ahead of /lib,
+    so these modules win over any copy left on the read-write filesystem.
+    """
+    writer = VfsRomWriter()
+
+    def add(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir():
+                writer.opendir(entry.name)
+                add(entry)
+                writer.closedir()
+            else:
+                writer.mkfile(entry.name, entry.read_bytes())
+
+    writer.opendir("lib")
+    add(lib)
+    writer.closedir()
+    image: bytes = writer.finalise()
+    return image
+
+
+def deploy_commands(
+    port: str, out: Path, mpremote: str = "mpremote", romfs: bool = False
+) -> list[list[str]]:
+    """The mpremote invocations that put a built tree onto the board.
+
+    The first one removes an earlier copy of lib/baulk and may fail harmlessly.
+    """
     connect = [mpremote, "connect", port]
+    if romfs:
+        code = [[*connect, "romfs", "deploy", str(out / ROMFS_IMAGE)]]
+    else:
+        code = [[*connect, "fs", "cp", "-r", str(out / "lib"), ":"]]
     return [
         [*connect, "fs", "rm", "-r", ":lib/baulk"],
-        [*connect, "fs", "cp", "-r", str(out / "lib"), ":"],
+        *code,
         [*connect, "fs", "cp", str(out / "main.py"), ":main.py"],
         [*connect, "reset"],
     ]
@@ -116,6 +162,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     d.add_argument("--port", required=True, help="serial port of the board, e.g. /dev/ttyACM0")
     d.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
     d.add_argument("--out", default="build/firmware", help="build directory")
+    d.add_argument(
+        "--romfs",
+        action="store_true",
+        help="write the code into the board's ROMFS partition (runs from flash, saves heap)",
+    )
     d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
     d.set_defaults(handler=run_deploy)
 
@@ -129,6 +180,7 @@ def _print_sizes(built: Built, board: str) -> None:
         f"{'total (' + board + ', ' + ARCH[board] + ')':<{width}}  {built.total:6d} B"
         f"  ({share:.0%} of the {MPY_BUDGET // 1024} KB budget)"
     )
+    print(f"{'ROMFS image ' + ROMFS_IMAGE:<{width}}  {built.romfs.stat().st_size:6d} B")
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -148,7 +200,7 @@ def run_deploy(args: argparse.Namespace) -> int:
     if rc:
         return rc
     mpremote = shutil.which("mpremote") or "mpremote"
-    commands = deploy_commands(args.port, out.resolve(), mpremote)
+    commands = deploy_commands(args.port, out.resolve(), mpremote, romfs=args.romfs)
     for i, cmd in enumerate(commands):
         print("$ " + shlex.join(cmd))
         if args.dry_run:

@@ -2,12 +2,15 @@
 // port from npm) with baulk's device packages mounted at /lib/baulk, the way
 // they sit on the board.
 //
-//   node micropython.mjs [--heap BYTES] [--file PATH]... [--lib DIR] [--stepped]
-//                        SCRIPT.py [ARGS...]
+//   node micropython.mjs [--heap BYTES] [--file PATH]... [--lib DIR] [--romfs IMAGE]
+//                        [--stepped] SCRIPT.py [ARGS...]
 //
 // --file copies a host file into the interpreter's filesystem at the same
 // path, so the script can open() it.  --lib mounts DIR (for example a tree of
 // .mpy files built by mpy-cross) at /lib instead of the baulk sources.
+// --romfs IMAGE mounts a ROMFS image at /rom, the way a board's read-only flash
+// partition is mounted: .mpy files there run in place, their bytecode is not
+// copied into the heap, and /rom/lib comes before /lib on sys.path.
 // --stepped calls the script's step() again and again, until it returns a
 // false value, with a garbage collection at top level before each call: this
 // port can only collect garbage between calls, because the WebAssembly stack
@@ -74,12 +77,14 @@ let heap = 1 << 20;
 const files = [];
 let libDir = null;
 let stepped = false;
+let romfs = null;
 while (argv.length && argv[0].startsWith("--")) {
   const opt = argv.shift();
   if (opt === "--heap") heap = Number(argv.shift());
   else if (opt === "--file") files.push(argv.shift());
   else if (opt === "--lib") libDir = argv.shift();
   else if (opt === "--stepped") stepped = true;
+  else if (opt === "--romfs") romfs = argv.shift();
   else {
     process.stderr.write(`micropython.mjs: unknown option ${opt}\n`);
     process.exit(2);
@@ -93,7 +98,9 @@ const script = resolve(argv[0]);
 const out = makeSink(process.stdout);
 const err = makeSink(process.stderr);
 const { loadMicroPython } = await loadModule();
-const mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: out.put, stderr: err.put });
+const options = { heapsize: heap, linebuffer: false, stdout: out.put, stderr: err.put };
+if (romfs) options.romfs = new Uint8Array(readFileSync(resolve(romfs)));
+const mp = await loadMicroPython(options);
 
 const top = resolve(here, "..");
 if (libDir) {

@@ -34,6 +34,7 @@ def command(
     heap: int = DEFAULT_HEAP,
     lib: str | Path | None = None,
     stepped: bool = False,
+    romfs: str | Path | None = None,
 ) -> list[str]:
     cmd = [node_binary(), str(RUNNER), "--heap", str(heap)]
     for f in files:
@@ -42,6 +43,8 @@ def command(
         cmd += ["--lib", str(lib)]
     if stepped:
         cmd.append("--stepped")
+    if romfs is not None:
+        cmd += ["--romfs", str(romfs)]
     return [*cmd, str(script), *args]
 
 
@@ -53,15 +56,17 @@ def run(
     timeout: float = 300,
     lib: str | Path | None = None,
     stepped: bool = False,
+    romfs: str | Path | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run ``script`` under MicroPython and capture its output as bytes.
 
     ``lib`` mounts a prepared tree (such as .mpy files) at /lib instead of the
     sources; ``stepped`` drives the script's step() with a garbage collection
-    between calls (see micropython.mjs).
+    between calls (see micropython.mjs); ``romfs`` mounts a ROMFS image at /rom,
+    as a board's read-only flash partition, so its .mpy run in place.
     """
     return subprocess.run(
-        command(script, args, files, heap, lib, stepped),
+        command(script, args, files, heap, lib, stepped, romfs),
         capture_output=True,
         timeout=timeout,
         check=False,

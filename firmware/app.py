@@ -3,7 +3,7 @@
 # display and the status LED follow (DESIGN.md "Inputs on the device").
 #
 # One pass of the main loop is tick(): the asyncio task on the board calls it
-# every TICK_MS (and at once when a beam interrupt wakes it); tests and the
+# every _TICK_MS (and at once when a beam interrupt wakes it); tests and the
 # simulator call it directly, so the very same code runs on the board, under
 # CPython and under MicroPython's WebAssembly port.
 #
@@ -33,26 +33,26 @@ from .hw.led import FAST, SLOW, STEADY
 from .hw.ring import SRC_RAIL, SRC_STRIKE
 
 FIRMWARE = "baulk-fw 0.1"
-TICK_MS = const(2)
-STATE_MS = const(250)  # state snapshots are coalesced to at most this often
-MESSAGE_MS = const(6000)  # a refusal stays on the display this long
-REDRAW_MS = const(1000)
-RESET_GAP_MS = const(5000)  # after a reset, device time resumes this far on
-QUEUE = const(12)  # sensor events waiting for a colour or the referee
+_TICK_MS = const(2)
+_STATE_MS = const(250)  # state snapshots are coalesced to at most this often
+_MESSAGE_MS = const(6000)  # a refusal stays on the display this long
+_REDRAW_MS = const(1000)
+_RESET_GAP_MS = const(5000)  # after a reset, device time resumes this far on
+_QUEUE = const(12)  # sensor events waiting for a colour or the referee
 
 SRC_SENSOR = const(0)
 SRC_HOST = const(2)
 
 # Sensor queue entries: [what, pocket, t, ball, due]
-Q_POT = const(0)
-Q_OFF = const(1)
-Q_STRIKE = const(2)
-Q_REST = const(3)
+_Q_POT = const(0)
+_Q_OFF = const(1)
+_Q_STRIKE = const(2)
+_Q_REST = const(3)
 # ball slot while unresolved
-B_COLOUR = const(-2)  # waiting for the colour reading
-B_ASK = const(-3)  # the referee must say
-B_ASKED = const(-4)  # ... and the handset is asking
-B_NONE = const(-1)  # nothing after all: dropped
+_B_COLOUR = const(-2)  # waiting for the colour reading
+_B_ASK = const(-3)  # the referee must say
+_B_ASKED = const(-4)  # ... and the handset is asking
+_B_NONE = const(-1)  # nothing after all: dropped
 
 
 def replay_one(engine, body):
@@ -72,7 +72,7 @@ class App:
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
         had = self.journal.next > 1
-        self.t0 = self.journal.last_t + RESET_GAP_MS if had else 0
+        self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
             hw.serial,
             0,
@@ -88,7 +88,7 @@ class App:
         self.queue = []
         for what, pocket, t in self.journal.unanswered():
             # Asked before the power cut, never answered: ask again.
-            self.queue.append([what, pocket, t - self.t0, B_ASK, 0, True])
+            self.queue.append([what, pocket, t - self.t0, _B_ASK, 0, True])
         self.rgbc = array("H", (0, 0, 0, 0))
         # The open stroke was started by the strike sensor, so the rest sensor
         # closes it (after a reset mid-stroke: whenever a rest sensor is fitted).
@@ -100,7 +100,7 @@ class App:
         self.dirty = True
         self.drawn_at = 0
         self.state_due = True
-        self.state_at = -STATE_MS
+        self.state_at = -_STATE_MS
         self.now = 0
         self.was_up = False
         self.dropped_strikes = 0
@@ -176,23 +176,23 @@ class App:
             t = at(tick)
             if src < 6:
                 if hw.beams[src].edge(level, t):
-                    self._queue(Q_POT, src, t)
+                    self._queue(_Q_POT, src, t)
             elif src == SRC_RAIL:
                 if hw.rail is not None and hw.rail.edge(level, t):
-                    self._queue(Q_OFF, -1, t)
+                    self._queue(_Q_OFF, -1, t)
             elif src == SRC_STRIKE and hw.strike is not None and hw.strike.edge(level, t):
-                self._queue(Q_STRIKE, -1, t)
+                self._queue(_Q_STRIKE, -1, t)
                 if hw.rest is not None:
                     hw.rest.motion(now)
         for b in hw.beams:
             if b.poll(now):
-                self._queue(Q_POT, b.pocket, b.start)
+                self._queue(_Q_POT, b.pocket, b.start)
 
     def _queue(self, what, pocket, t):
-        if len(self.queue) >= QUEUE:
+        if len(self.queue) >= _QUEUE:
             self.say("too many sensor events: check the sensors")
             return
-        ball = B_COLOUR if what == Q_POT else (B_ASK if what == Q_OFF else B_NONE)
+        ball = _B_COLOUR if what == _Q_POT else (_B_ASK if what == _Q_OFF else _B_NONE)
         # [what, pocket, time, ball, colour due, asked the referee]
         self.queue.append([what, pocket, t, ball, t + self.hw.colour_delay_ms, False])
 
@@ -200,7 +200,7 @@ class App:
         hw = self.hw
         q = self.queue
         for item in q:
-            if item[3] == B_COLOUR and now >= item[4]:
+            if item[3] == _B_COLOUR and now >= item[4]:
                 item[3] = self._colour(item[1])
         e = self.engine
         if (
@@ -210,22 +210,22 @@ class App:
             and not q
             and hw.rest.at_rest(now)
         ):
-            q.append([Q_REST, -1, self.t() - self.t0, B_NONE, 0, False])
+            q.append([_Q_REST, -1, self.t() - self.t0, _B_NONE, 0, False])
         while q:
             item = q[0]
             what = item[0]
             ball = item[3]
-            if what in (Q_POT, Q_OFF) and ball < B_NONE:
+            if what in (_Q_POT, _Q_OFF) and ball < _B_NONE:
                 return  # the head waits for its colour or for the referee
             q.pop(0)
             t = self.t0 + item[2]
-            if what == Q_STRIKE:
+            if what == _Q_STRIKE:
                 if e.stroke_open or not e.active or e.match_over:
                     self.dropped_strikes += 1
                     continue
                 self.sensor_stroke = True
                 self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
-            elif what == Q_REST:
+            elif what == _Q_REST:
                 if e.stroke_open:
                     self.sensor_stroke = False
                     self.submit({"ev": "rest", "t": t}, SRC_SENSOR)
@@ -236,7 +236,7 @@ class App:
                     if hw.rest is not None:
                         hw.rest.motion(now)
                     self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
-                if what == Q_POT:
+                if what == _Q_POT:
                     ev = {"ev": "pot", "ball": names.BALLS[ball], "pocket": names.POCKETS[item[1]]}
                 else:
                     ev = {"ev": "off", "ball": names.BALLS[ball]}
@@ -248,21 +248,21 @@ class App:
         sensors = hw.colours
         if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
             self.last_colour = (-1, 0)
-            return B_ASK
+            return _B_ASK
         c = self.rgbc
         cl = hw.classifier
         ball = cl.classify(c[0], c[1], c[2], c[3])
         self.last_colour = (ball, cl.confidence)
-        return ball if ball >= 0 else B_ASK
+        return ball if ball >= 0 else _B_ASK
 
     def _ask(self, now):
         q = self.queue
-        if not q or q[0][3] != B_ASK or self.flow.step != kf.IDLE:
+        if not q or q[0][3] != _B_ASK or self.flow.step != kf.IDLE:
             return
         item = q[0]
-        item[3] = B_ASKED
+        item[3] = _B_ASKED
         item[5] = True
-        if item[0] == Q_POT:
+        if item[0] == _Q_POT:
             self.flow.ask(kf.ASK_POT, item[1], "which ball? (colour unclear)")
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")
@@ -283,8 +283,8 @@ class App:
     def answer(self, ball):
         """The referee named the ball the sensors asked about (-1: none)."""
         q = self.queue
-        if q and q[0][3] == B_ASKED:
-            q[0][3] = ball if ball >= 0 else B_NONE
+        if q and q[0][3] == _B_ASKED:
+            q[0][3] = ball if ball >= 0 else _B_NONE
 
     # -- the host link -------------------------------------------------------------
     def _feed_outbox(self):
@@ -314,7 +314,7 @@ class App:
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
-                    self.state_at = -STATE_MS
+                    self.state_at = -_STATE_MS
             elif what == "open" or what == "down" or what == "refused":
                 self.state_due = True
                 self.dirty = True
@@ -326,7 +326,7 @@ class App:
         if link.up != self.was_up:
             self.was_up = link.up
             self.dirty = True
-        if self.state_due and link.up and now - self.state_at >= STATE_MS:
+        if self.state_due and link.up and now - self.state_at >= _STATE_MS:
             self.state_due = False
             self.state_at = now
             link.send(
@@ -336,10 +336,10 @@ class App:
 
     # -- the handset display ---------------------------------------------------------
     def _display(self, now):
-        if self.message and now - self.message_at >= MESSAGE_MS:
+        if self.message and now - self.message_at >= _MESSAGE_MS:
             self.message = None
             self.dirty = True
-        if self.dirty or now - self.drawn_at >= REDRAW_MS:
+        if self.dirty or now - self.drawn_at >= _REDRAW_MS:
             screens.render(self, self.lines)
             self.dirty = False
             self.drawn_at = now
@@ -370,6 +370,6 @@ class App:
         while True:
             self.tick()
             if sleep_ms is not None:
-                await sleep_ms(TICK_MS)
+                await sleep_ms(_TICK_MS)
             else:  # CPython
-                await asyncio.sleep(TICK_MS / 1000)
+                await asyncio.sleep(_TICK_MS / 1000)

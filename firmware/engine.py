@@ -21,61 +21,61 @@ except ImportError:  # CPython
 
 
 # Ball codes (firmware/names.py).
-RED = const(0)
-YELLOW = const(1)
-PINK = const(5)
-BLACK = const(6)
-WHITE = const(7)
-ALL_COLOURS = const(0x7E)  # bits 1..6
+_RED = const(0)
+_YELLOW = const(1)
+_PINK = const(5)
+_BLACK = const(6)
+_WHITE = const(7)
+_ALL_COLOURS = const(0x7E)  # bits 1..6
 
 # What ``on`` holds besides a colour code (colours phase).
-ON_RED = const(0)
-ON_COLOUR = const(8)  # any colour: after a red, or once after the last red
-ON_NONE = const(-1)
+_ON_RED = const(0)
+_ON_COLOUR = const(8)  # any colour: after a red, or once after the last red
+_ON_NONE = const(-1)
 
-NONE = const(-1)
+_NONE = const(-1)
 
 # Event codes (index in names.EVENTS).
-EV_MATCH = const(0)
-EV_STRIKE = const(1)
-EV_POT = const(2)
-EV_OFF = const(3)
-EV_REST = const(4)
-EV_FOUL = const(5)
-EV_MISS = const(6)
-EV_FREE_BALL = const(7)
-EV_NOMINATE = const(8)
-EV_PLAY_AGAIN = const(9)
-EV_REPLACE = const(10)
-EV_CONCEDE = const(11)
-EV_AWARD = const(12)
-EV_RERACK = const(13)
-EV_TOSS = const(14)
-EV_UNDO = const(15)
-EV_SPOTS = const(16)
-EV_CLAIM = const(17)
-EV_EDGE_REPLACE = const(18)
-EV_ORDER = const(19)
+_EV_MATCH = const(0)
+_EV_STRIKE = const(1)
+_EV_POT = const(2)
+_EV_OFF = const(3)
+_EV_REST = const(4)
+_EV_FOUL = const(5)
+_EV_MISS = const(6)
+_EV_FREE_BALL = const(7)
+_EV_NOMINATE = const(8)
+_EV_PLAY_AGAIN = const(9)
+_EV_REPLACE = const(10)
+_EV_CONCEDE = const(11)
+_EV_AWARD = const(12)
+_EV_RERACK = const(13)
+_EV_TOSS = const(14)
+_EV_UNDO = const(15)
+_EV_SPOTS = const(16)
+_EV_CLAIM = const(17)
+_EV_EDGE_REPLACE = const(18)
+_EV_ORDER = const(19)
 
 # Foul kinds that are referred to by rule (index in names.FOUL_KINDS).
-K_OUT_OF_TURN = const(2)
-K_OUTSIDE_D = const(3)
-K_IN_OFF = const(5)
-K_FREE_BALL_SNOOKER = const(6)
-K_POT_NOT_ON = const(12)
-K_OFF_TABLE = const(16)
-K_TWO_BALLS = const(17)
-K_RED_AFTER_RED = const(20)
-K_FOUL_BEFORE_NOMINATION = const(23)
-N_BALL_ON_KINDS = const(10)
-N_HIGHER_KINDS = const(18)  # kinds below this index and at/after 10 are "higher of"
+_K_OUT_OF_TURN = const(2)
+_K_OUTSIDE_D = const(3)
+_K_IN_OFF = const(5)
+_K_FREE_BALL_SNOOKER = const(6)
+_K_POT_NOT_ON = const(12)
+_K_OFF_TABLE = const(16)
+_K_TWO_BALLS = const(17)
+_K_RED_AFTER_RED = const(20)
+_K_FOUL_BEFORE_NOMINATION = const(23)
+_N_BALL_ON_KINDS = const(10)
+_N_HIGHER_KINDS = const(18)  # kinds below this index and at/after 10 are "higher of"
 
-MAX_BEST_OF = const(35)
-MAX_NAME_BYTES = const(48)  # UTF-8, as the wire protocol carries a name
-MAX_STROKE_EVENTS = const(40)
+_MAX_BEST_OF = const(35)
+_MAX_NAME_BYTES = const(48)  # UTF-8, as the wire protocol carries a name
+_MAX_STROKE_EVENTS = const(40)
 LOG_EVENTS = const(1024)
-ACTION = const(0x80)  # log flag: this entry starts an undoable action
-SETTLE_MS = const(4000)  # R3.12.3: a hanging ball dropping within this counts
+_ACTION = const(0x80)  # log flag: this entry starts an undoable action
+_SETTLE_MS = const(4000)  # R3.12.3: a hanging ball dropping within this counts
 
 MISS_WARNING = "third_miss_forfeits"
 
@@ -171,12 +171,12 @@ def value_of(ball):
 
 
 def _lowest(mask):
-    code = YELLOW
-    while code <= BLACK:
+    code = _YELLOW
+    while code <= _BLACK:
         if mask & (1 << code):
             return code
         code += 1
-    return ON_NONE
+    return _ON_NONE
 
 
 def _count(mask):
@@ -189,7 +189,7 @@ def _count(mask):
 
 def _sum_values(mask):
     total = 0
-    for code in range(YELLOW, BLACK + 1):
+    for code in range(_YELLOW, _BLACK + 1):
         if mask & (1 << code):
             total += code + 1  # yellow 2 ... black 7
     return total
@@ -201,7 +201,7 @@ def _ball_name(code):
 
 class Engine:
     def __init__(self):
-        self.history = array("H", bytes(2 * 3 * MAX_BEST_OF))
+        self.history = array("H", bytes(2 * 3 * _MAX_BEST_OF))
         self.log = bytearray(3 * LOG_EVENTS)
         self.replaying = False
         self.exec_pos = 0
@@ -227,14 +227,14 @@ class Engine:
         self.pos = 0
         self.reds = 0
         self.colours = 0
-        self.on = ON_NONE  # type: int
-        self.nominated = NONE  # type: int
+        self.on = _ON_NONE  # type: int
+        self.nominated = _NONE  # type: int
         self.free_ball = False
         self.brk = 0
         self.in_hand = False
-        self.foul_side = NONE  # type: int
+        self.foul_side = _NONE  # type: int
         self.foul_points = 0
-        self.foul_kind = NONE  # type: int
+        self.foul_kind = _NONE  # type: int
         self.misses = 0
         self.miss_chain = False
         self.respot = 0
@@ -243,8 +243,8 @@ class Engine:
         self.toss_open = False
         self.frame_over = False
         self.match_over = False
-        self.frame_winner = NONE  # type: int
-        self.match_winner = NONE  # type: int
+        self.frame_winner = _NONE  # type: int
+        self.match_winner = _NONE  # type: int
         self.stroke_open = False
         self.frame_strokes = 0
         self.foul_open = False
@@ -252,10 +252,10 @@ class Engine:
         self.after_stroke = False
         self.offender_pos = 0
         self.incoming_pos = 0
-        self.strike_pos = NONE  # type: int
-        self.rest_pos = NONE  # type: int
-        self.st_on = ON_NONE  # type: int
-        self.st_nom = NONE  # type: int
+        self.strike_pos = _NONE  # type: int
+        self.rest_pos = _NONE  # type: int
+        self.st_on = _ON_NONE  # type: int
+        self.st_nom = _NONE  # type: int
         self.st_free = False
         self.st_in_hand = False
         self.st_reds = 0
@@ -268,10 +268,10 @@ class Engine:
         self.st_red_offs = 0
         self.st_col_offs = 0
         self.st_white_off = False
-        self.st_chosen = NONE  # type: int
-        self.st_fkind = NONE  # type: int
+        self.st_chosen = _NONE  # type: int
+        self.st_fkind = _NONE  # type: int
         self.st_fpts = 0
-        self.st_fball = NONE  # type: int
+        self.st_fball = _NONE  # type: int
         self.st_miss = 0
         self.st_events = 0
         self.players = None
@@ -279,7 +279,7 @@ class Engine:
         self.log_len = 0
         self.checkpoint = None  # type: tuple[object, ...] | None
         self.stroke_base = None  # type: tuple[object, ...] | None
-        self.rest_t = NONE  # type: int
+        self.rest_t = _NONE  # type: int
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self):
@@ -328,7 +328,7 @@ class Engine:
     def apply(self, ev):
         """Apply one input event (a dict); raise Rejected and change nothing if unlawful."""
         code, a, b, t = parse_event(ev)
-        if code == EV_MATCH:
+        if code == _EV_MATCH:
             self._start_match(ev)
             return
         if not self.active:
@@ -345,26 +345,26 @@ class Engine:
             raise
 
     def _apply_coded(self, code, a, b, t):
-        if code == EV_UNDO:
+        if code == _EV_UNDO:
             self._undo()
             return
         late = self._is_late_call(code, t)
         if late:
             self._insert_late(code, a, b)
             return
-        if code == EV_POT and not self.stroke_open:
+        if code == _EV_POT and not self.stroke_open:
             self._edge_fall(a)  # R3.12.1: nothing changes, nothing to log
             return
         start_action = not (
-            self.stroke_open and code in (EV_POT, EV_OFF, EV_REST, EV_FOUL, EV_MISS)
+            self.stroke_open and code in (_EV_POT, _EV_OFF, _EV_REST, _EV_FOUL, _EV_MISS)
         )
         self.exec_pos = self.log_len
         self._exec(code, a, b)
-        if code == EV_REST and t is not None:
+        if code == _EV_REST and t is not None:
             self.rest_t = t
-        elif code == EV_STRIKE:
-            self.rest_t = NONE
-        self._log_append(code | (ACTION if start_action else 0), a, b)
+        elif code == _EV_STRIKE:
+            self.rest_t = _NONE
+        self._log_append(code | (_ACTION if start_action else 0), a, b)
 
     # ------------------------------------------------------------------ the log
     def _log_append(self, code, a, b):
@@ -380,7 +380,7 @@ class Engine:
         starts = []
         i = 0
         while i < self.log_len:
-            if self.log[i] & ACTION:
+            if self.log[i] & _ACTION:
                 starts.append(i)
             i += 3
         return starts
@@ -399,8 +399,8 @@ class Engine:
         self.restore(self.checkpoint)
         self._replay(0, cut)
         # Strokes before the checkpoint can no longer be amended.
-        self.strike_pos = NONE
-        self.rest_pos = NONE
+        self.strike_pos = _NONE
+        self.rest_pos = _NONE
         self.checkpoint = self.snapshot()
         self.restore(current)
         self.stroke_base = stroke_base
@@ -432,20 +432,20 @@ class Engine:
         self.stroke_base = None
         self._replay(0, cut)
         self.log_len = cut
-        self.rest_t = NONE
+        self.rest_t = _NONE
 
     def _is_late_call(self, code, t):
         if self.stroke_open or self.rest_pos < 0 or self.stroke_base is None:
             return False
-        if code in (EV_FOUL, EV_MISS):
+        if code in (_EV_FOUL, _EV_MISS):
             return True
         # R3.12.3: a ball that hangs and drops within the settle window after
         # the balls came to rest still belongs to the stroke.
         return (
-            code == EV_POT
+            code == _EV_POT
             and t is not None
             and self.rest_t >= 0
-            and 0 <= t - self.rest_t <= SETTLE_MS
+            and 0 <= t - self.rest_t <= _SETTLE_MS
         )
 
     def _insert_late(self, code, a, b):
@@ -490,9 +490,9 @@ class Engine:
         self.first0 = self.first1 = 0
         self.pos = 0
         self.reds = self.reds_per_frame
-        self.colours = ALL_COLOURS
-        self.on = ON_RED
-        self.nominated = NONE
+        self.colours = _ALL_COLOURS
+        self.on = _ON_RED
+        self.nominated = _NONE
         self.free_ball = False
         self.brk = 0
         self.in_hand = True  # R2.5: before the frame starts
@@ -570,74 +570,74 @@ class Engine:
         on = self.st_on
         nom = self.st_nom
         free = self.st_free
-        if on == ON_RED:
+        if on == _ON_RED:
             return 1
-        if on == ON_COLOUR:
-            if nom != NONE and not free:
+        if on == _ON_COLOUR:
+            if nom != _NONE and not free:
                 return value_of(nom)
             return 4  # R3.13c note: any colour, none nominated
         return value_of(on)
 
     def penalty_for(self, kind, ball):
-        """Points a foul of ``kind`` (with ball concerned ``ball`` or NONE) is worth."""
-        if kind >= N_HIGHER_KINDS:
+        """Points a foul of ``kind`` (with ball concerned ``ball`` or _NONE) is worth."""
+        if kind >= _N_HIGHER_KINDS:
             return 7  # R3.13(c)
         points = self._on_value()
-        if kind >= N_BALL_ON_KINDS and ball != NONE and value_of(ball) > points:
+        if kind >= _N_BALL_ON_KINDS and ball != _NONE and value_of(ball) > points:
             points = value_of(ball)  # R3.13(b)
         return points if points > 4 else 4  # every penalty is at least 4
 
     # ------------------------------------------------------------------ event dispatch
     def _exec(self, code, a, b):
-        if self.match_over and code not in (EV_FOUL, EV_MISS):
+        if self.match_over and code not in (_EV_FOUL, _EV_MISS):
             raise Rejected("the match is over")
         if self.stroke_open:
-            if code not in (EV_POT, EV_OFF, EV_REST, EV_FOUL, EV_MISS):
-                if code == EV_STRIKE:
+            if code not in (_EV_POT, _EV_OFF, _EV_REST, _EV_FOUL, _EV_MISS):
+                if code == _EV_STRIKE:
                     raise Rejected(
                         "a stroke is already being played: waiting for the balls to come to rest"
                     )
                 raise Rejected("the balls are still moving: wait until they are at rest")
             self.st_events += 1
-            if self.st_events > MAX_STROKE_EVENTS:
+            if self.st_events > _MAX_STROKE_EVENTS:
                 raise Rejected("too many events in one stroke")
-        if code == EV_STRIKE:
+        if code == _EV_STRIKE:
             self._strike()
-        elif code == EV_POT:
+        elif code == _EV_POT:
             self._pot(a)
-        elif code == EV_OFF:
+        elif code == _EV_OFF:
             self._off(a)
-        elif code == EV_REST:
+        elif code == _EV_REST:
             self._rest()
-        elif code == EV_FOUL:
+        elif code == _EV_FOUL:
             self._foul(a, b - 1)
-        elif code == EV_MISS:
+        elif code == _EV_MISS:
             self._miss(a)
-        elif code == EV_EDGE_REPLACE:
+        elif code == _EV_EDGE_REPLACE:
             self._edge_replace()
         else:
             self.after_stroke = False
-            if code == EV_FREE_BALL:
+            if code == _EV_FREE_BALL:
                 self._free_ball()
-            elif code == EV_NOMINATE:
+            elif code == _EV_NOMINATE:
                 self._nominate(a)
-            elif code == EV_PLAY_AGAIN:
+            elif code == _EV_PLAY_AGAIN:
                 self._play_again()
-            elif code == EV_REPLACE:
+            elif code == _EV_REPLACE:
                 self._replace()
-            elif code == EV_CONCEDE:
+            elif code == _EV_CONCEDE:
                 self._concede(a)
-            elif code == EV_AWARD:
+            elif code == _EV_AWARD:
                 self._award(a, b)
-            elif code == EV_RERACK:
+            elif code == _EV_RERACK:
                 self._rerack()
-            elif code == EV_TOSS:
+            elif code == _EV_TOSS:
                 self._toss(a, b - 1)
-            elif code == EV_SPOTS:
+            elif code == _EV_SPOTS:
                 self._spots(a)
-            elif code == EV_CLAIM:
+            elif code == _EV_CLAIM:
                 self._claim()
-            elif code == EV_ORDER:
+            elif code == _EV_ORDER:
                 self._order(a, b)
             else:
                 raise Rejected("unknown event")
@@ -649,7 +649,7 @@ class Engine:
         self.stroke_base = self.snapshot()
         self.stroke_open = True
         self.strike_pos = self.exec_pos
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self.st_on = self.on
         self.st_nom = self.nominated
         self.st_free = self.free_ball
@@ -664,10 +664,10 @@ class Engine:
         self.st_red_offs = 0
         self.st_col_offs = 0
         self.st_white_off = False
-        self.st_chosen = NONE
-        self.st_fkind = NONE
+        self.st_chosen = _NONE
+        self.st_fkind = _NONE
         self.st_fpts = 0
-        self.st_fball = NONE
+        self.st_fball = _NONE
         self.st_miss = 0
         self.st_events = 0
         # R3.10.3: the referee has spotted the colours before this stroke.
@@ -683,10 +683,10 @@ class Engine:
         return self.st_reds - self.st_red_pots - self.st_red_offs
 
     def _check_in_play(self, ball):
-        if ball == RED:
+        if ball == _RED:
             if self._reds_left_in_stroke() <= 0:
                 raise Rejected("no red is left on the table")
-        elif ball == WHITE:
+        elif ball == _WHITE:
             if self.st_white_pot or self.st_white_off:
                 raise Rejected("the cue ball has already left the table in this stroke")
         elif not self.st_colours & (1 << ball) or (self.st_col_pots | self.st_col_offs) & (
@@ -704,18 +704,18 @@ class Engine:
 
     def _pot(self, ball):
         self._check_in_play(ball)
-        if ball == WHITE:
+        if ball == _WHITE:
             self.st_white_pot = True
-            self._call(K_IN_OFF, NONE)
+            self._call(_K_IN_OFF, _NONE)
             return
-        if ball == RED:
+        if ball == _RED:
             self.st_red_pots += 1
-            if self.st_on != ON_RED:
-                self._call(K_POT_NOT_ON, RED)
+            if self.st_on != _ON_RED:
+                self._call(_K_POT_NOT_ON, _RED)
             return
         self.st_col_pots |= 1 << ball
         if not self._colour_is_on(ball):
-            self._call(K_POT_NOT_ON, ball)
+            self._call(_K_POT_NOT_ON, ball)
 
     def _colour_is_on(self, ball):
         """Is potting this colour lawful in the stroke being played (so far)?"""
@@ -723,23 +723,23 @@ class Engine:
         nom = self.st_nom
         if self.st_free:
             # R3.11: the nominated (or first potted) colour is the free ball.
-            if nom == NONE and self.st_chosen == NONE and ball != on:
+            if nom == _NONE and self.st_chosen == _NONE and ball != on:
                 self.st_chosen = ball
                 return True
             if ball == nom or ball == self.st_chosen:
                 return True
-            return on != ON_RED and ball == on
-        if on == ON_RED:
+            return on != _ON_RED and ball == on
+        if on == _ON_RED:
             return False
-        if on == ON_COLOUR:
-            if nom != NONE:
+        if on == _ON_COLOUR:
+            if nom != _NONE:
                 return ball == nom
-            if self.st_chosen == NONE:
+            if self.st_chosen == _NONE:
                 self.st_chosen = ball
                 return True
             # Two colours with none nominated: valued at the higher of them.
             if value_of(self.st_chosen) > value_of(ball):
-                self._call(K_POT_NOT_ON, self.st_chosen)
+                self._call(_K_POT_NOT_ON, self.st_chosen)
             return False
         return ball == on
 
@@ -747,50 +747,50 @@ class Engine:
         if not self.stroke_open:
             raise Rejected("a ball is forced off only during a stroke: strike first")
         self._check_in_play(ball)
-        if ball == WHITE:
+        if ball == _WHITE:
             self.st_white_off = True
-            self._call(K_OFF_TABLE, NONE)
+            self._call(_K_OFF_TABLE, _NONE)
             return
-        if ball == RED:
+        if ball == _RED:
             self.st_red_offs += 1
         else:
             self.st_col_offs |= 1 << ball
-        self._call(K_OFF_TABLE, ball)  # R3.13(b): forcing a ball off the table
+        self._call(_K_OFF_TABLE, ball)  # R3.13(b): forcing a ball off the table
 
     def _foul(self, kind, ball):
         if not self.stroke_open:
             raise Rejected("there is no stroke to call a foul on")
         on = self.st_on
-        if kind == K_TWO_BALLS and ball != NONE:
+        if kind == _K_TWO_BALLS and ball != _NONE:
             # R3.8: two reds, or the free ball with the ball on, are no foul.
-            if ball == RED and on == ON_RED:
+            if ball == _RED and on == _ON_RED:
                 raise Rejected("hitting two reds at once is not a foul (R3.8)")
             if self.st_free and (ball == on or ball == self.st_nom):
                 raise Rejected(
                     "hitting the free ball and the ball on together is not a foul (R3.8)"
                 )
-        elif kind in (K_RED_AFTER_RED, K_FOUL_BEFORE_NOMINATION) and on != ON_COLOUR:
+        elif kind in (_K_RED_AFTER_RED, _K_FOUL_BEFORE_NOMINATION) and on != _ON_COLOUR:
             raise Rejected("%s applies only after a red was potted" % names.FOUL_KINDS[kind])
-        elif kind == K_FREE_BALL_SNOOKER:
+        elif kind == _K_FREE_BALL_SNOOKER:
             if not self.st_free:
                 raise Rejected("free_ball_snooker applies only to a free ball stroke")
-            if self.st_reds == 0 and self.st_colours == (1 << PINK) | (1 << BLACK):
+            if self.st_reds == 0 and self.st_colours == (1 << _PINK) | (1 << _BLACK):
                 raise Rejected(
                     "snookering behind the free ball is no foul"
                     " with only pink and black left (R3.11.3)"
                 )
-        elif kind == K_OUTSIDE_D and not self.st_in_hand:
+        elif kind == _K_OUTSIDE_D and not self.st_in_hand:
             raise Rejected("outside_d applies only when the cue ball was in hand")
         self._call(kind, ball)
 
     def _miss(self, clear):
         if not self.stroke_open:
             raise Rejected("there is no stroke to call a miss on")
-        if self.st_fkind == NONE:
+        if self.st_fkind == _NONE:
             raise Rejected("a miss is called with a foul: call the foul first")
         if self.st_miss:
             raise Rejected("a miss has already been called on this stroke")
-        if self.st_reds == 0 and self.st_colours == 1 << BLACK:
+        if self.st_reds == 0 and self.st_colours == 1 << _BLACK:
             raise Rejected("a miss is not called when only the black remains (R3.15)")
         self.st_miss = 2 if clear else 1
 
@@ -800,14 +800,14 @@ class Engine:
         self.stroke_open = False
         self.rest_pos = self.exec_pos
         self.after_stroke = True
-        if self.st_fkind != NONE:
+        if self.st_fkind != _NONE:
             self._settle_foul()
         else:
             self._settle_fair()
 
     def _settle_foul(self):
         striker_pos = self.st_pos
-        if self.st_fkind == K_OUT_OF_TURN:
+        if self.st_fkind == _K_OUT_OF_TURN:
             # docs/ENGINE.md: singles, the player not due played; doubles, the
             # due player's partner did (R3.18.3).
             offender_pos = (striker_pos + 2) % 4 if self.doubles else self._next_pos(striker_pos)
@@ -826,12 +826,12 @@ class Engine:
         self.respot = (self.st_col_pots | self.st_col_offs) & self.colours
         self.in_hand = self.st_white_pot or self.st_white_off  # R2.5
         self.brk = 0
-        self.nominated = NONE
+        self.nominated = _NONE
         self.free_ball = False
         self.offender_pos = offender_pos
         self.incoming_pos = incoming_pos
         self.pos = incoming_pos
-        self.on = ON_RED if self.reds > 0 else _lowest(self.colours)
+        self.on = _ON_RED if self.reds > 0 else _lowest(self.colours)
         self.foul_open = True
         self.miss_open = self.st_miss != 0
         # R3.15.3: count clear-ball misses from the same (replaced) position.
@@ -843,31 +843,31 @@ class Engine:
         if self.misses >= 3:
             self._end_frame(1 - offender)  # forfeit, after the penalty is counted
             return
-        if self.respotted_black or (self.st_reds == 0 and self.st_colours == 1 << BLACK):
+        if self.respotted_black or (self.st_reds == 0 and self.st_colours == 1 << _BLACK):
             self._black_decides()  # R3.9: the first score or foul ends the frame
 
     def _settle_fair(self):
-        self.foul_side = NONE
+        self.foul_side = _NONE
         self.foul_points = 0
-        self.foul_kind = NONE
+        self.foul_kind = _NONE
         self.misses = 0
         self.miss_chain = False
         self.in_hand = False
         on = self.st_on
         scored = 0
         spot = 0
-        if on == ON_RED:
+        if on == _ON_RED:
             scored = self.st_red_pots
             if self.st_col_pots:
                 scored += 1  # R3.11.1/R3.11.5: the free ball counts as a red
                 spot = self.st_col_pots
             self.reds = self._reds_left_in_stroke()
-            next_on = ON_COLOUR if scored else ON_RED
-        elif on == ON_COLOUR:
+            next_on = _ON_COLOUR if scored else _ON_RED
+        elif on == _ON_COLOUR:
             if self.st_col_pots:
-                scored = value_of(self.st_nom if self.st_nom != NONE else self.st_chosen)
+                scored = value_of(self.st_nom if self.st_nom != _NONE else self.st_chosen)
                 spot = self.st_col_pots  # R3.4a/b: re-spotted
-            next_on = ON_RED if self.reds > 0 else _lowest(self.colours)
+            next_on = _ON_RED if self.reds > 0 else _lowest(self.colours)
         else:
             if self.st_col_pots & (1 << on):
                 scored = value_of(on)
@@ -878,7 +878,7 @@ class Engine:
                 spot = self.st_col_pots
             next_on = _lowest(self.colours)
         self.respot = spot
-        self.nominated = NONE
+        self.nominated = _NONE
         self.free_ball = False
         if scored:
             self._add_score(self.striker, scored)
@@ -886,7 +886,7 @@ class Engine:
             self.on = next_on
             if (
                 self.respotted_black
-                or (self.st_reds == 0 and self.st_colours == 1 << BLACK)
+                or (self.st_reds == 0 and self.st_colours == 1 << _BLACK)
                 or (self.reds == 0 and self.colours == 0)
             ):
                 self._black_decides()
@@ -894,7 +894,7 @@ class Engine:
             # R3.6: the turn ends.
             self.brk = 0
             self.pos = self._next_pos(self.pos)
-            self.on = ON_RED if self.reds > 0 else _lowest(self.colours)
+            self.on = _ON_RED if self.reds > 0 else _lowest(self.colours)
 
     def _black_decides(self):
         # R3.9: with only the black left, the first score or foul ends the frame,
@@ -902,9 +902,9 @@ class Engine:
         if self.s0 != self.s1:
             self._end_frame(0 if self.s0 > self.s1 else 1)
             return
-        self.colours = 1 << BLACK
-        self.respot = 1 << BLACK
-        self.on = BLACK
+        self.colours = 1 << _BLACK
+        self.respot = 1 << _BLACK
+        self.on = _BLACK
         self.in_hand = True
         self.respotted_black = True
         self.toss_open = True
@@ -938,8 +938,8 @@ class Engine:
         self.frame_over = True
         self.frame_winner = self.history[self.hist_len * 3 - 1]
         self.match_winner = winner
-        self.on = ON_NONE
-        self.nominated = NONE
+        self.on = _ON_NONE
+        self.nominated = _NONE
         self.free_ball = False
         self.respot = 0
         self.places = 0
@@ -951,10 +951,10 @@ class Engine:
         # R3.12.1 / R3.16: a ball that falls by itself is replaced; no score, no foul.
         if self.match_over:
             raise Rejected("the match is over")
-        if ball == RED:
+        if ball == _RED:
             if self.reds <= 0:
                 raise Rejected("no red is left on the table")
-        elif ball != WHITE and (not self.colours & (1 << ball) or self.respot & (1 << ball)):
+        elif ball != _WHITE and (not self.colours & (1 << ball) or self.respot & (1 << ball)):
             raise Rejected("the %s is not on the table" % _ball_name(ball))
 
     def _require_foul_options(self, what):
@@ -965,16 +965,16 @@ class Engine:
         self._require_foul_options("a free ball")
         if self.free_ball:
             raise Rejected("a free ball has already been declared")
-        if self.reds == 0 and self.colours == 1 << BLACK:
+        if self.reds == 0 and self.colours == 1 << _BLACK:
             raise Rejected("there is no free ball with only the black left")
         self.free_ball = True  # R3.11
-        self.nominated = NONE
+        self.nominated = _NONE
 
     def _nominate(self, ball):
-        if ball == WHITE:
+        if ball == _WHITE:
             raise Rejected("the cue ball cannot be nominated")
         if self.free_ball:
-            if ball == RED:
+            if ball == _RED:
                 raise Rejected("a red cannot be the free ball")
             if not self.colours & (1 << ball):
                 raise Rejected("the %s is not on the table" % _ball_name(ball))
@@ -982,14 +982,14 @@ class Engine:
                 raise Rejected("the %s is already the ball on" % _ball_name(ball))
             self.nominated = ball
             return
-        if self.on == ON_COLOUR:
-            if ball == RED:
+        if self.on == _ON_COLOUR:
+            if ball == _RED:
                 raise Rejected("after a red the ball on is a colour (R3.4a)")
             if not self.colours & (1 << ball):
                 raise Rejected("the %s is not on the table" % _ball_name(ball))
             self.nominated = ball
             return
-        if self.on == ON_RED:
+        if self.on == _ON_RED:
             raise Rejected("nothing to nominate: the ball on is a red")
         raise Rejected(
             "nothing to nominate: the colours are taken in order and the %s is on"
@@ -1001,7 +1001,7 @@ class Engine:
         # R3.14 / R3.18.3: the offender plays again and the order goes on from him.
         self.pos = self.offender_pos
         self.free_ball = False  # R3.11.6
-        self.nominated = NONE
+        self.nominated = _NONE
         self.brk = 0
         self.foul_open = False
         self.miss_open = False
@@ -1018,7 +1018,7 @@ class Engine:
         self.places = 0
         self.pos = self.offender_pos
         self.free_ball = False
-        self.nominated = NONE
+        self.nominated = _NONE
         self.brk = 0
         self.miss_chain = self.st_miss == 2
         self.foul_open = False
@@ -1030,39 +1030,39 @@ class Engine:
         # penalty given for that stroke stands.
         if not self.after_stroke or self.stroke_base is None:
             raise Rejected("edge_replace must follow the stroke it replaces")
-        fouled = self.foul_kind != NONE
+        fouled = self.foul_kind != _NONE
         side, points, kind = self.foul_side, self.foul_points, self.foul_kind
         self.restore(self.stroke_base)
         if fouled:
             self._add_score(1 - side, points)
             self.foul_side, self.foul_points, self.foul_kind = side, points, kind
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self.after_stroke = False
         self.foul_open = False
         self.miss_open = False
 
     def _concede(self, whole_match):
         # R4.5: the striker concedes, in his own turn.
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self._end_frame(1 - self.striker, whole_match)
 
     def _award(self, side, whole_match):
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self._end_frame(side, whole_match)  # R4.2
 
     def _claim(self):
         # R2.1b: only the black left and the striker leads by more than 7.
-        if self.reds or self.colours != 1 << BLACK:
+        if self.reds or self.colours != 1 << _BLACK:
             raise Rejected("a frame can be claimed only when just the black remains")
         side = self.striker
         if self.score_of(side) - self.score_of(1 - side) <= 7:
             raise Rejected("the striker must lead by more than 7 points to claim the frame")
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self._end_frame(side)
 
     def _rerack(self):
         # R3.17: the frame restarts; same breaker, scores annulled, frames kept.
-        self.rest_pos = NONE
+        self.rest_pos = _NONE
         self._rack(self.breaker)
 
     def _toss(self, side, member):
@@ -1070,10 +1070,10 @@ class Engine:
             raise Rejected("a toss is made only for a re-spotted black")
         if not self.toss_open:
             raise Rejected("the re-spotted black has already been played")
-        if member != NONE and not self.doubles:
+        if member != _NONE and not self.doubles:
             raise Rejected("player is given only in doubles")
         # R3.9c, R3.18.4: the winner of the toss (and partner of his choice) plays.
-        if member == NONE:
+        if member == _NONE:
             member = self.first0 if side == 0 else self.first1
         self.pos = self._pos_of(side, member)
 
@@ -1100,9 +1100,9 @@ class Engine:
     def points_remaining(self):
         if self.match_over or not self.active:
             return 0
-        if self.on == ON_RED:
+        if self.on == _ON_RED:
             total = 8 * self.reds + 27
-        elif self.on == ON_COLOUR:
+        elif self.on == _ON_COLOUR:
             total = 8 * self.reds + 27 + 7
         else:
             total = _sum_values(self.colours)
@@ -1114,10 +1114,10 @@ class Engine:
         if self.match_over or not self.active:
             return [0, 0]
         remaining = self.points_remaining()
-        if self.reds > 0 or self.on == ON_COLOUR:
+        if self.reds > 0 or self.on == _ON_COLOUR:
             per = 4
         else:
-            per = value_of(self.on) if self.on != ON_NONE else 4
+            per = value_of(self.on) if self.on != _ON_NONE else 4
             if per < 4:
                 per = 4
         out = []
@@ -1130,16 +1130,16 @@ class Engine:
         return out
 
     def ball_on_name(self):
-        if self.on == ON_NONE or not self.active:
+        if self.on == _ON_NONE or not self.active:
             return None
-        if self.on == ON_RED:
+        if self.on == _ON_RED:
             return "red"
-        if self.on == ON_COLOUR:
+        if self.on == _ON_COLOUR:
             return "colour"
         return _ball_name(self.on)
 
     def colour_names(self):
-        return [_ball_name(c) for c in range(YELLOW, BLACK + 1) if self.colours & (1 << c)]
+        return [_ball_name(c) for c in range(_YELLOW, _BLACK + 1) if self.colours & (1 << c)]
 
     def respot_names(self):
         return [_ball_name(c) for c in respot.order(self.respot)]
@@ -1172,7 +1172,7 @@ class Engine:
     def state_obj(self, rejected=()):
         """The contract's state object, keys in a fixed order."""
         last_foul = None
-        if self.foul_kind != NONE:
+        if self.foul_kind != _NONE:
             last_foul = Obj(
                 [
                     ("side", self.foul_side),
@@ -1192,7 +1192,7 @@ class Engine:
                 ("reds", self.reds),
                 ("colours", self.colour_names()),
                 ("ball_on", self.ball_on_name()),
-                ("nominated", _ball_name(self.nominated) if self.nominated != NONE else None),
+                ("nominated", _ball_name(self.nominated) if self.nominated != _NONE else None),
                 ("free_ball", bool(self.free_ball)),
                 ("break", self.brk),
                 ("highest_break", [self.h0, self.h1]),
@@ -1206,8 +1206,8 @@ class Engine:
                 ("in_hand", bool(self.in_hand)),
                 ("frame_over", bool(self.frame_over)),
                 ("match_over", bool(self.match_over)),
-                ("frame_winner", self.frame_winner if self.frame_winner != NONE else None),
-                ("match_winner", self.match_winner if self.match_winner != NONE else None),
+                ("frame_winner", self.frame_winner if self.frame_winner != _NONE else None),
+                ("match_winner", self.match_winner if self.match_winner != _NONE else None),
                 ("rejected", rej),
                 ("history", Seq(self.hist_len, self.history_entry)),
                 ("players", self.players),
@@ -1372,9 +1372,9 @@ def _parse_occupied(value):
 def _name(value):
     if not isinstance(value, str) or not value:
         raise Rejected("each player name must be a non-empty string")
-    if len(value.encode()) > MAX_NAME_BYTES:
+    if len(value.encode()) > _MAX_NAME_BYTES:
         # 48 bytes: 48 Latin letters, or 24 Persian ones.
-        raise Rejected("player names are at most %d bytes of UTF-8" % MAX_NAME_BYTES)
+        raise Rejected("player names are at most %d bytes of UTF-8" % _MAX_NAME_BYTES)
     return value
 
 
@@ -1394,8 +1394,8 @@ def parse_match(ev):
     best_of = ev.get("best_of")
     if not _is_int(best_of) or best_of < 1 or best_of % 2 == 0:
         raise Rejected("best_of must be a positive odd integer")
-    if best_of > MAX_BEST_OF:
-        raise Rejected("best_of is at most %d" % MAX_BEST_OF)
+    if best_of > _MAX_BEST_OF:
+        raise Rejected("best_of is at most %d" % _MAX_BEST_OF)
     breaker = _side(ev.get("breaker", 0), "breaker")
     reds = ev.get("reds", 15)
     if not _is_int(reds) or reds not in (15, 10, 6):

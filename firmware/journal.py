@@ -35,11 +35,11 @@ except ImportError:  # CPython
 from ..protocol import cbor
 
 SEG_RECORDS = const(32)
-SEG_BYTES = const(1024)
+_SEG_BYTES = const(1024)
 MAX_SEGMENTS = const(64)  # 2048 events: hours of play with the host away
 IMAGE_EVERY = const(128)
-IMAGE_BYTES = const(4096)  # undo log (3 KB) and the state around it
-IMAGE_VERSION = const(1)
+_IMAGE_BYTES = const(4096)  # undo log (3 KB) and the state around it
+_IMAGE_VERSION = const(1)
 
 
 def _seg_name(first):
@@ -49,7 +49,7 @@ def _seg_name(first):
 class Journal:
     def __init__(self, root):
         self.root = root
-        self.seg = bytearray(SEG_BYTES)
+        self.seg = bytearray(_SEG_BYTES)
         self.writer = cbor.Writer(self.seg)
         self.seg_len = 0
         self.seg_count = 0
@@ -113,7 +113,7 @@ class Journal:
         asked = self._load("asked")
         self.asked = asked if isinstance(asked, list) else []
         image = self._load("image")
-        if image is not None and image[0] == IMAGE_VERSION:
+        if image is not None and image[0] == _IMAGE_VERSION:
             self.image_seq = image[1]
             self.last_t = image[2]
             if image[3] > self.delivered:
@@ -193,7 +193,7 @@ class Journal:
         later event through apply(engine, body).  Returns the events replayed."""
         image = self._load("image")
         start = 1
-        if image is not None and image[0] == IMAGE_VERSION:
+        if image is not None and image[0] == _IMAGE_VERSION:
             load_image(engine, image)
             start = image[1] + 1
         done = 0
@@ -280,7 +280,7 @@ class Journal:
 
     def write_image(self, engine):
         seq = self.next - 1
-        data = bytearray(IMAGE_BYTES)
+        data = bytearray(_IMAGE_BYTES)
         w = cbor.Writer(data)
         w.value(image_of(engine, seq, self.last_t, self.delivered))
         self._write("image", data, w.pos)
@@ -330,7 +330,7 @@ def _scan(data):
 
 
 def image_of(engine, seq, t, delivered):
-    return [IMAGE_VERSION, seq, t, delivered] + engine.image()
+    return [_IMAGE_VERSION, seq, t, delivered] + engine.image()
 
 
 def load_image(engine, image):

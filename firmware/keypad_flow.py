@@ -20,19 +20,19 @@ except ImportError:  # CPython
 from . import names
 
 # Key codes.  0..7 are the ball codes of names.BALLS.
-K_WHITE = const(7)
-K_FOUL = const(8)
-K_MISS = const(9)
-K_FREE = const(10)
-K_AGAIN = const(11)
-K_REPLACE = const(12)
-K_UNDO = const(13)
-K_CONCEDE = const(14)
-K_MENU = const(15)
-K_OK = const(16)
-K_BACK = const(17)
-K_NOM = const(18)
-K_OFF = const(19)
+_K_WHITE = const(7)
+_K_FOUL = const(8)
+_K_MISS = const(9)
+_K_FREE = const(10)
+_K_AGAIN = const(11)
+_K_REPLACE = const(12)
+_K_UNDO = const(13)
+_K_CONCEDE = const(14)
+_K_MENU = const(15)
+_K_OK = const(16)
+_K_BACK = const(17)
+_K_NOM = const(18)
+_K_OFF = const(19)
 # (No star-unpacking in displays on MicroPython, hence the + below.)
 KEY_NAMES = names.BALLS + (
     "foul", "miss", "free", "again", "replace", "undo", "concede", "menu", "ok", "back",
@@ -46,8 +46,8 @@ IDLE = const(0)
 FOUL_KIND = const(1)
 FOUL_BALL = const(2)
 MISS = const(3)
-NOMINATE = const(4)
-OFF_BALL = const(5)
+_NOMINATE = const(4)
+_OFF_BALL = const(5)
 UNDO = const(6)
 CONCEDE = const(7)
 CONFIRM = const(8)  # OK sends self.draft
@@ -137,7 +137,7 @@ class KeypadFlow:
         """One debounced key press."""
         app = self.app
         app.message = None
-        if k == K_BACK and self.step != IDLE:
+        if k == _K_BACK and self.step != IDLE:
             self._cancel()
             return
         step = self.step
@@ -148,25 +148,25 @@ class KeypadFlow:
                 i = self._picked(k)
                 if i >= 0:
                     self._chosen(step, i)
-        elif step in (FOUL_BALL, NOMINATE, OFF_BALL, ASK_POT, ASK_OFF):
-            if k <= K_WHITE:
+        elif step in (FOUL_BALL, _NOMINATE, _OFF_BALL, ASK_POT, ASK_OFF):
+            if k <= _K_WHITE:
                 self._ball(step, k)
-            elif k == K_OK and step == FOUL_BALL:
+            elif k == _K_OK and step == FOUL_BALL:
                 self._send(self.draft)
         elif step in (CONFIRM, UNDO):
-            if k == K_OK:
+            if k == _K_OK:
                 self._send(self.draft)
         elif step == SPOTS:
             if 1 <= k <= 6:
                 self.occupied ^= 1 << k
-            elif k == K_WHITE:
+            elif k == _K_WHITE:
                 self.occupied ^= 0x80
-            elif k == K_OK:
+            elif k == _K_OK:
                 occ = [names.BALLS[c] for c in range(1, 7) if self.occupied & (1 << c)]
                 if self.occupied & 0x80:
                     occ.append("behind")
                 self._send({"ev": "spots", "occupied": occ})
-        elif step == INFO and k == K_OK:
+        elif step == INFO and k == _K_OK:
             self._cancel()
 
     def _cancel(self):
@@ -203,34 +203,34 @@ class KeypadFlow:
     def _idle(self, k):
         app = self.app
         e = app.engine
-        if k <= K_WHITE:
+        if k <= _K_WHITE:
             self._stroke_event({"ev": "pot", "ball": names.BALLS[k]})
-        elif k == K_OK:
+        elif k == _K_OK:
             if e.stroke_open or self._send({"ev": "strike"}):
                 self._send({"ev": "rest"})
-        elif k == K_FOUL:
+        elif k == _K_FOUL:
             self._list(FOUL_KIND, "FOUL: which?", tuple(short(f) for f in FOUL_MENU))
-        elif k == K_MISS:
+        elif k == _K_MISS:
             self._list(MISS, "MISS", ("miss", "clear ball miss"))
-        elif k == K_FREE:
+        elif k == _K_FREE:
             if self._send({"ev": "free_ball"}):
-                self._ask_ball(NOMINATE, "FREE BALL", "nominate a colour (BACK: later)")
-        elif k == K_AGAIN:
+                self._ask_ball(_NOMINATE, "FREE BALL", "nominate a colour (BACK: later)")
+        elif k == _K_AGAIN:
             self._send({"ev": "play_again"})
-        elif k == K_REPLACE:
+        elif k == _K_REPLACE:
             self._send({"ev": "replace"})
-        elif k == K_UNDO:
+        elif k == _K_UNDO:
             self.step = UNDO
             self.title = "UNDO"
             self.question = "take back the last action?"
             self.draft = {"ev": "undo"}
-        elif k == K_CONCEDE:
+        elif k == _K_CONCEDE:
             self._list(CONCEDE, "CONCEDE", ("the frame", "the match"))
-        elif k == K_NOM:
-            self._ask_ball(NOMINATE, "NOMINATE", "which ball?")
-        elif k == K_OFF:
-            self._ask_ball(OFF_BALL, "BALL OFF TABLE", "which ball?")
-        elif k == K_MENU:
+        elif k == _K_NOM:
+            self._ask_ball(_NOMINATE, "NOMINATE", "which ball?")
+        elif k == _K_OFF:
+            self._ask_ball(_OFF_BALL, "BALL OFF TABLE", "which ball?")
+        elif k == _K_MENU:
             self._list(MENU, "MENU", MENU_ITEMS)
 
     def _stroke_event(self, ev):
@@ -244,9 +244,9 @@ class KeypadFlow:
         if step == FOUL_BALL:
             self.draft["ball"] = ball
             self._send(self.draft)
-        elif step == NOMINATE:
+        elif step == _NOMINATE:
             self._send({"ev": "nominate", "ball": ball})
-        elif step == OFF_BALL:
+        elif step == _OFF_BALL:
             self.step = IDLE
             self._stroke_event({"ev": "off", "ball": ball})
         else:  # ASK_POT, ASK_OFF: the app applies it in its place among the sensor events

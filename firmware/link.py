@@ -16,8 +16,8 @@ except ImportError:  # CPython
 from ..protocol import frame, messages
 from ..protocol.session import DEVICE, Session
 
-CAPACITY = const(16)  # events held in RAM for retransmission; the rest wait on flash
-WINDOW = const(8)
+_CAPACITY = const(16)  # events held in RAM for retransmission; the rest wait on flash
+_WINDOW = const(8)
 _RX = const(128)
 
 
@@ -28,8 +28,8 @@ class Link:
             DEVICE,
             now,
             {0: fw, 1: table, 2: boot},
-            CAPACITY,
-            WINDOW,
+            _CAPACITY,
+            _WINDOW,
             last,
             delivered,
             newest=newest,

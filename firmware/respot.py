@@ -11,13 +11,13 @@ except ImportError:  # CPython
         return x
 
 
-YELLOW = const(1)
-BLACK = const(6)
+_YELLOW = const(1)
+_BLACK = const(6)
 
 # Where a colour goes when every spot is taken (R3.10.6-7).
 PLACE_BEHIND = const(7)  # centre line between its own spot and the top cushion
 PLACE_BELOW = const(8)  # below its own spot on the centre line (pink, black)
-PINK = const(5)
+_PINK = const(5)
 
 # Bit in an ``occupied`` mask: no room on the centre line behind pink/black.
 BEHIND_BLOCKED = const(1 << 7)
@@ -26,8 +26,8 @@ BEHIND_BLOCKED = const(1 << 7)
 def order(mask):
     """Colours in ``mask``, highest value first (R3.10.5)."""
     out = []
-    code = BLACK
-    while code >= YELLOW:
+    code = _BLACK
+    while code >= _YELLOW:
         if mask & (1 << code):
             out.append(code)
         code -= 1
@@ -53,13 +53,13 @@ def places(respot_mask, occupied):
             result.append((colour, colour))
     # R3.10.4-5: the others, highest value first, on the highest free spot.
     for colour in waiting:
-        spot = BLACK
-        while spot >= YELLOW and taken & (1 << spot):
+        spot = _BLACK
+        while spot >= _YELLOW and taken & (1 << spot):
             spot -= 1
-        if spot >= YELLOW:
+        if spot >= _YELLOW:
             taken |= 1 << spot
             result.append((colour, spot))
-        elif colour >= PINK and occupied & BEHIND_BLOCKED:
+        elif colour >= _PINK and occupied & BEHIND_BLOCKED:
             result.append((colour, PLACE_BELOW))  # R3.10.7
         else:
             result.append((colour, PLACE_BEHIND))  # R3.10.6

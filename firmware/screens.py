@@ -21,7 +21,7 @@ except ImportError:  # CPython
 from . import keypad_flow as kf
 from . import names
 
-COLS = const(16)
+_COLS = const(16)
 ROWS = const(8)
 _ABBR = {
     "yellow": "yel",
@@ -34,12 +34,12 @@ _ABBR = {
 
 
 def fit(text):
-    if len(text) > COLS:
-        return text[:COLS]
+    if len(text) > _COLS:
+        return text[:_COLS]
     return text
 
 
-def wrap(text, width=COLS):
+def wrap(text, width=_COLS):
     """Words of text in lines of at most `width` characters."""
     out = []
     line = ""
@@ -63,10 +63,10 @@ def wrap(text, width=COLS):
 
 
 def _lr(left, right):
-    room = COLS - len(right) - 1
+    room = _COLS - len(right) - 1
     if len(left) > room:
         left = left[:room]
-    return left + " " * (COLS - len(left) - len(right)) + right
+    return left + " " * (_COLS - len(left) - len(right)) + right
 
 
 def _name(e, side):

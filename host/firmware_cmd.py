@@ -30,9 +30,10 @@ from mpremote.romfs import VfsRomWriter
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
 PACKAGES = ("firmware", "protocol")
-# Not for the board: the simulated hardware and the host's cbor2-based decoder.
+# Not for the board: the simulated hardware, the host's cbor2-based decoder and
+# the host's half of the message catalogue.
 EXCLUDE_DIRS = {"sim", "tests", "vectors", "__pycache__"}
-EXCLUDE_FILES = {"protocol/host_codec.py"}
+EXCLUDE_FILES = {"protocol/host_codec.py", "protocol/host_catalogue.py"}
 MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
 MPY_BUDGET = 96 * 1024
 ROMFS_IMAGE = "romfs.img"

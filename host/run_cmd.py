@@ -37,7 +37,7 @@ from baulk.host.store import (
     StoreError,
     StoreReader,
 )
-from baulk.protocol import messages
+from baulk.protocol import host_catalogue, messages
 
 if TYPE_CHECKING:
     from baulk.host.mqtt_connection import BridgeSettings
@@ -359,7 +359,7 @@ class Daemon:
         if rt.refused is not None:
             return
         if mtype == messages.STATE:
-            at, st = messages.wire_to_state(body)
+            at, st = host_catalogue.wire_to_state(body)
             rt.view.device_state = st
             rt.device_state_at = int(at)
             self._check_device_state(rt)

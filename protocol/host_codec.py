@@ -28,7 +28,7 @@ from typing import Any, Final, NoReturn
 
 import cbor2
 
-from . import cobs, messages
+from . import cobs, host_catalogue, messages
 from . import frame as _fr
 
 E_UNKNOWN_TYPE: Final = messages.E_UNKNOWN_TYPE
@@ -230,7 +230,7 @@ def _compile(schema: dict[int, tuple[Any, ...]]) -> dict[int, _Entry]:
     return {k: (_predicate(e[1], e[2], e[3]), bool(e[4] & messages.NUL)) for k, e in schema.items()}
 
 
-_CHECKS: Final = {t: _compile(sch) for t, sch in messages.SCHEMA.items()}
+_CHECKS: Final = {t: _compile(sch) for t, sch in host_catalogue.SCHEMA.items()}
 
 
 def check_body(mtype: int, body: Any) -> str | None:

@@ -19,13 +19,13 @@ RTO_MS = const(250)  # first retransmission timeout
 RTO_MAX_MS = const(2000)  # backoff doubles up to this
 HEARTBEAT_MS = const(1000)  # send a heartbeat after this long without sending
 DEAD_MS = const(2500)  # the link is dead after this long without a valid frame
-DUP_ACKS = const(2)  # duplicate acks that trigger a fast retransmission
-SEQ_MASK = const(0xFFFF)
+_DUP_ACKS = const(2)  # duplicate acks that trigger a fast retransmission
+_SEQ_MASK = const(0xFFFF)
 
 
 def extend(seq16, ref):
     """Full sequence number whose low 16 bits are seq16, nearest to ref."""
-    d = (seq16 - ref) & SEQ_MASK
+    d = (seq16 - ref) & _SEQ_MASK
     if d >= 0x8000:
         d -= 0x10000
     return ref + d
@@ -91,7 +91,7 @@ class Sender:
         if ack == self.base - 1:
             if self.send_next > self.base:
                 self.dups += 1
-                if self.dups == DUP_ACKS:  # the receiver keeps asking for base
+                if self.dups == _DUP_ACKS:  # the receiver keeps asking for base
                     self.send_next = self.base
             return 0
         n = ack + 1 - self.base

@@ -29,7 +29,7 @@ from .reliability import Liveness, Receiver, Sender
 E_UNKNOWN_TYPE = messages.E_UNKNOWN_TYPE
 
 HELLO_MS = const(1000)  # the device repeats hello this often until welcomed
-OUTBOX = const(8)  # unreliable messages waiting; the oldest goes first when full
+_OUTBOX = const(8)  # unreliable messages waiting; the oldest goes first when full
 
 DEVICE = messages.DEVICE
 HOST = messages.HOST
@@ -65,6 +65,10 @@ class Session:
         taken in (persisted by the receiver); newest: the newest seq assigned
         so far, which may wait in a flash journal beyond the sender's bound
         (see ``assigned``)."""
+        if role == HOST:
+            # The schemas of what a device sends; not on the board, where the
+            # device never checks its own messages.
+            from . import host_catalogue  # noqa: F401
         self.role = role
         self.info = info
         self.newest = newest
@@ -88,10 +92,10 @@ class Session:
     def send(self, mtype, body):
         """Queue a message.  Reliable types get a seq (0: journal full, try
         again later); unreliable ones return 1, and the oldest waiting one is
-        dropped when more than OUTBOX wait."""
+        dropped when more than _OUTBOX wait."""
         if messages.is_reliable(mtype):
             return self.sender.offer((mtype, body))
-        if len(self.outbox) >= OUTBOX:
+        if len(self.outbox) >= _OUTBOX:
             self.outbox.pop(0)
             self.dropped_unreliable += 1
         self.outbox.append((mtype, body))

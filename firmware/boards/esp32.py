@@ -17,9 +17,9 @@ ARCH = "xtensawin"  # mpy-cross -march
 # Host link: "usb" (UART0 through the board's USB bridge) or "uart" (UART2
 # through a full-duplex RS-485 transceiver, hardware/cabling.md).
 LINK = "usb"
-UART_ID = const(2)
-UART_TX = const(5)
-UART_RX = const(15)  # strapping pin, fine as RX: the transceiver idles high
+_UART_ID = const(2)
+_UART_TX = const(5)
+_UART_RX = const(15)  # strapping pin, fine as RX: the transceiver idles high
 BAUD = const(115200)
 
 I2C_SENSORS = (0, 21, 22, 100000)  # bus id, SDA, SCL, clock (long pocket cables)
@@ -50,7 +50,7 @@ KEYMAP = bytes((
 ))  # fmt: skip
 
 LED = 2
-WDT_MS = const(5000)
+_WDT_MS = const(5000)
 
 
 def table_id(machine):
@@ -85,7 +85,7 @@ def hardware():
     def open_link():
         # machine.UART and UsbSerial share any() / readinto() / write().
         if LINK == "uart":
-            return UART(UART_ID, BAUD, tx=UART_TX, rx=UART_RX, rxbuf=1024)
+            return UART(_UART_ID, BAUD, tx=_UART_TX, rx=_UART_RX, rxbuf=1024)
         from ..hw.usb_serial import UsbSerial
 
         return UsbSerial()

@@ -15,9 +15,9 @@ ARCH = "armv6m"  # mpy-cross -march
 # Host link: "usb" (USB CDC, the default) or "uart" (UART0 through a
 # full-duplex RS-485 transceiver for runs over 5 m, hardware/cabling.md).
 LINK = "usb"
-UART_ID = const(0)
-UART_TX = const(0)
-UART_RX = const(1)
+_UART_ID = const(0)
+_UART_TX = const(0)
+_UART_RX = const(1)
 BAUD = const(115200)
 
 # bus id, SDA, SCL, clock.  The mux gives every pocket cable a bus segment of
@@ -51,7 +51,7 @@ KEYMAP = bytes((
 ))  # fmt: skip
 
 LED = "LED"  # the Pico's own LED (GP25; "LED" also works on the Pico W)
-WDT_MS = const(5000)
+_WDT_MS = const(5000)
 
 
 def table_id(machine):
@@ -83,7 +83,7 @@ def hardware():
     def open_link():
         # machine.UART and UsbSerial share any() / readinto() / write().
         if LINK == "uart":
-            return UART(UART_ID, BAUD, tx=Pin(UART_TX), rx=Pin(UART_RX), rxbuf=1024)
+            return UART(_UART_ID, BAUD, tx=Pin(_UART_TX), rx=Pin(_UART_RX), rxbuf=1024)
         from ..hw.usb_serial import UsbSerial
 
         return UsbSerial()

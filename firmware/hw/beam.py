@@ -16,7 +16,7 @@ except ImportError:  # CPython
 
 from .ring import EdgeInput
 
-NONE = const(-1)
+_NONE = const(-1)
 
 
 class PocketBeam:
@@ -28,7 +28,7 @@ class PocketBeam:
         self.broken = broken_level
         self.low = False  # the beam is broken now
         self.start = 0  # when the current break began (monotonic ms)
-        self.restored = NONE  # when the last counted ball left the beam
+        self.restored = _NONE  # when the last counted ball left the beam
         self.counted = False  # the current break has been reported as a ball
         self.balls = 0
         self.glitches = 0

@@ -10,7 +10,7 @@ except ImportError:  # CPython
         return x
 
 
-PERIOD = const(0x40000000)  # time.ticks_ms() wraps here (MicroPython ports)
+_PERIOD = const(0x40000000)  # time.ticks_ms() wraps here (MicroPython ports)
 _MASK = const(0x3FFFFFFF)
 _HALF = const(0x20000000)
 

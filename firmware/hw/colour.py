@@ -17,7 +17,7 @@ except ImportError:  # CPython
 
 UNKNOWN = const(-1)
 THRESHOLD = const(35)  # confidence (0..100) below which the ball is unknown
-MAX_DIST = const(90000)  # squared distance beyond which a reading is nothing we know
+_MAX_DIST = const(90000)  # squared distance beyond which a reading is nothing we know
 
 # Ball order of firmware/names.py: red yellow green brown blue pink black white.
 # Typical centroids under the pocket's white LED; calibrate each table.
@@ -64,7 +64,7 @@ class Classifier:
             elif second < 0 or d < second:
                 second = d
             ball += 1
-        if best > MAX_DIST or second <= 0 or fl < self.darkest:
+        if best > _MAX_DIST or second <= 0 or fl < self.darkest:
             self.confidence = 0  # nothing we know, or nothing there (an empty pocket)
             return UNKNOWN
         # (second - best) / (second + best) in percent, kept in small integers.

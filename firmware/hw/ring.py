@@ -15,7 +15,7 @@ except ImportError:  # CPython
         return x
 
 
-SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
+_SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
 
 # Sources: pockets are 0..5 (names.POCKETS), then these.
 SRC_RAIL = const(6)
@@ -23,7 +23,7 @@ SRC_STRIKE = const(7)
 
 
 class EdgeRing:
-    def __init__(self, size=SIZE):
+    def __init__(self, size=_SIZE):
         self.mask = size - 1
         self.t = array("i", bytes(4 * size))  # tick (ms) of the edge
         self.src = bytearray(size)

@@ -15,10 +15,10 @@ except ImportError:  # CPython
         return x
 
 
-ADDR = const(0x3C)
-WIDTH = const(128)
-HEIGHT = const(64)
-PAGES = const(8)
+_ADDR = const(0x3C)
+_WIDTH = const(128)
+_HEIGHT = const(64)
+_PAGES = const(8)
 
 # Power-up sequence (datasheet 8.9, application note): display off, clock,
 # multiplex 63, offset 0, start line 0, charge pump on, horizontal addressing,
@@ -31,15 +31,15 @@ _INIT = (
 
 
 class Ssd1306:
-    def __init__(self, i2c, addr=ADDR, mux=None, channel=0):
+    def __init__(self, i2c, addr=_ADDR, mux=None, channel=0):
         self.i2c = i2c
         self.addr = addr
         self.mux = mux
         self.channel = channel
-        self.buf = bytearray(WIDTH * PAGES)
-        self.fb = framebuf.FrameBuffer(self.buf, WIDTH, HEIGHT, framebuf.MONO_VLSB)
+        self.buf = bytearray(_WIDTH * _PAGES)
+        self.fb = framebuf.FrameBuffer(self.buf, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
         mv = memoryview(self.buf)
-        self.pages = [mv[p * WIDTH : (p + 1) * WIDTH] for p in range(PAGES)]
+        self.pages = [mv[p * _WIDTH : (p + 1) * _WIDTH] for p in range(_PAGES)]
         self.vec = [b"\x40", self.pages[0]]  # control byte 0x40: data follows
         self.cmd = bytearray(2)  # control byte 0x80: one command byte follows
         self.cmd[0] = 0x80

@@ -9,11 +9,11 @@ except ImportError:  # CPython
         return x
 
 
-ADDR = const(0x70)
+_ADDR = const(0x70)
 
 
 class Tca9548a:
-    def __init__(self, i2c, addr=ADDR):
+    def __init__(self, i2c, addr=_ADDR):
         self.i2c = i2c
         self.addr = addr
         self.masks = [bytes((1 << ch,)) for ch in range(8)]  # one write buffer per channel

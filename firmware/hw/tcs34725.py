@@ -9,7 +9,7 @@ except ImportError:  # CPython
         return x
 
 
-ADDR = const(0x29)
+_ADDR = const(0x29)
 _CMD = const(0x80)  # command bit
 _AUTO = const(0x20)  # auto-increment: read CDATAL..BDATAH in one transfer
 _ENABLE = const(0x00)
@@ -22,12 +22,12 @@ _AEN = const(0x02)
 
 # TCS34725: integration time = (256 - ATIME) x 2.4 ms.  Two cycles (4.8 ms)
 # catch a ball rolling past; 16x gain makes up for the short window.
-ATIME_4_8_MS = const(0xFE)
-GAIN_16X = const(0x02)
+_ATIME_4_8_MS = const(0xFE)
+_GAIN_16X = const(0x02)
 
 
 class Tcs34725:
-    def __init__(self, i2c, mux=None, channel=0, addr=ADDR, atime=ATIME_4_8_MS, gain=GAIN_16X):
+    def __init__(self, i2c, mux=None, channel=0, addr=_ADDR, atime=_ATIME_4_8_MS, gain=_GAIN_16X):
         self.i2c = i2c
         self.mux = mux
         self.channel = channel

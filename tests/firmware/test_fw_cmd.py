@@ -14,6 +14,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("mp_firmware.py")
 
 
+def with_test_host(lib: Path) -> None:
+    """The scenario's host checks what the device sends: the host's catalogue."""
+    shutil.copy(ROOT / "protocol" / "host_catalogue.py", lib / "baulk" / "protocol")
+
+
 @pytest.mark.parametrize(("board", "arch"), [("pico", "armv6m"), ("esp32", "xtensawin")])
 def test_build_compiles_every_device_module_and_prints_sizes(
     board: str, arch: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
@@ -28,7 +33,8 @@ def test_build_compiles_every_device_module_and_prints_sizes(
     assert set(built) == expected | {"lib/baulk/__init__.mpy"}
     for name in ("app", "engine", "journal", "keypad_flow", "hw/beam", "boards/pico", "main"):
         assert f"lib/baulk/firmware/{name}.mpy" in built
-    assert not any("/sim/" in b or "host_codec" in b for b in built)  # host and simulator only
+    for host_only in ("/sim/", "host_codec", "host_catalogue"):  # host and simulator only
+        assert not any(host_only in b for b in built)
     total = sum((tmp_path / b).stat().st_size for b in built)
     for b in built:  # each file's size is printed, and the total
         assert f"{b}" in printed
@@ -46,6 +52,7 @@ def test_the_built_tree_runs_the_firmware_under_micropython(tmp_path: Path) -> N
     firmware_cmd.build("pico", tmp_path)
     sim = tmp_path / "lib" / "baulk" / "firmware" / "sim"  # the simulator is not on a board
     shutil.copytree(ROOT / "firmware" / "sim", sim)
+    with_test_host(tmp_path / "lib")
     done = micropython.run(SCRIPT, ["signals"], lib=tmp_path / "lib", heap=32 << 20)
     assert done.returncode == 0, done.stderr.decode()
     assert len(json.loads(done.stdout)["events"]) == 12
@@ -57,6 +64,7 @@ def test_the_romfs_image_runs_the_firmware_in_place_under_micropython(tmp_path: 
     firmware_cmd.build("pico", tmp_path)
     lib = tmp_path / "lib"
     shutil.copytree(ROOT / "firmware" / "sim", lib / "baulk" / "firmware" / "sim")
+    with_test_host(lib)
     image = tmp_path / "with-sim.img"
     image.write_bytes(firmware_cmd.romfs_image(lib))
     assert image.read_bytes()[:3] == b"\xd2\xcd\x31"  # the ROMFS header

@@ -20,6 +20,7 @@ from typing import Any
 import cbor2
 
 from baulk.protocol import cbor
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -75,7 +76,7 @@ def to_json(v: Any) -> Any:
 
 
 def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
-    schema = M.SCHEMA[mtype]
+    schema = C.SCHEMA[mtype]
     if mtype in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
         out: dict[str, Any] = {"input": M.wire_to_event(body)}
         for k, v in body.items():
@@ -83,7 +84,7 @@ def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
                 out[schema[k][0]] = v
         return out
     if mtype == M.STATE:
-        at, st = M.wire_to_state(body)
+        at, st = C.wire_to_state(body)
         return {"at": at, "state": st}
     return {schema[k][0]: v for k, v in body.items() if k in schema}
 

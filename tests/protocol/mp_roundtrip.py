@@ -8,7 +8,7 @@ import sys
 from mp_common import from_json, to_json
 
 from baulk.protocol import frame
-from baulk.protocol import messages as M
+from baulk.protocol import host_catalogue as C
 
 
 def main(path):
@@ -22,7 +22,7 @@ def main(path):
     dec = []
     for h in job["decode"]:
         f = frame.decode_frame(bytes.fromhex(h))
-        dec.append([M.outcome(f), f.mtype, f.seq, to_json(f.body)])
+        dec.append([C.outcome(f), f.mtype, f.seq, to_json(f.body)])
     print(json.dumps({"encoded": enc, "decoded": dec}))
 
 

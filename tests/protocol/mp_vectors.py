@@ -8,6 +8,7 @@ import sys
 from mp_common import from_json, to_json
 
 from baulk.protocol import frame
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 
@@ -20,7 +21,7 @@ def main(path):
         n += 1
         wire = bytes.fromhex(v["hex"])
         f = frame.decode_frame(wire)
-        got = M.outcome(f)
+        got = C.outcome(f)
         if got is not None:
             print("FAIL %s: decoded as %s" % (v["name"], got))
             bad += 1
@@ -42,7 +43,7 @@ def main(path):
                 print("FAIL %s: input does not encode back" % v["name"])
                 bad += 1
         elif v["type"] == M.STATE:
-            at, st = M.wire_to_state(f.body)
+            at, st = C.wire_to_state(f.body)
             if at != meaning["at"] or st != meaning["state"]:
                 print("FAIL %s: state %r" % (v["name"], st))
                 bad += 1
@@ -51,14 +52,14 @@ def main(path):
                 bad += 1
     for v in vectors["invalid"]:
         n += 1
-        got = M.outcome(frame.decode_frame(bytes.fromhex(v["hex"])))
+        got = C.outcome(frame.decode_frame(bytes.fromhex(v["hex"])))
         if got != v["error"]:
             print("FAIL %s: %s, want %s" % (v["name"], got, v["error"]))
             bad += 1
         # the same bytes through the stream reader, after garbage
         fr = frame.FrameReader()
         frames = fr.feed(b"\x13\x37\x00" + bytes.fromhex(v["hex"]))
-        if not frames or M.outcome(frames[-1]) != v["error"]:
+        if not frames or C.outcome(frames[-1]) != v["error"]:
             print("FAIL %s: stream reader disagrees" % v["name"])
             bad += 1
     print("checked %d" % n)

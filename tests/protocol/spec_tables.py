@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from baulk.firmware import names
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol" / "SPEC.md"
@@ -67,7 +68,7 @@ def render() -> str:
             f"#### {mtype} `{name}` ({SENDER[sender]}, {'reliable' if reliable else 'unreliable'})"
         )
         lines.append("")
-        schema = M.SCHEMA[mtype]
+        schema = C.SCHEMA[mtype]
         if not schema:
             lines.append("An empty map.")
             lines.append("")

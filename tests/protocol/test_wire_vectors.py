@@ -13,6 +13,7 @@ from conftest import HERE, VECTORS, load_vectors, run_mp
 from mp_common import to_json
 
 from baulk.protocol import frame, host_codec
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 V = load_vectors()
@@ -39,7 +40,7 @@ def test_every_required_invalid_kind_has_a_vector() -> None:
 def test_valid_vector_device_codec(v: dict[str, Any]) -> None:
     wire = bytes.fromhex(v["hex"])
     f = frame.decode_frame(wire)
-    assert M.outcome(f) is None
+    assert C.outcome(f) is None
     assert (f.ver, f.mtype, f.flags, f.seq) == (v["version"], v["type"], v["flags"], v["seq"])
     assert to_json(f.body) == v["body"]
     if v["version"] == frame.VERSION_BYTE:
@@ -61,7 +62,7 @@ def test_valid_vector_host_decoder(v: dict[str, Any]) -> None:
 @pytest.mark.parametrize("v", V["invalid"], ids=lambda v: v["name"])
 def test_invalid_vector_both_decoders(v: dict[str, Any]) -> None:
     wire = bytes.fromhex(v["hex"])
-    assert M.outcome(frame.decode_frame(wire)) == v["error"]
+    assert C.outcome(frame.decode_frame(wire)) == v["error"]
     assert host_codec.decode_frame(wire).error == v["error"]
     if v["error"] != "unknown_type":
         with pytest.raises(host_codec.FrameError) as e:

@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from baulk.firmware import names
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 U64 = 2**64 - 1
@@ -55,7 +56,7 @@ def value_for(kind: int, a: Any, b: Any) -> st.SearchStrategy[Any]:
 
 
 def body_for(mtype: int) -> st.SearchStrategy[dict[Any, Any]]:
-    schema = M.SCHEMA[mtype]
+    schema = C.SCHEMA[mtype]
     required = {}
     optional = {}
     for k, (_label, kind, a, b, presence) in schema.items():
@@ -68,7 +69,7 @@ def body_for(mtype: int) -> st.SearchStrategy[dict[Any, Any]]:
 
 def message() -> st.SearchStrategy[tuple[int, int, int, dict[Any, Any]]]:
     """(type, flags, seq16, body) of any catalogued message."""
-    return st.sampled_from(sorted(M.SCHEMA)).flatmap(
+    return st.sampled_from(sorted(C.SCHEMA)).flatmap(
         lambda t: st.tuples(
             st.just(t),
             st.just(1 if M.is_reliable(t) else 0),

@@ -1,0 +1,128 @@
+"""The host's half of the message catalogue (SPEC.md "Messages").
+
+A device never checks the messages only a device sends (hello, event, state,
+log: Session refuses them by sender before any check), so their schemas, the
+snapshot decoder and the receiver's verdict on a whole frame live here, off the
+board, where they cost the device no heap.  Importing this module completes
+``messages.SCHEMA`` and ``messages.REQUIRED``; the host's Session and decoder
+import it, and ``baulk firmware build`` leaves it out like host_codec.  It runs
+under MicroPython too (the vector tests, the simulated host), hence no typing.
+"""
+
+from ..firmware import names
+from . import messages as M
+from .messages import (
+    ANY_COLOUR,
+    BALL_ON,
+    COLOURS,
+    EVENT,
+    FOUL,
+    HELLO,
+    LOG,
+    NAME,
+    NAMES,
+    NUL,
+    REQ,
+    STATE,
+    STATE_KEYS,
+    STATE_NULLABLE,
+    TEXT,
+    U8,
+    U16,
+    U32,
+    U63,
+    UINT,
+    UINTS,
+    WARNING,
+)
+
+
+def _event_schema():
+    s = M.raw_schema(True)
+    s[-1] = ("scores", UINTS, (2, 0, U16), 0, REQ)
+    s[-2] = ("rejected", TEXT, 160, 0, 0)
+    s[-3] = ("boot", UINT, 1, U32, 0)
+    s[-4] = ("src", UINT, 0, 3, 0)
+    s[-5] = ("cmd", UINT, 1, U32, 0)
+    return s
+
+
+def _state_schema():
+    s = {0: ("at", UINT, 0, U32, REQ)}
+    for n in STATE_KEYS:
+        key, kind, a, b = STATE_KEYS[n]
+        s[key] = (n, kind, a, b, NUL if n in STATE_NULLABLE else 0)
+    return s
+
+
+# type: {key: (name, kind, a, b, presence)}, as messages.SCHEMA
+DEVICE_SENT = {
+    HELLO: {
+        0: ("fw", TEXT, 32, 0, REQ),
+        1: ("table", TEXT, 32, 0, REQ),
+        2: ("boot", UINT, 1, U32, REQ),
+        3: ("last", UINT, 0, U32, REQ),
+        4: ("base", UINT, 1, U32, REQ),
+        5: ("ack", UINT, 0, U32, REQ),
+        6: ("window", UINT, 1, U8, 0),
+        7: ("capacity", UINT, 1, U16, 0),
+    },
+    EVENT: _event_schema(),
+    STATE: _state_schema(),
+    LOG: {
+        0: ("level", UINT, 0, 3, REQ),
+        1: ("text", TEXT, 200, 0, REQ),
+        2: ("t", UINT, 0, U63, 0),
+    },
+}
+for _t in DEVICE_SENT:
+    M.SCHEMA[_t] = DEVICE_SENT[_t]
+    M.REQUIRED[_t] = M.required_keys(DEVICE_SENT[_t])
+
+SCHEMA = M.SCHEMA  # now the whole catalogue
+check = M.check
+
+STATE_BY_KEY = {}
+for _n in STATE_KEYS:
+    STATE_BY_KEY[STATE_KEYS[_n][0]] = _n
+
+
+def outcome(f):
+    """What a receiver makes of a decoded frame.Frame: None when usable, else
+    the frame's own error, "unknown_type", or "body" when its check fails."""
+    if f.error is not None:
+        return f.error
+    if f.mtype not in M.TYPES:
+        return M.E_UNKNOWN_TYPE
+    if check(f.mtype, f.body) is not None:
+        return "body"
+    return None
+
+
+def wire_to_state(m):
+    """Compact snapshot -> (at, engine state dict with the keys it carried)."""
+    st = {}  # type: dict[str, object]
+    for k in m:
+        n = STATE_BY_KEY.get(k)
+        if n is None:
+            continue
+        v = m[k]
+        kind = STATE_KEYS[n][1]
+        if v is None:
+            st[n] = None
+            continue
+        if kind in (NAME, WARNING):
+            v = M.name_from_wire(STATE_KEYS[n][2], v)
+        elif kind == BALL_ON:
+            v = "colour" if v == ANY_COLOUR else M.name_from_wire(names.BALLS, v)
+        elif kind == NAMES:
+            v = [M.name_from_wire(names.BALLS, x) for x in v]
+        elif kind == COLOURS:
+            if type(v) is int:
+                v = [names.COLOURS[i] for i in range(6) if v & (1 << i)]
+            else:
+                v = [M.name_from_wire(names.BALLS, x) for x in v]
+        elif kind == FOUL:
+            v = {"side": v[0], "points": v[1], "kind": M.name_from_wire(names.FOUL_KINDS, v[2])}
+        st[n] = v
+    return m.get(0, 0), st

@@ -291,11 +291,13 @@ class Engine:
         for i, name in enumerate(_FIELDS):
             setattr(self, name, snap[i])
 
-    def image(self):
+    def image(self, log_view=False):
         """The engine's whole mutable state as plain lists, ints and bytes.
 
         The journal stores it on flash (as CBOR) so that a reset resumes the
-        exact state, undo depth included; ``load_image`` takes it back.
+        exact state, undo depth included; ``load_image`` takes it back.  With
+        log_view the undo log (up to 3 KB) is a memoryview of the engine's own
+        buffer, not a copy: the journal streams it straight to flash.
         """
         cp = self.checkpoint
         sb = self.stroke_base
@@ -304,7 +306,7 @@ class Engine:
             self.players,
             self.doubles,
             list(self.history),
-            bytes(self.log[: self.log_len]),
+            memoryview(self.log)[: self.log_len] if log_view else bytes(self.log[: self.log_len]),
             None if cp is None else list(cp),
             None if sb is None else list(sb),
             self.rest_t,

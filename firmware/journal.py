@@ -38,7 +38,8 @@ SEG_RECORDS = const(32)
 _SEG_BYTES = const(1024)
 MAX_SEGMENTS = const(64)  # 2048 events: hours of play with the host away
 IMAGE_EVERY = const(128)
-_IMAGE_BYTES = const(4096)  # undo log (3 KB) and the state around it
+_IMAGE_REST_BYTES = const(2048)  # an image but its undo log: state, names, frame history
+_IMAGE_LOG = const(8)  # where image_of puts the undo log
 _IMAGE_VERSION = const(1)
 
 
@@ -73,6 +74,9 @@ class Journal:
         tmp = self._path("tmp")
         with open(tmp, "wb") as f:
             f.write(memoryview(data)[:n])
+        self._replace(tmp, name)
+
+    def _replace(self, tmp, name):
         dst = self._path(name)
         try:
             os.rename(tmp, dst)
@@ -279,11 +283,27 @@ class Journal:
         return self.next - 1 - self.image_seq >= IMAGE_EVERY
 
     def write_image(self, engine):
+        # Streamed in three writes so that the undo log goes to flash from
+        # the engine's own buffer: the only new buffer is the small one for
+        # the rest (a whole image in RAM would add ~10 KB of garbage every
+        # IMAGE_EVERY events to a 64 KB heap budget).
         seq = self.next - 1
-        data = bytearray(_IMAGE_BYTES)
-        w = cbor.Writer(data)
-        w.value(image_of(engine, seq, self.last_t, self.delivered))
-        self._write("image", data, w.pos)
+        img = image_of(engine, seq, self.last_t, self.delivered, True)
+        log = img[_IMAGE_LOG]
+        w = cbor.Writer(bytearray(_IMAGE_REST_BYTES))
+        w.head(4, len(img))
+        for i in range(_IMAGE_LOG):
+            w.value(img[i])
+        w.head(2, len(log))
+        tmp = self._path("tmp")
+        with open(tmp, "wb") as f:
+            f.write(w.mv[: w.pos])
+            f.write(log)
+            w.pos = 0
+            for i in range(_IMAGE_LOG + 1, len(img)):
+                w.value(img[i])
+            f.write(w.mv[: w.pos])
+        self._replace(tmp, "image")
         self.image_seq = seq
         self._save_meta()
         self._prune()
@@ -329,8 +349,8 @@ def _scan(data):
 # against a replay from the start of the match).
 
 
-def image_of(engine, seq, t, delivered):
-    return [_IMAGE_VERSION, seq, t, delivered] + engine.image()
+def image_of(engine, seq, t, delivered, log_view=False):
+    return [_IMAGE_VERSION, seq, t, delivered] + engine.image(log_view)
 
 
 def load_image(engine, image):

@@ -246,6 +246,30 @@ def test_a_journal_full_of_unacked_events_drops_the_oldest_and_counts(tmp_path: 
     assert r.to_json() == e.to_json()
 
 
+def test_the_largest_engine_image_streams_to_flash_and_back(tmp_path: Path) -> None:
+    """write_image streams the undo log from the engine's own buffer and
+    encodes the rest in a small buffer: the largest rest (doubles with four
+    48-byte names, every frame score of a best-of-35 at its top, a full undo
+    log) must still fit and come back exactly."""
+    name = "é" * 24  # 48 bytes of UTF-8, the limit
+    e = Engine()
+    e.apply({"ev": "match", "players": [[name, name], [name, name]], "best_of": 35})
+    for i in range(2000):  # fills the undo log past its end (it rolls forward)
+        e.apply({"ev": "strike" if i % 2 == 0 else "rest", "t": i})
+    for i in range(len(e.history)):
+        e.history[i] = 0xFFFF
+    assert e.log_len > 2048  # most of its 3 KB
+    j = Journal(str(tmp_path))
+    j.open()
+    j.write_image(e)
+    r = Engine()
+    again = Journal(str(tmp_path))
+    again.open()
+    again.restore(r, apply_body)
+    assert r.image() == e.image()
+    assert r.to_json() == e.to_json()
+
+
 # -- calibration ----------------------------------------------------------------------
 def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) -> None:
     from baulk.firmware import calibrate

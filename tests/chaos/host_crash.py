@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from baulk.host.table_sim import SimulatedTable
-from tests.chaos.kit import JournalTap, compare, integrity, stop_play, stored_events, wait_until
+from tests.chaos.kit import (
+    JournalTap,
+    compare,
+    integrity,
+    settled,
+    stop_play,
+    stored_events,
+    wait_until,
+)
 
 BAULK = str(Path(sys.executable).with_name("baulk"))
 TOKEN = "chaos-operator-token-123"
@@ -142,11 +150,7 @@ def run(
                 figures["boards_restored"] += 1
         stop_play(sim)
         played_s = time.monotonic() - started
-
-        def all_in() -> bool:
-            return compare(tap.of(sim.flash_dir), stored_events(store, "t1")).lost == 0
-
-        wait_until(all_in, 60, 0.25)
+        wait_until(settled(tap, {"t1": sim}, store), 60, 0.25)
         state = sim.state()
         board = wait_until(
             lambda: (

@@ -346,3 +346,83 @@ def stop_play(sim: Any) -> None:
 def engine_state(sim: Any) -> dict[str, Any]:
     state: dict[str, Any] = sim.state()
     return state
+
+
+# ---------------------------------------------------------------------- the end of a run
+QUIET_S = 2.0  # longer than a table takes to journal what its sensors had in hand
+
+
+class Settled:
+    """The end of a chaos run, as a condition for :func:`wait_until`: every
+    table has journaled nothing new for ``quiet_s``, the store holds every
+    event it journaled, and the device holds an ack for each of them.
+
+    A table journals on for a moment after its play stops: the rest sensor
+    reports the balls still 0.5 s after the last motion, a pot waits for its
+    colour reading.  "Everything journaled so far is stored" can therefore
+    hold just before the table's last event is journaled; a run that took
+    that moment as its end compared the store with an event still on the
+    wire and counted it as lost (issue 7).
+
+    ``journaled``, ``stored`` and ``acked_all`` give, for a table id, the
+    device's record, the store's rows (as :func:`stored_events`) and whether
+    the device holds an ack for everything it journaled."""
+
+    def __init__(
+        self,
+        tables: list[str],
+        journaled: Callable[[str], list[tuple[int, dict[Any, Any]]]],
+        stored: Callable[[str], list[tuple[int, int, Any]]],
+        acked_all: Callable[[str], bool],
+        quiet_s: float = QUIET_S,
+        clock: Callable[[], float] = time.monotonic,
+        flush: Callable[[], None] | None = None,
+    ) -> None:
+        self.tables = list(tables)
+        self.journaled = journaled
+        self.stored = stored
+        self.acked_all = acked_all
+        self.quiet_s = quiet_s
+        self.clock = clock
+        self.flush = flush
+        self._count: dict[str, int] = {}
+        self._since: dict[str, float] = {}
+
+    def __call__(self) -> bool:
+        if self.flush is not None:
+            self.flush()
+        now = self.clock()
+        done = True
+        for t in self.tables:
+            record = self.journaled(t)
+            if self._count.get(t) != len(record):
+                self._count[t] = len(record)
+                self._since[t] = now
+            quiet = now - self._since[t] >= self.quiet_s
+            if not (quiet and compare(record, self.stored(t)).lost == 0 and self.acked_all(t)):
+                done = False
+        return done
+
+
+def device_acked_all(sim: Any) -> bool:
+    """The simulated table's device holds an ack for every event it journaled."""
+    app = sim.app
+    return app is not None and app.journal.acked >= app.journal.next - 1
+
+
+def settled(
+    tap: JournalTap,
+    sims: dict[str, Any],
+    store: Path,
+    flush: Callable[[], None] | None = None,
+    quiet_s: float = QUIET_S,
+) -> Settled:
+    """:class:`Settled` for SimulatedTables by table id, their tap and the store."""
+    return Settled(
+        list(sims),
+        lambda t: tap.of(sims[t].flash_dir),
+        lambda t: stored_events(store, t),
+        lambda t: device_acked_all(sims[t]),
+        quiet_s,
+        flush=flush,
+    )

@@ -15,7 +15,15 @@ from typing import Any
 
 from baulk.host.table_sim import SimulatedTable
 from baulk.protocol import messages
-from tests.chaos.kit import FaultyLink, JournalTap, compare, stop_play, stored_events, wait_until
+from tests.chaos.kit import (
+    FaultyLink,
+    JournalTap,
+    compare,
+    settled,
+    stop_play,
+    stored_events,
+    wait_until,
+)
 from tests.host.harness import DaemonThread, make_config
 
 
@@ -85,12 +93,7 @@ def run(
             stop_play(sims[a.table])
             links[a.table].faults_on = False
         store = cfg.store_path
-
-        def all_in() -> bool:
-            daemon.flush()
-            return all(compare(tap.of(tmp / t), stored_events(store, t)).lost == 0 for t in sims)
-
-        wait_until(all_in, settle_s, 0.25)
+        wait_until(settled(tap, sims, store, flush=daemon.flush), settle_s, 0.25)
         daemon.flush()
         out: dict[str, Any] = {"played_s": round(played_s, 1), "tables": {}}
         for a in attacks:

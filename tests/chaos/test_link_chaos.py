@@ -8,8 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from baulk.protocol import messages
 from tests.chaos.kit import Settled, compare
 from tests.chaos.link_chaos import Attack, run
@@ -20,16 +18,6 @@ ATTACKS = [
 ]
 
 
-# Known, not yet understood: in about one fresh-clone run in three, the
-# table at BER 1e-3 with dropped bytes ends with one journaled event that the
-# store does not hold even after a 60 s clean-line settle (the full bench saw
-# the same table stall).  Until it is found, a failure here is reported as
-# an expected failure instead of stopping the suite; the passing runs still
-# check everything below.  Issue 7 stays open for it.
-@pytest.mark.xfail(
-    strict=False,
-    reason="intermittent: one event left undelivered at BER 1e-3 + drops (issue 7)",
-)
 def test_store_equals_each_journal_exactly_once_in_order(tmp_path: Path) -> None:
     figures = run(tmp_path, ATTACKS, seed=7, duration_s=35.0)
     for name, t in figures["tables"].items():

@@ -310,10 +310,23 @@ class SimulatedTable:
         return False
 
     async def _press(self, *keys: str) -> None:
+        board = self.board
         for key in keys:
+            keypad = self._app().hw.keypad
+            pos = board.key_position(key)
             hold_ms = max(40, int(80 / self.speed))
-            self.board.press(key, hold=hold_ms, bounce=self.rng.choice((0, 0, 3)))
-            await asyncio.sleep(hold_ms / 1000 + 0.03)
+            board.press(key, hold=None, bounce=self.rng.choice((0, 0, 3)))
+            await asyncio.sleep(hold_ms / 1000)
+            # The keypad takes a key in after 4 scans in a row (20 ms), from a
+            # timer that this loop runs: on a loaded machine it runs late, and
+            # a press timed by the clock alone can end before the keypad saw
+            # it.  A referee's answer lost so stops the table for good (the
+            # colour question stays open and the stroke never ends), so the
+            # key stays down until it is taken in, and up until that is seen.
+            await self._until(lambda k=keypad, p=pos: k.down[p] == 1, 2.0)
+            board.release(key)
+            await asyncio.sleep(0.03)
+            await self._until(lambda k=keypad, p=pos: k.down[p] == 0, 2.0)
             await self._sleep(0.1, 0.3)
 
     async def _referee(self, keys: list[str]) -> None:

@@ -277,15 +277,22 @@ class SimBoard:
         return self.cfg.KEYMAP.index(bytes((code,)))
 
     def press(self, name, hold=80, bounce=0, at=None):
-        """Press a key (by its name in keypad_flow.KEY_NAMES) for `hold` ms;
-        `bounce` contact chatters first (a toggle every millisecond)."""
+        """Press a key (by its name in keypad_flow.KEY_NAMES) for `hold` ms
+        (None: until release()); `bounce` contact chatters first (a toggle
+        every millisecond)."""
         pos = self.key_position(name)
         t = self._when(at)
         for i in range(bounce):
             self.at(t + i, self._key, (pos, i % 2 == 0))
         self.at(t + bounce, self._key, (pos, True))
+        if hold is None:
+            return t + bounce
         self.at(t + bounce + hold, self._key, (pos, False))
         return t + bounce + hold
+
+    def release(self, name, at=None):
+        """Let go of a key pressed with hold=None."""
+        self.at(self._when(at), self._key, (self.key_position(name), False))
 
     def _key(self, pair):
         pos, down = pair

@@ -3,6 +3,7 @@ playing by itself; the host side here is the real protocol Session over pyserial
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -107,5 +108,45 @@ def test_without_autoplay_it_waits_for_the_host(tmp_path: Path) -> None:
         host.close()
         assert t.state()["players"] == ["Ali", "Reza"]
         assert t.screen()[1].startswith(">Ali")
+    finally:
+        t.stop()
+
+
+class _LateTable(SimulatedTable):
+    """A table whose loop runs late, as on a loaded machine: the board (and
+    with it the keypad's 5 ms scan timer) is pumped every 25 ms, not every 1."""
+
+    async def _pump(self) -> None:
+        while True:
+            self.board.pump()
+            await asyncio.sleep(0.025)
+
+
+def test_autoplay_presses_keys_the_keypad_takes_in_even_when_its_loop_runs_late(
+    tmp_path: Path,
+) -> None:
+    """The keypad takes a key in after 4 scans in a row.  Autoplay used to
+    hold a key for 40 ms of wall time, which a late loop fits fewer scans
+    into: the press went unseen, and when it was the referee's answer to a
+    colour question the table stopped for good (the question stays open,
+    the stroke never ends: the chaos bench saw a table fall to heartbeats
+    only).  A key is now held until the keypad has it."""
+    t = _LateTable("t7", seed=3, speed=50, autoplay=False, flash_dir=tmp_path)
+    t.start()
+    try:
+        app = t.app
+        assert app is not None and t._loop is not None
+        keypad = app.hw.keypad
+        pushed: list[int] = []
+        push = keypad._push
+
+        def spy(key: int) -> None:
+            pushed.append(key)
+            push(key)
+
+        keypad._push = spy
+        asyncio.run_coroutine_threadsafe(t._press("ok", "ok"), t._loop).result(20)
+        assert len(pushed) == 2
+        assert t.error is None
     finally:
         t.stop()

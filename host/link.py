@@ -403,6 +403,15 @@ class TableChannel:
         if len(self._raw_by_seq) > 4 * HOST_WINDOW + 64:
             self._raw_by_seq.clear()  # frames beyond the window, never delivered
 
+    def retake(self, seq: int) -> None:
+        """Take the device stream again after ``seq``: what the session
+        delivered beyond it never reached the store (the daemon refused the
+        device).  Call it on a hello, before the device resumes sending."""
+        r = self.session.receiver
+        if seq < r.delivered:
+            r.delivered = seq
+            r.committed = min(r.committed, seq)
+
     # ------------------------------------------------------------------ sending
     def durable(self, seq: int) -> None:
         """The store committed the device stream up to seq: ack it now."""

@@ -67,6 +67,7 @@ class TableRuntime:
     boot: int = 0
     refused: str | None = None  # why the device on this table's port is not heard
     refused_events: int = 0
+    skipped_from: int = 0  # the first seq of the device stream refused, not stored
     waiting: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
 
 
@@ -273,6 +274,12 @@ class Daemon:
 
     def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None:
         rt = self._runtime(channel.table_id)
+        if rt.skipped_from:
+            # Refused events left the channel's stream without reaching the
+            # store.  Whichever device this is, its stream is taken again from
+            # there: numbers it shares with the refused events are not repeats.
+            channel.retake(rt.skipped_from - 1)
+            rt.skipped_from = 0
         self._check_identity(rt, channel, hello)
         if rt.refused is not None:
             rt.view.status = self._status(rt, channel)
@@ -316,6 +323,8 @@ class Daemon:
         rt = self._runtime(table_id)
         if rt.refused is not None:  # neither stored nor acked: the device keeps them
             rt.refused_events += 1
+            if not rt.skipped_from:
+                rt.skipped_from = seq
             return
         now = wall_ms()
         if what == "deliver" and mtype == messages.EVENT:

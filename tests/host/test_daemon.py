@@ -264,3 +264,36 @@ def test_report_exports(tmp_path: Path, peer: DevicePeer, daemon: DaemonThread) 
     status, page = http(daemon.url + f"/report/{mid}?lang=fa")
     assert status == 200 and 'dir="rtl"' in page and "<svg" in page
     assert http(daemon.url + "/api/matches/nope")[0] == 404
+
+
+def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events(
+    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
+) -> None:
+    """Cables mixed up: table t2's controller sits on t1's port for a while.
+    Its events are refused, neither stored nor acked, but they moved the
+    channel's stream on; when t1's controller came back, its own events with
+    those numbers were taken for repeats and dropped.  A window of them (as
+    here) stalled t1 for good; fewer were acked by its next commit and lost.
+    The channel now takes the stream again from the first refused event when
+    a hello arrives."""
+    events = generate_match(31, best_of=3)[:60]
+    peer.play(events[:20])
+    wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
+    peer.unplug()
+    # A swap takes longer than the dead-link timer: t1 says hello when it is back.
+    wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
+    rt = daemon.daemon.tables["t1"] if daemon.daemon else None
+    assert rt is not None
+    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1").start()
+    try:
+        wrong.play(generate_match(32, best_of=3)[:40])
+        wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
+        assert daemon.board("t1")["status"]["state"] == "refused"
+    finally:
+        wrong.stop()
+    peer.replug()
+    peer.play(events[20:])
+    wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
+    rows = stored_events(tmp_path / "store.sqlite")
+    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
+    assert [ev for _, _, ev in rows] == events

@@ -383,7 +383,22 @@ class TableChannel:
         self.flush()
 
     def _drain(self) -> None:
+        failed = 0  # the first delivery the handler could not take, this pass
         for what, mtype, seq, body in self.session.drain():
+            if what in ("deliver", "invalid", "ignored"):
+                # Reliable: stored, then acked.  Once one fails, none after
+                # it may be taken either, or a later commit would ack it.
+                raw = self._raw_by_seq.pop(seq & 0xFFFF, None)
+                if failed:
+                    continue
+                try:
+                    self.handler.on_delivery(self, what, mtype, seq, body, raw)
+                except Exception:
+                    log.exception(
+                        "table %s: event %d not taken; asking for it again", self.table_id, seq
+                    )
+                    failed = seq
+                continue
             if what == "open":
                 self.hello = body
                 self._set_state("online", "")
@@ -397,9 +412,9 @@ class TableChannel:
                 log.error("table %s: %s", self.table_id, body)
             elif what == "message":
                 self.handler.on_message(self, mtype, body, b"")
-            else:  # deliver, invalid, ignored: reliable, so stored and acked
-                raw = self._raw_by_seq.pop(seq & 0xFFFF, None)
-                self.handler.on_delivery(self, what, mtype, seq, body, raw)
+        if failed:
+            # Not acked, so the device sends it (and what followed) again.
+            self.retake(failed - 1)
         if len(self._raw_by_seq) > 4 * HOST_WINDOW + 64:
             self._raw_by_seq.clear()  # frames beyond the window, never delivered
 

@@ -297,3 +297,31 @@ def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events
     rows = stored_events(tmp_path / "store.sqlite")
     assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
     assert [ev for _, _, ev in rows] == events
+
+
+def test_a_delivery_the_daemon_fails_to_take_is_asked_for_again_not_acked(
+    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
+) -> None:
+    """If taking one event in raises, neither it nor anything after it in the
+    same pass may be acked by a later commit: the channel takes the stream
+    again from it, the device sends it again, and the store ends up with every
+    event exactly once, in order."""
+    d = daemon.daemon
+    assert d is not None
+    take = d.on_delivery
+    failed: list[int] = []
+
+    def flaky(channel: Any, what: str, mtype: int, seq: int, body: Any, raw: Any) -> None:
+        if seq == 7 and not failed:
+            failed.append(seq)
+            raise RuntimeError("a handler bug, once")
+        take(channel, what, mtype, seq, body, raw)
+
+    d.on_delivery = flaky  # type: ignore[method-assign]
+    events = generate_match(5, best_of=3)[:60]
+    peer.play(events)
+    wait_for(lambda: peer.acked() == len(events), what="every event acked")
+    assert failed == [7]
+    rows = stored_events(tmp_path / "store.sqlite")
+    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
+    assert [ev for _, _, ev in rows] == events

@@ -54,6 +54,8 @@ def same_as_table(daemon: DaemonThread, table: TableDriver) -> None:
 
 
 def setup(daemon: DaemonThread) -> None:
+    """Once the table is online, start a match on it through the operator API."""
+    wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
     status, reply = http(
         daemon.url + "/api/tables/t1/match",
         {"players": ["Ali", "Reza"], "best_of": 5},
@@ -66,7 +68,6 @@ def test_unplug_and_replug_mid_frame_loses_no_event(tmp_path: Path, table: Table
     store = tmp_path / "store.sqlite"
     daemon = DaemonThread(make_config(tmp_path, {"t1": Path(table.sim.port)})).start()
     try:
-        wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
         setup(daemon)
         table.stroke("red")
         table.stroke("black")
@@ -101,7 +102,6 @@ def test_daemon_restart_mid_match_restores_state_from_the_store(
     cfg = make_config(tmp_path, {"t1": Path(table.sim.port)})
     first = DaemonThread(cfg).start()
     try:
-        wait_for(lambda: first.board("t1")["status"]["link"] == "online", what="online")
         setup(first)
         table.stroke("red")
         table.stroke("blue")
@@ -134,7 +134,6 @@ def test_device_power_cut_mid_frame(tmp_path: Path, table: TableDriver) -> None:
     store = tmp_path / "store.sqlite"
     daemon = DaemonThread(make_config(tmp_path, {"t1": Path(table.sim.port)})).start()
     try:
-        wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
         setup(daemon)
         table.stroke("red")
         table.stroke("black")

@@ -16,8 +16,9 @@ import json
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from baulk.host.run_cmd import Daemon
 
 log = logging.getLogger("baulk.web")
+_Parsed = TypeVar("_Parsed")  # what an action's own check makes of its body
 
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 16 * 1024
@@ -372,20 +374,22 @@ def parse_command(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
 
 
 async def act_match(request: web.Request) -> web.Response:
-    denied = _authorised(request)
-    if denied is not None:
-        return denied
-    data = await _body(request)
-    if isinstance(data, web.Response):
-        return data
-    try:
-        setup = parse_setup(data)
-    except ValueError as e:
-        return error(400, str(e))
-    return await _run_action(request, "setup_match", setup)
+    return await _action(request, parse_setup, lambda d, t, setup: d.setup_match(t, **setup))
 
 
 async def act_command(request: web.Request) -> web.Response:
+    return await _action(request, parse_command, lambda d, t, parsed: d.command(t, *parsed))
+
+
+async def _action(
+    request: web.Request,
+    parse: Callable[[dict[str, Any]], _Parsed],
+    run: Callable[[Daemon, str, _Parsed], Awaitable[dict[str, Any]]],
+) -> web.Response:
+    """An operator action: token, body, its own check, then the daemon, which
+    forwards it to the table.  Each refusal is a JSON error, nothing sent."""
+    from baulk.host.run_cmd import ActionError
+
     denied = _authorised(request)
     if denied is not None:
         return denied
@@ -393,24 +397,15 @@ async def act_command(request: web.Request) -> web.Response:
     if isinstance(data, web.Response):
         return data
     try:
-        ev, who = parse_command(data)
+        parsed = parse(data)
     except ValueError as e:
         return error(400, str(e))
-    return await _run_action(request, "command", {"ev": ev, "who": who})
-
-
-async def _run_action(request: web.Request, kind: str, args: dict[str, Any]) -> web.Response:
-    from baulk.host.run_cmd import ActionError
-
     daemon = request.app[DAEMON_KEY]
     table = request.match_info["table"]
     if table not in daemon.tables:
         return error(404, f"there is no table '{table}'")
     try:
-        if kind == "setup_match":
-            result = await daemon.setup_match(table, **args)
-        else:
-            result = await daemon.command(table, args["ev"], args["who"])
+        result = await run(daemon, table, parsed)
     except ActionError as e:
         return error(e.status, e.text)
     return _json(result, status=200 if result["status"] == "done" else 202)

@@ -106,6 +106,11 @@ def _dumps(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
+def _table_payload(venue: str, host: str, table: str, **fields: Any) -> bytes:
+    # Every per-table message opens with the same envelope, in this order.
+    return _dumps({"v": VERSION, "venue": venue, "table": table, "host": host, **fields})
+
+
 @dataclass(frozen=True)
 class BridgeEvent:
     """One stored device event, as the bridge publishes it."""
@@ -120,54 +125,38 @@ class BridgeEvent:
 
 
 def event_payload(venue: str, host: str, e: BridgeEvent, prev: Position | None) -> bytes:
-    return _dumps(
-        {
-            "v": VERSION,
-            "venue": venue,
-            "table": e.table,
-            "host": host,
-            "boot": e.pos.boot,
-            "seq": e.pos.seq,
-            "prev": prev.to_json() if prev is not None else None,
-            "rx_ms": e.rx_ms,
-            "ev": e.ev,
-            "scores": e.scores,
-            "rejected": e.rejected,
-            "invalid": e.invalid,
-        }
+    return _table_payload(
+        venue,
+        host,
+        e.table,
+        boot=e.pos.boot,
+        seq=e.pos.seq,
+        prev=prev.to_json() if prev is not None else None,
+        rx_ms=e.rx_ms,
+        ev=e.ev,
+        scores=e.scores,
+        rejected=e.rejected,
+        invalid=e.invalid,
     )
 
 
 def state_payload(
     venue: str, host: str, table: str, pos: Position | None, at_ms: int, state: dict[str, Any]
 ) -> bytes:
-    return _dumps(
-        {
-            "v": VERSION,
-            "venue": venue,
-            "table": table,
-            "host": host,
-            "pos": pos.to_json() if pos is not None else None,
-            "at_ms": at_ms,
-            "state": state,
-        }
+    return _table_payload(
+        venue,
+        host,
+        table,
+        pos=pos.to_json() if pos is not None else None,
+        at_ms=at_ms,
+        state=state,
     )
 
 
 def link_payload(
     venue: str, host: str, table: str, online: bool, last_seen_ms: int | None, at_ms: int
 ) -> bytes:
-    return _dumps(
-        {
-            "v": VERSION,
-            "venue": venue,
-            "table": table,
-            "host": host,
-            "online": online,
-            "last_seen_ms": last_seen_ms,
-            "at_ms": at_ms,
-        }
-    )
+    return _table_payload(venue, host, table, online=online, last_seen_ms=last_seen_ms, at_ms=at_ms)
 
 
 def status_payload(

@@ -29,6 +29,7 @@ from typing import Any
 
 from baulk.firmware import journal as journal_mod
 from baulk.protocol import messages
+from tests.host.harness import stored_events
 
 
 # ---------------------------------------------------------------------- the relay
@@ -252,18 +253,6 @@ def journal_tap() -> Iterator[JournalTap]:
 
 
 # ---------------------------------------------------------------------- the host's record
-def stored_events(store: Path, table: str) -> list[tuple[int, int, Any]]:
-    """(boot_id, seq, event) of the table's events, in the order stored."""
-    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
-    try:
-        rows = db.execute(
-            "SELECT boot_id, seq, ev FROM events WHERE table_id = ? ORDER BY id", (table,)
-        ).fetchall()
-    finally:
-        db.close()
-    return [(b, s, json.loads(e) if e else None) for b, s, e in rows]
-
-
 def integrity(store: Path) -> str:
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
     try:

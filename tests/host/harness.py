@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
 import time
 import urllib.error
@@ -115,3 +116,15 @@ def wait_for(cond: Callable[[], Any], timeout: float = 30.0, what: str = "condit
             return got
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def stored_events(store: Path, table: str = "t1") -> list[tuple[int, int, Any]]:
+    """(boot_id, seq, event) of the table's events, in the order stored."""
+    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
+    try:
+        rows = db.execute(
+            "SELECT boot_id, seq, ev FROM events WHERE table_id = ? ORDER BY id", (table,)
+        ).fetchall()
+    finally:
+        db.close()
+    return [(b, s, json.loads(e) if e else None) for b, s, e in rows]

@@ -15,20 +15,9 @@ from baulk.firmware.engine import Engine
 from baulk.host.sim_match import generate_match
 from baulk.host.store import Store
 from tests.host.device_peer import DevicePeer, forged_event, send_raw
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for
 
 CONTRACT_KEYS = ("frame", "frames", "scores", "striker", "break", "highest_break", "history")
-
-
-def stored_events(path: Path, table: str = "t1") -> list[tuple[int, int, dict[str, Any] | None]]:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = db.execute(
-            "SELECT boot_id, seq, ev FROM events WHERE table_id = ? ORDER BY id", (table,)
-        ).fetchall()
-    finally:
-        db.close()
-    return [(b, s, json.loads(e) if e else None) for b, s, e in rows]
 
 
 @pytest.fixture

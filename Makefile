@@ -38,9 +38,9 @@ lint: setup
 	$(BIN)/ruff format --check .
 
 typecheck: setup
-	$(BIN)/mypy
-	$(BIN)/mypy --config-file firmware/mypy-device.ini
-	$(BIN)/mypy --config-file firmware/mypy-device-esp32.ini
+	$(PY) scripts/typecheck.py
+	$(PY) scripts/typecheck.py --config-file firmware/mypy-device.ini
+	$(PY) scripts/typecheck.py --config-file firmware/mypy-device-esp32.ini
 
 pytest: setup
 	$(BIN)/pytest -q

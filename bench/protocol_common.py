@@ -13,8 +13,8 @@ from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 # The sample pot and state are the ones the test vectors pin down.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "protocol"))
-from samples import POT, STATE
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.protocol.samples import POT, STATE
 
 BAUD = 115200
 

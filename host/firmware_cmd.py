@@ -1,7 +1,7 @@
 """``baulk firmware build`` and ``baulk firmware deploy``: the table's firmware.
 
-``build`` compiles every device module (``firmware/`` and ``protocol/``, without
-the simulator and the host-only codec) with ``mpy-cross`` for the board's
+``build`` compiles every device module (the files firmware/manifest.py names)
+with ``mpy-cross`` for the board's
 architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
 ``OUT/lib/baulk/...``, writes the two-line ``OUT/main.py`` that starts it, packs
 the same tree into ``OUT/romfs.img`` (MicroPython's read-only filesystem), and
@@ -27,13 +27,10 @@ from pathlib import Path
 
 from mpremote.romfs import VfsRomWriter
 
+from ..firmware import manifest
+
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
-PACKAGES = ("firmware", "protocol")
-# Not for the board: the simulated hardware, the host's cbor2-based decoder and
-# the host's half of the message catalogue.
-EXCLUDE_DIRS = {"sim", "tests", "vectors", "__pycache__"}
-EXCLUDE_FILES = {"protocol/host_codec.py", "protocol/host_catalogue.py"}
 MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
 MPY_BUDGET = 96 * 1024
 ROMFS_IMAGE = "romfs.img"
@@ -53,16 +50,10 @@ class Built:
         return sum(self.sizes.values())
 
 
-def device_sources(root: Path = ROOT) -> list[Path]:
-    """The .py files that go onto the board, relative to root."""
-    found = []
-    for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
-            rel = path.relative_to(root)
-            if EXCLUDE_DIRS.intersection(rel.parts[:-1]) or rel.as_posix() in EXCLUDE_FILES:
-                continue
-            found.append(rel)
-    return found
+def device_sources() -> list[Path]:
+    """The .py files that go onto the board (firmware/manifest.py), relative
+    to the repository root, which is also their place under /lib/baulk/."""
+    return [Path(folder) / name for folder, files in manifest.BOARD for name in files]
 
 
 def mpy_cross() -> str:
@@ -88,7 +79,7 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
         empty = Path(tmp) / "__init__.py"
         empty.write_text("")
         sources = [(Path("__init__.py"), empty)]
-        sources += [(rel, root / rel) for rel in device_sources(root)]
+        sources += [(rel, root / rel) for rel in device_sources()]
         for rel, src in sources:
             target = lib / rel.with_suffix(".mpy")
             target.parent.mkdir(parents=True, exist_ok=True)

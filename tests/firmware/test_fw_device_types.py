@@ -1,5 +1,6 @@
 """The device code type-checks against the MicroPython stubs from PyPI (Pico and
-ESP32), with the configurations in firmware/mypy-device*.ini."""
+ESP32), with the configurations in firmware/mypy-device*.ini, run through
+scripts/typecheck.py (mypy with the package-dir mapping)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,14 @@ CONFIGS = {
 
 def mypy(config: str, *files: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", config, "--no-incremental", *files],
+        [
+            sys.executable,
+            "scripts/typecheck.py",
+            "--config-file",
+            config,
+            "--no-incremental",
+            *files,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

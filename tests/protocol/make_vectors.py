@@ -6,7 +6,7 @@ COBS encoder of this file's own, not from the device codec, so checking both
 implementations against them is a real cross-check.  test_wire_vectors.py
 regenerates the file in memory and fails if the committed copy differs.
 
-    .venv/bin/python tests/protocol/make_vectors.py
+    .venv/bin/python -m tests.protocol.make_vectors
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ import cbor2
 from baulk.protocol import cbor
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from samples import POT, STATE
+from tests.protocol.samples import POT, STATE
 
 OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.json"
 VERSION = 0x10

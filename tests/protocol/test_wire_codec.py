@@ -9,9 +9,10 @@ import cbor2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wire_strategies import depth, subset_values
 
 from baulk.protocol import cbor, cobs, crc
+
+from .wire_strategies import depth, subset_values
 
 
 @given(st.binary(max_size=1200))

@@ -9,10 +9,11 @@ from typing import Any
 import cbor2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from wire_strategies import message, subset_values
 
 from baulk.protocol import frame, host_codec
 from baulk.protocol import messages as M
+
+from .wire_strategies import message, subset_values
 
 GOOD = frame.encode_frame(M.EVENT, 1, 5, M.event_body({"ev": "pot", "ball": "red"}, [1, 0]))
 

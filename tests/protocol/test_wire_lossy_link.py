@@ -4,7 +4,7 @@ resets and the host restarts now and then.  Fixed seed; runs in seconds."""
 
 from __future__ import annotations
 
-from wire_sim import Faults, LossyRun
+from .wire_sim import Faults, LossyRun
 
 N = 100_000
 

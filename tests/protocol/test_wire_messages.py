@@ -8,15 +8,16 @@ from typing import Any
 
 import cbor2
 import pytest
-import samples
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from wire_strategies import body_for
 
 from baulk.firmware import names
 from baulk.protocol import cbor, frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
+
+from . import samples
+from .wire_strategies import body_for
 
 ENGINE_EVENTS: list[dict[str, Any]] = [
     {"ev": "match", "players": ["Ali", "Reza"], "best_of": 7, "breaker": 0, "reds": 15},

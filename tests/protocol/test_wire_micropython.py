@@ -12,12 +12,13 @@ from typing import Any
 
 import cbor2
 import pytest
-from conftest import ROOT, run_mp
 from hypothesis import HealthCheck, given, settings
-from mp_common import from_json, to_json
-from wire_strategies import message
 
 from baulk.protocol import frame, host_codec
+
+from .conftest import ROOT, run_mp
+from .mp_common import from_json, to_json
+from .wire_strategies import message
 
 DEVICE_MODULES = [
     "cbor.py",

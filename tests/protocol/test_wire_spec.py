@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-import spec_tables
-
 from baulk.protocol import cbor, frame, messages, reliability, session
+
+from . import spec_tables
 
 TEXT = spec_tables.SPEC.read_text(encoding="utf-8")
 FLAT = re.sub(r"\s+", " ", TEXT)  # prose is wrapped; compare it unwrapped

@@ -7,14 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import cbor2
-import make_vectors
 import pytest
-from conftest import HERE, VECTORS, load_vectors, run_mp
-from mp_common import to_json
 
 from baulk.protocol import frame, host_codec
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
+
+from . import make_vectors
+from .conftest import HERE, VECTORS, load_vectors, run_mp
+from .mp_common import to_json
 
 V = load_vectors()
 

@@ -1,0 +1,62 @@
+# What goes onto the board: every file `baulk firmware build` compiles into
+# /lib/baulk/, named here and nowhere else (an allow-list, in the way of
+# micropython-lib's manifest.py files).  A file not listed stays on the host:
+# the simulator (sim/), the host's decoder and catalogue half
+# (protocol/host_codec.py, protocol/host_catalogue.py).
+#
+# The board never imports this module: `baulk firmware build` reads it on the
+# host.  tests/firmware/test_fw_manifest.py checks that every module the
+# firmware imports, from main.py on, is listed, and nothing the host alone needs.
+
+# (folder, files under it), the folder being the package's name below baulk
+BOARD = (
+    (
+        "firmware",
+        (
+            "__init__.py",
+            "main.py",
+            "app.py",
+            "engine.py",
+            "names.py",
+            "respot.py",
+            "state_json.py",
+            "replay.py",
+            "journal.py",
+            "link.py",
+            "keypad_flow.py",
+            "screens.py",
+            "calibrate.py",
+            "boards/__init__.py",
+            "boards/pico.py",
+            "boards/esp32.py",
+            "hw/__init__.py",
+            "hw/beam.py",
+            "hw/clock.py",
+            "hw/colour.py",
+            "hw/keypad.py",
+            "hw/kit.py",
+            "hw/led.py",
+            "hw/rail.py",
+            "hw/ring.py",
+            "hw/ssd1306.py",
+            "hw/table.py",
+            "hw/tca9548a.py",
+            "hw/tcs34725.py",
+            "hw/usb_serial.py",
+            "hw/watchdog.py",
+        ),
+    ),
+    (
+        "protocol",
+        (
+            "__init__.py",
+            "cbor.py",
+            "cobs.py",
+            "crc.py",
+            "frame.py",
+            "messages.py",
+            "reliability.py",
+            "session.py",
+        ),
+    ),
+)

@@ -30,7 +30,7 @@ from . import link as lk
 from . import names, screens
 from .hw.clock import Monotonic
 from .hw.led import FAST, SLOW, STEADY
-from .hw.ring import SRC_RAIL, SRC_STRIKE
+from .hw.ring import EDGE_RAIL, EDGE_STRIKE
 
 FIRMWARE = "baulk-fw 0.1"
 _TICK_MS = const(2)
@@ -40,8 +40,9 @@ _REDRAW_MS = const(1000)
 _RESET_GAP_MS = const(5000)  # after a reset, device time resumes this far on
 _QUEUE = const(12)  # sensor events waiting for a colour or the referee
 
-SRC_SENSOR = const(0)
-SRC_HOST = const(2)
+# Event sources (messages.SRC_*, folded here; tests/test_wire_codes.py checks them).
+_SRC_SENSOR = const(0)
+_SRC_HOST = const(2)
 
 # Sensor queue entries: [what, pocket, t, ball, due]
 _Q_POT = const(0)
@@ -134,7 +135,7 @@ class App:
             self.offered = seq
         self.state_due = True
         self.dirty = True
-        if reason is not None and src != SRC_SENSOR:
+        if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
         if self.journal.image_due():
             self.journal.write_image(e)
@@ -177,10 +178,10 @@ class App:
             if src < 6:
                 if hw.beams[src].edge(level, t):
                     self._queue(_Q_POT, src, t)
-            elif src == SRC_RAIL:
+            elif src == EDGE_RAIL:
                 if hw.rail is not None and hw.rail.edge(level, t):
                     self._queue(_Q_OFF, -1, t)
-            elif src == SRC_STRIKE and hw.strike is not None and hw.strike.edge(level, t):
+            elif src == EDGE_STRIKE and hw.strike is not None and hw.strike.edge(level, t):
                 self._queue(_Q_STRIKE, -1, t)
                 if hw.rest is not None:
                     hw.rest.motion(now)
@@ -224,24 +225,24 @@ class App:
                     self.dropped_strikes += 1
                     continue
                 self.sensor_stroke = True
-                self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
+                self.submit({"ev": "strike", "t": t}, _SRC_SENSOR)
             elif what == _Q_REST:
                 if e.stroke_open:
                     self.sensor_stroke = False
-                    self.submit({"ev": "rest", "t": t}, SRC_SENSOR)
+                    self.submit({"ev": "rest", "t": t}, _SRC_SENSOR)
             elif ball >= 0:
                 if not e.stroke_open and hw.strike is None and e.active:
                     # No strike sensor fitted: a ball dropping opens the stroke.
                     self.sensor_stroke = True
                     if hw.rest is not None:
                         hw.rest.motion(now)
-                    self.submit({"ev": "strike", "t": t}, SRC_SENSOR)
+                    self.submit({"ev": "strike", "t": t}, _SRC_SENSOR)
                 if what == _Q_POT:
                     ev = {"ev": "pot", "ball": names.BALLS[ball], "pocket": names.POCKETS[item[1]]}
                 else:
                     ev = {"ev": "off", "ball": names.BALLS[ball]}
                 ev["t"] = t
-                self.submit(ev, SRC_SENSOR)
+                self.submit(ev, _SRC_SENSOR)
 
     def _colour(self, pocket):
         hw = self.hw
@@ -310,7 +311,7 @@ class App:
                     if mtype == messages.SETUP_MATCH:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
-                    self.submit(ev, SRC_HOST, seq)
+                    self.submit(ev, _SRC_HOST, seq)
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True

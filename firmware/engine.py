@@ -67,8 +67,6 @@ _K_OFF_TABLE = const(16)
 _K_TWO_BALLS = const(17)
 _K_RED_AFTER_RED = const(20)
 _K_FOUL_BEFORE_NOMINATION = const(23)
-_N_BALL_ON_KINDS = const(10)
-_N_HIGHER_KINDS = const(18)  # kinds below this index and at/after 10 are "higher of"
 
 _MAX_BEST_OF = const(35)
 _MAX_NAME_BYTES = const(48)  # UTF-8, as the wire protocol carries a name
@@ -79,76 +77,111 @@ _SETTLE_MS = const(4000)  # R3.12.3: a hanging ball dropping within this counts
 
 MISS_WARNING = "third_miss_forfeits"
 
-# Every mutable scalar of the state, in snapshot order.  A snapshot is a tuple
-# of these values; restoring it is how a rejected event changes nothing.
-_FIELDS = (
-    "active",  # a match has been set up
-    "best_of",
-    "reds_per_frame",
-    "first_breaker",
-    "frame",
-    "f0",
-    "f1",
-    "s0",
-    "s1",
-    "h0",
-    "h1",
-    "hist_len",
-    "breaker",
-    "first0",  # doubles: which partner of side 0 plays first this frame
-    "first1",
-    "pos",  # position in this frame's order of play
-    "reds",
-    "colours",  # bitmask; colours waiting to be spotted count as on the table
-    "on",
-    "nominated",
-    "free_ball",
-    "brk",
-    "in_hand",
-    "foul_side",
-    "foul_points",
-    "foul_kind",
-    "misses",
-    "miss_chain",  # a clear miss was replaced: the next clear miss counts on
-    "respot",
-    "places",  # respot placements, 4 bits per colour code
-    "respotted_black",
-    "toss_open",
-    "frame_over",
-    "match_over",
-    "frame_winner",
-    "match_winner",
-    "stroke_open",
-    "frame_strokes",  # strokes played in this frame
-    "foul_open",  # last settled stroke was a foul; free ball / play again allowed
-    "miss_open",  # ... and a miss: replace allowed
-    "after_stroke",  # nothing but calls since the last stroke: edge_replace allowed
-    "offender_pos",
-    "incoming_pos",
-    "strike_pos",  # log index of the current/last stroke's strike, or -1
-    "rest_pos",  # log index of its rest, -1 while the stroke is open
-    # The stroke being played (reset at strike).
-    "st_on",
-    "st_nom",
-    "st_free",
-    "st_in_hand",
-    "st_reds",
-    "st_colours",
-    "st_brk",
-    "st_pos",
-    "st_red_pots",
-    "st_col_pots",  # bitmask
-    "st_white_pot",
-    "st_red_offs",
-    "st_col_offs",
-    "st_white_off",
-    "st_chosen",  # colour taken as nominated/free ball when none was nominated
-    "st_fkind",
-    "st_fpts",
-    "st_fball",
-    "st_miss",  # 0 none, 1 miss, 2 clear miss
-    "st_events",
-)
+# The state: every mutable scalar, its value before any match, and when else it
+# goes back to that value: _AT_FRAME at every rack (a new frame), _AT_STROKE at
+# every strike.  A new match resets them all.  A snapshot is the tuple of these
+# values in this order; restoring one is how a rejected event changes nothing.
+# (Engine's annotations repeat the names for the type checkers only;
+# tests/test_engine_state_table.py holds the two together.)
+#
+# One field() call a field, not a literal table: MicroPython keeps a literal
+# tuple of constants in RAM for as long as the module lives, even with the
+# code in ROMFS; these calls run once, from flash, and leave only the four
+# tables below.
+_AT_MATCH = const(0)
+_AT_FRAME = const(1)
+_AT_STROKE = const(2)
+_AT_BOTH = const(3)
+
+
+def _state_table():
+    names = []  # type: list[str]
+    defaults = []  # type: list[int]
+    at_frame = bytearray()
+    at_stroke = bytearray()
+
+    def field(name, default, at=_AT_MATCH):
+        if at & _AT_FRAME:
+            at_frame.append(len(names))
+        if at & _AT_STROKE:
+            at_stroke.append(len(names))
+        names.append(name)
+        defaults.append(default)
+
+    field("active", False)  # a match has been set up
+    field("best_of", 0)
+    field("reds_per_frame", 0)
+    field("first_breaker", 0)
+    field("frame", 0)
+    field("f0", 0)  # frames won
+    field("f1", 0)
+    field("s0", 0, _AT_FRAME)  # scores in this frame
+    field("s1", 0, _AT_FRAME)
+    field("h0", 0)  # highest breaks of the match
+    field("h1", 0)
+    field("hist_len", 0)
+    field("breaker", 0, _AT_FRAME)
+    field("first0", 0, _AT_FRAME)  # doubles: which partner of side 0 plays first this frame
+    field("first1", 0, _AT_FRAME)
+    field("pos", 0, _AT_FRAME)  # position in this frame's order of play
+    field("reds", 0, _AT_FRAME)
+    field("colours", 0, _AT_FRAME)  # bitmask; colours waiting to be spotted count as on the table
+    field("on", _ON_NONE, _AT_FRAME)
+    field("nominated", _NONE, _AT_FRAME)
+    field("free_ball", False, _AT_FRAME)
+    field("brk", 0, _AT_FRAME)
+    field("in_hand", False, _AT_FRAME)
+    field("foul_side", _NONE)  # the last settled stroke's foul (last_foul)
+    field("foul_points", 0)
+    field("foul_kind", _NONE)
+    field("misses", 0, _AT_FRAME)
+    field("miss_chain", False, _AT_FRAME)  # a clear miss was replaced: the next one counts on
+    field("respot", 0, _AT_BOTH)  # R3.10.3: spotted by the referee before the next stroke
+    field("places", 0, _AT_BOTH)  # respot placements, 4 bits per colour code
+    field("respotted_black", False, _AT_FRAME)
+    field("toss_open", False, _AT_BOTH)
+    field("frame_over", False)
+    field("match_over", False)
+    field("frame_winner", _NONE)
+    field("match_winner", _NONE)
+    field("stroke_open", False, _AT_FRAME)
+    field("frame_strokes", 0, _AT_FRAME)  # strokes played in this frame
+    field("foul_open", False, _AT_BOTH)  # last settled stroke was a foul: free ball / play again
+    field("miss_open", False, _AT_BOTH)  # ... and a miss: replace allowed
+    field("after_stroke", False, _AT_BOTH)  # only calls since the last stroke: edge_replace
+    field("offender_pos", 0)
+    field("incoming_pos", 0)
+    field("strike_pos", _NONE)  # log index of the current/last stroke's strike
+    field("rest_pos", _NONE, _AT_STROKE)  # log index of its rest, -1 while the stroke is open
+    # The stroke being played: set from the state at each strike ...
+    field("st_on", _ON_NONE)
+    field("st_nom", _NONE)
+    field("st_free", False)
+    field("st_in_hand", False)
+    field("st_reds", 0)
+    field("st_colours", 0)
+    field("st_brk", 0)
+    field("st_pos", 0)
+    # ... and what happens in it.
+    field("st_red_pots", 0, _AT_STROKE)
+    field("st_col_pots", 0, _AT_STROKE)  # bitmask
+    field("st_white_pot", False, _AT_STROKE)
+    field("st_red_offs", 0, _AT_STROKE)
+    field("st_col_offs", 0, _AT_STROKE)
+    field("st_white_off", False, _AT_STROKE)
+    field("st_chosen", _NONE, _AT_STROKE)  # colour taken as nominated/free ball when none was
+    field("st_fkind", _NONE, _AT_STROKE)
+    field("st_fpts", 0, _AT_STROKE)
+    field("st_fball", _NONE, _AT_STROKE)
+    field("st_miss", 0, _AT_STROKE)  # 0 none, 1 miss, 2 clear miss
+    field("st_events", 0, _AT_STROKE)
+    return tuple(names), tuple(defaults), bytes(at_frame), bytes(at_stroke)
+
+
+# _DEFAULTS: the snapshot of an engine before any match; _FRAME_RESET and
+# _STROKE_RESET: the indices into _FIELDS of what a rack, and a strike, reset.
+_FIELDS, _DEFAULTS, _FRAME_RESET, _STROKE_RESET = _state_table()
+del _state_table
 
 
 try:
@@ -158,8 +191,12 @@ try:
     from operator import attrgetter
 
     _get_fields = attrgetter(*_FIELDS)
+    # ... and a reset is one dict update.
+    _FRAME_VALUES = {_FIELDS[i]: _DEFAULTS[i] for i in _FRAME_RESET}  # type: dict[str, int] | None
+    _STROKE_VALUES = {_FIELDS[i]: _DEFAULTS[i] for i in _STROKE_RESET}  # type: dict[str, int] | None
 except (ImportError, TypeError):
     _get_fields = None  # type: ignore[assignment]
+    _FRAME_VALUES = _STROKE_VALUES = None
 
 
 class Rejected(Exception):
@@ -200,6 +237,74 @@ def _ball_name(code):
 
 
 class Engine:
+    # The fields of _STATE, typed for the type checkers (MicroPython drops
+    # bare annotations: they cost the board nothing).
+    active: bool
+    best_of: int
+    reds_per_frame: int
+    first_breaker: int
+    frame: int
+    f0: int
+    f1: int
+    s0: int
+    s1: int
+    h0: int
+    h1: int
+    hist_len: int
+    breaker: int
+    first0: int
+    first1: int
+    pos: int
+    reds: int
+    colours: int
+    on: int
+    nominated: int
+    free_ball: bool
+    brk: int
+    in_hand: bool
+    foul_side: int
+    foul_points: int
+    foul_kind: int
+    misses: int
+    miss_chain: bool
+    respot: int
+    places: int
+    respotted_black: bool
+    toss_open: bool
+    frame_over: bool
+    match_over: bool
+    frame_winner: int
+    match_winner: int
+    stroke_open: bool
+    frame_strokes: int
+    foul_open: bool
+    miss_open: bool
+    after_stroke: bool
+    offender_pos: int
+    incoming_pos: int
+    strike_pos: int
+    rest_pos: int
+    st_on: int
+    st_nom: int
+    st_free: bool
+    st_in_hand: bool
+    st_reds: int
+    st_colours: int
+    st_brk: int
+    st_pos: int
+    st_red_pots: int
+    st_col_pots: int
+    st_white_pot: bool
+    st_red_offs: int
+    st_col_offs: int
+    st_white_off: bool
+    st_chosen: int
+    st_fkind: int
+    st_fpts: int
+    st_fball: int
+    st_miss: int
+    st_events: int
+
     def __init__(self):
         self.history = array("H", bytes(2 * 3 * _MAX_BEST_OF))
         self.log = bytearray(3 * LOG_EVENTS)
@@ -208,78 +313,22 @@ class Engine:
         self._clear_match()
 
     def _clear_match(self):
-        # Every field of _FIELDS, at its value before any match.
-        self.active = False
-        self.best_of = 0
-        self.reds_per_frame = 0
-        self.first_breaker = 0
-        self.frame = 0
-        self.f0 = 0
-        self.f1 = 0
-        self.s0 = 0
-        self.s1 = 0
-        self.h0 = 0
-        self.h1 = 0
-        self.hist_len = 0
-        self.breaker = 0
-        self.first0 = 0
-        self.first1 = 0
-        self.pos = 0
-        self.reds = 0
-        self.colours = 0
-        self.on = _ON_NONE  # type: int
-        self.nominated = _NONE  # type: int
-        self.free_ball = False
-        self.brk = 0
-        self.in_hand = False
-        self.foul_side = _NONE  # type: int
-        self.foul_points = 0
-        self.foul_kind = _NONE  # type: int
-        self.misses = 0
-        self.miss_chain = False
-        self.respot = 0
-        self.places = 0
-        self.respotted_black = False
-        self.toss_open = False
-        self.frame_over = False
-        self.match_over = False
-        self.frame_winner = _NONE  # type: int
-        self.match_winner = _NONE  # type: int
-        self.stroke_open = False
-        self.frame_strokes = 0
-        self.foul_open = False
-        self.miss_open = False
-        self.after_stroke = False
-        self.offender_pos = 0
-        self.incoming_pos = 0
-        self.strike_pos = _NONE  # type: int
-        self.rest_pos = _NONE  # type: int
-        self.st_on = _ON_NONE  # type: int
-        self.st_nom = _NONE  # type: int
-        self.st_free = False
-        self.st_in_hand = False
-        self.st_reds = 0
-        self.st_colours = 0
-        self.st_brk = 0
-        self.st_pos = 0
-        self.st_red_pots = 0
-        self.st_col_pots = 0
-        self.st_white_pot = False
-        self.st_red_offs = 0
-        self.st_col_offs = 0
-        self.st_white_off = False
-        self.st_chosen = _NONE  # type: int
-        self.st_fkind = _NONE  # type: int
-        self.st_fpts = 0
-        self.st_fball = _NONE  # type: int
-        self.st_miss = 0
-        self.st_events = 0
+        self.restore(_DEFAULTS)
         self.players = None
         self.doubles = False
         self.log_len = 0
         self.checkpoint = None  # type: tuple[object, ...] | None
         self.stroke_base = None  # type: tuple[object, ...] | None
         self.rest_t = _NONE  # type: int
+
+    def _reset(self, fields, values):
+        # fields: indices into _FIELDS (_FRAME_RESET, _STROKE_RESET); values:
+        # the same as a dict of defaults, on CPython only.
+        if values is not None:
+            self.__dict__.update(values)
+            return
+        for i in fields:
+            setattr(self, _FIELDS[i], _DEFAULTS[i])
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self):
@@ -487,28 +536,12 @@ class Engine:
 
     def _rack(self, breaker):
         """Set up a frame: every ball on, cue ball in hand, scores annulled."""
+        self._reset(_FRAME_RESET, _FRAME_VALUES)
         self.breaker = breaker
-        self.s0 = self.s1 = 0
-        self.first0 = self.first1 = 0
-        self.pos = 0
         self.reds = self.reds_per_frame
         self.colours = _ALL_COLOURS
         self.on = _ON_RED
-        self.nominated = _NONE
-        self.free_ball = False
-        self.brk = 0
         self.in_hand = True  # R2.5: before the frame starts
-        self.misses = 0
-        self.miss_chain = False
-        self.respot = 0
-        self.places = 0
-        self.respotted_black = False
-        self.toss_open = False
-        self.frame_strokes = 0
-        self.foul_open = False
-        self.miss_open = False
-        self.after_stroke = False
-        self.stroke_open = False
 
     # ------------------------------------------------------------------ order of play
     def _order_len(self):
@@ -582,10 +615,11 @@ class Engine:
 
     def penalty_for(self, kind, ball):
         """Points a foul of ``kind`` (with ball concerned ``ball`` or _NONE) is worth."""
-        if kind >= _N_HIGHER_KINDS:
+        valued = names.FOUL_PENALTY[kind]
+        if valued == names.PENALTY_SEVEN:
             return 7  # R3.13(c)
-        points = self._on_value()
-        if kind >= _N_BALL_ON_KINDS and ball != _NONE and value_of(ball) > points:
+        points = self._on_value()  # R3.13(a)
+        if valued == names.PENALTY_HIGHER and ball != _NONE and value_of(ball) > points:
             points = value_of(ball)  # R3.13(b)
         return points if points > 4 else 4  # every penalty is at least 4
 
@@ -612,7 +646,7 @@ class Engine:
         elif code == _EV_REST:
             self._rest()
         elif code == _EV_FOUL:
-            self._foul(a, b - 1)
+            self._foul(a, _given(b))
         elif code == _EV_MISS:
             self._miss(a)
         elif code == _EV_EDGE_REPLACE:
@@ -634,7 +668,7 @@ class Engine:
             elif code == _EV_RERACK:
                 self._rerack()
             elif code == _EV_TOSS:
-                self._toss(a, b - 1)
+                self._toss(a, _given(b))
             elif code == _EV_SPOTS:
                 self._spots(a)
             elif code == _EV_CLAIM:
@@ -649,9 +683,9 @@ class Engine:
         # A foul's options (free ball, play again, replace) lapse once the
         # incoming player strikes.
         self.stroke_base = self.snapshot()
+        self._reset(_STROKE_RESET, _STROKE_VALUES)
         self.stroke_open = True
         self.strike_pos = self.exec_pos
-        self.rest_pos = _NONE
         self.st_on = self.on
         self.st_nom = self.nominated
         self.st_free = self.free_ball
@@ -660,25 +694,6 @@ class Engine:
         self.st_colours = self.colours
         self.st_brk = self.brk
         self.st_pos = self.pos
-        self.st_red_pots = 0
-        self.st_col_pots = 0
-        self.st_white_pot = False
-        self.st_red_offs = 0
-        self.st_col_offs = 0
-        self.st_white_off = False
-        self.st_chosen = _NONE
-        self.st_fkind = _NONE
-        self.st_fpts = 0
-        self.st_fball = _NONE
-        self.st_miss = 0
-        self.st_events = 0
-        # R3.10.3: the referee has spotted the colours before this stroke.
-        self.respot = 0
-        self.places = 0
-        self.toss_open = False
-        self.foul_open = False
-        self.miss_open = False
-        self.after_stroke = False
         self.frame_strokes += 1
 
     def _reds_left_in_stroke(self):
@@ -1269,6 +1284,31 @@ _REQUIRED = {
 }
 
 
+# An event's payload: two bytes, a and b, in the undo log and for _exec.
+#
+#   pot          a ball         b pocket, optional
+#   off          a ball
+#   nominate     a ball
+#   foul         a kind         b ball concerned, optional
+#   miss         a clear (0/1)
+#   concede      a match (0/1)
+#   award        a side         b match (0/1)
+#   toss         a side         b player (doubles), optional
+#   order        a side         b first partner
+#   spots        a occupied spots (a mask, respot.py)
+#
+# An optional code is stored one up, so that 0 says "none given".
+
+
+def _optional(code):
+    return code + 1
+
+
+def _given(b):
+    """The optional code stored in a payload byte, or _NONE."""
+    return b - 1
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -1324,7 +1364,7 @@ def parse_event(ev):
             p = names.code_of(names.POCKETS, pocket) if isinstance(pocket, str) else -1
             if p < 0:
                 raise Rejected("unknown pocket '%s'" % (pocket,))
-            b = p + 1
+            b = _optional(p)
     elif name == "off" or name == "nominate":
         a = _ball(ev, "ball")
     elif name == "foul":
@@ -1333,7 +1373,7 @@ def parse_event(ev):
         if a < 0:
             raise Rejected("unknown foul kind '%s'" % (kind,))
         if "ball" in ev:
-            b = _ball(ev, "ball") + 1
+            b = _optional(_ball(ev, "ball"))
     elif name == "miss":
         a = _flag(ev, "clear")
     elif name == "concede":
@@ -1344,7 +1384,7 @@ def parse_event(ev):
     elif name == "toss":
         a = _side(ev["side"], "side")
         if "player" in ev:
-            b = _side(ev["player"], "player") + 1
+            b = _optional(_side(ev["player"], "player"))
     elif name == "order":
         a = _side(ev["side"], "side")
         b = _side(ev["first"], "first")

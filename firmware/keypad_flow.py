@@ -39,7 +39,7 @@ KEY_NAMES = names.BALLS + (
     "nom", "off",
 )  # fmt: skip
 
-SRC_KEYPAD = const(1)
+_SRC_KEYPAD = const(1)  # messages.SRC_KEYPAD
 
 # Steps of a flow.
 IDLE = const(0)
@@ -179,7 +179,7 @@ class KeypadFlow:
     def _send(self, ev):
         self.step = IDLE
         self.draft = {}
-        return self.app.submit(ev, SRC_KEYPAD) is None
+        return self.app.submit(ev, _SRC_KEYPAD) is None
 
     def _ask_ball(self, step, title, question):
         self.step = step
@@ -257,7 +257,7 @@ class KeypadFlow:
         if step == FOUL_KIND:
             kind = FOUL_MENU[i]
             self.draft = {"ev": "foul", "kind": kind}
-            if kind in names.FOULS_HIGHER:
+            if names.penalty_class(kind) == names.PENALTY_HIGHER:
                 self._ask_ball(FOUL_BALL, "FOUL " + short(kind), "ball concerned? (OK: none)")
             else:
                 self._send(self.draft)

@@ -34,38 +34,59 @@ EVENTS = (
     "order",
 )
 
-# R3.13: foul kinds grouped by how their penalty is valued.
-FOULS_BALL_ON = (
-    "double_hit",
-    "feet_off_floor",
-    "out_of_turn",
-    "outside_d",
-    "no_contact",
-    "in_off",
-    "free_ball_snooker",
-    "jump",
-    "cue",
-    "conferring",
-)
-FOULS_HIGHER = (
-    "before_rest",
-    "before_spot",
-    "pot_not_on",
-    "wrong_ball_first",
-    "push",
-    "touch",
-    "off_table",
-    "two_balls",
-)
-FOULS_SEVEN = (
-    "ball_off_table_used",
-    "measuring",
-    "red_after_red",
-    "non_cue_ball",
-    "no_declaration",
-    "foul_before_nomination",
-)
-FOUL_KINDS = FOULS_BALL_ON + FOULS_HIGHER + FOULS_SEVEN
+# R3.13: how a foul's penalty is valued.  Every penalty is at least 4.
+PENALTY_BALL_ON = 0  # the value of the ball on
+PENALTY_HIGHER = 1  # the higher of the ball on and the ball concerned
+PENALTY_SEVEN = 2  # 7, whatever the balls
+
+
+# Foul kinds with their penalty class.  A kind's code is its index, so a new
+# kind goes at the end, whatever its class: tests/test_wire_codes.py pins every
+# code.  (One foul() call a kind rather than a literal table of pairs, which
+# MicroPython would keep in RAM beside the two tables it makes.)
+def _foul_table():
+    kinds = []  # type: list[str]
+    penalties = bytearray()
+
+    def foul(kind, penalty):
+        kinds.append(kind)
+        penalties.append(penalty)
+
+    foul("double_hit", PENALTY_BALL_ON)
+    foul("feet_off_floor", PENALTY_BALL_ON)
+    foul("out_of_turn", PENALTY_BALL_ON)
+    foul("outside_d", PENALTY_BALL_ON)
+    foul("no_contact", PENALTY_BALL_ON)
+    foul("in_off", PENALTY_BALL_ON)
+    foul("free_ball_snooker", PENALTY_BALL_ON)
+    foul("jump", PENALTY_BALL_ON)
+    foul("cue", PENALTY_BALL_ON)
+    foul("conferring", PENALTY_BALL_ON)
+    foul("before_rest", PENALTY_HIGHER)
+    foul("before_spot", PENALTY_HIGHER)
+    foul("pot_not_on", PENALTY_HIGHER)
+    foul("wrong_ball_first", PENALTY_HIGHER)
+    foul("push", PENALTY_HIGHER)
+    foul("touch", PENALTY_HIGHER)
+    foul("off_table", PENALTY_HIGHER)
+    foul("two_balls", PENALTY_HIGHER)
+    foul("ball_off_table_used", PENALTY_SEVEN)
+    foul("measuring", PENALTY_SEVEN)
+    foul("red_after_red", PENALTY_SEVEN)
+    foul("non_cue_ball", PENALTY_SEVEN)
+    foul("no_declaration", PENALTY_SEVEN)
+    foul("foul_before_nomination", PENALTY_SEVEN)
+    return tuple(kinds), bytes(penalties)
+
+
+# FOUL_PENALTY: the penalty class of each kind, by its code.
+FOUL_KINDS, FOUL_PENALTY = _foul_table()
+del _foul_table
+
+
+def penalty_class(kind):
+    """PENALTY_BALL_ON, PENALTY_HIGHER or PENALTY_SEVEN for a foul kind's name."""
+    return FOUL_PENALTY[code_of(FOUL_KINDS, kind)]
 
 
 def code_of(table, name):

@@ -3,7 +3,7 @@
 # to one input (any of them means "a ball went off"); the referee says which
 # ball on the keypad.  Short pulses, so they are captured on an interrupt.
 
-from .ring import SRC_RAIL, EdgeInput
+from .ring import EDGE_RAIL, EdgeInput
 
 
 class RailSwitches:
@@ -13,7 +13,7 @@ class RailSwitches:
         self.closed = closed_level
         self.last = -1000000
         self.balls = 0
-        self.edges = EdgeInput(pin, SRC_RAIL, ring, ticks, pin.IRQ_FALLING | pin.IRQ_RISING)
+        self.edges = EdgeInput(pin, EDGE_RAIL, ring, ticks, pin.IRQ_FALLING | pin.IRQ_RISING)
 
     def edge(self, level, t):
         """True when this edge is a new ball off the table."""

@@ -1,6 +1,6 @@
 # A preallocated ring of timestamped pin edges, filled from interrupt handlers.
 #
-# STYLE.md / DESIGN.md: an interrupt handler only captures into a preallocated
+# docs/DESIGN.md "Principles": an interrupt handler only captures into a preallocated
 # buffer; it never allocates (a hard IRQ on the RP2040 raises MemoryError if it
 # tries).  put() does integer stores into an array and a bytearray and nothing
 # else; the main loop takes the edges out with get() in the order they came.
@@ -17,9 +17,9 @@ except ImportError:  # CPython
 
 _SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
 
-# Sources: pockets are 0..5 (names.POCKETS), then these.
-SRC_RAIL = const(6)
-SRC_STRIKE = const(7)
+# What an edge came from: pockets are 0..5 (names.POCKETS), then these.
+EDGE_RAIL = const(6)
+EDGE_STRIKE = const(7)
 
 
 class EdgeRing:

@@ -3,7 +3,7 @@
 # balls-at-rest motion sensor (a level, polled).  They give the engine its
 # `strike` and `rest`.  Without them the keypad's OK key closes a stroke.
 
-from .ring import SRC_STRIKE, EdgeInput
+from .ring import EDGE_STRIKE, EdgeInput
 
 
 class StrikeSensor:
@@ -12,7 +12,7 @@ class StrikeSensor:
     def __init__(self, pin, ring, ticks, active_level=1):
         self.active = active_level
         self.last = -1000000
-        self.edges = EdgeInput(pin, SRC_STRIKE, ring, ticks, pin.IRQ_FALLING | pin.IRQ_RISING)
+        self.edges = EdgeInput(pin, EDGE_STRIKE, ring, ticks, pin.IRQ_FALLING | pin.IRQ_RISING)
 
     def edge(self, level, t):
         """True when this edge is a new strike."""

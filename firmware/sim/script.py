@@ -18,7 +18,7 @@ def foul_keys(kind, ball=None):
     keys = ["foul"]
     keys.extend(["black"] * (i // 6))
     keys.append(BALL_KEYS[i % 6])
-    if kind in names.FOULS_HIGHER:
+    if names.penalty_class(kind) == names.PENALTY_HIGHER:
         keys.append(ball if ball else "ok")
     return keys
 

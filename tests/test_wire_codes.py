@@ -1,0 +1,196 @@
+"""Every code on the wire, pinned.
+
+A name's code is its index in its table (balls, pockets, events, foul kinds) or
+a constant (sources, message types, error codes, log levels).  Codes travel in
+frames, sit in device journals and in the host's store: adding a name must never
+renumber another.  These lists are written out by hand on purpose; a table that
+changes order fails here.
+
+The device keeps a few of those codes as module-private constants for heap's
+sake (MicroPython folds them into the bytecode); each such copy is checked
+against its table below.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from baulk.firmware import names
+from baulk.protocol import frame
+from baulk.protocol import messages as M
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BALLS = ["red", "yellow", "green", "brown", "blue", "pink", "black", "white"]
+POCKETS = ["tl", "tr", "ml", "mr", "bl", "br"]
+EVENTS = [
+    "match",
+    "strike",
+    "pot",
+    "off",
+    "rest",
+    "foul",
+    "miss",
+    "free_ball",
+    "nominate",
+    "play_again",
+    "replace",
+    "concede",
+    "award",
+    "rerack",
+    "toss",
+    "undo",
+    "spots",
+    "claim",
+    "edge_replace",
+    "order",
+]
+FOUL_KINDS = [
+    ("double_hit", names.PENALTY_BALL_ON),
+    ("feet_off_floor", names.PENALTY_BALL_ON),
+    ("out_of_turn", names.PENALTY_BALL_ON),
+    ("outside_d", names.PENALTY_BALL_ON),
+    ("no_contact", names.PENALTY_BALL_ON),
+    ("in_off", names.PENALTY_BALL_ON),
+    ("free_ball_snooker", names.PENALTY_BALL_ON),
+    ("jump", names.PENALTY_BALL_ON),
+    ("cue", names.PENALTY_BALL_ON),
+    ("conferring", names.PENALTY_BALL_ON),
+    ("before_rest", names.PENALTY_HIGHER),
+    ("before_spot", names.PENALTY_HIGHER),
+    ("pot_not_on", names.PENALTY_HIGHER),
+    ("wrong_ball_first", names.PENALTY_HIGHER),
+    ("push", names.PENALTY_HIGHER),
+    ("touch", names.PENALTY_HIGHER),
+    ("off_table", names.PENALTY_HIGHER),
+    ("two_balls", names.PENALTY_HIGHER),
+    ("ball_off_table_used", names.PENALTY_SEVEN),
+    ("measuring", names.PENALTY_SEVEN),
+    ("red_after_red", names.PENALTY_SEVEN),
+    ("non_cue_ball", names.PENALTY_SEVEN),
+    ("no_declaration", names.PENALTY_SEVEN),
+    ("foul_before_nomination", names.PENALTY_SEVEN),
+]
+MESSAGE_TYPES = {
+    "hello": 1,
+    "welcome": 2,
+    "event": 3,
+    "state": 4,
+    "ack": 5,
+    "heartbeat": 6,
+    "setup_match": 7,
+    "command": 8,
+    "time": 9,
+    "snapshot_request": 10,
+    "log": 11,
+    "error": 12,
+}
+SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}
+ERRORS = {
+    "ERR_VERSION": 1,
+    "ERR_BODY": 2,
+    "ERR_UNSUPPORTED": 3,
+    "ERR_JOURNAL_FULL": 4,
+    "ERR_REFUSED": 5,
+    "ERR_NOT_READY": 6,
+}
+
+
+def test_name_tables_keep_their_codes() -> None:
+    assert list(names.BALLS) == BALLS
+    assert list(names.POCKETS) == POCKETS
+    assert list(names.EVENTS) == EVENTS
+    assert list(names.COLOURS) == BALLS[1:7]
+    assert list(names.BALL_VALUES) == [1, 2, 3, 4, 5, 6, 7, 0]  # R1.5
+
+
+def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
+    assert list(names.FOUL_KINDS) == [kind for kind, _ in FOUL_KINDS]
+    assert list(names.FOUL_PENALTY) == [penalty for _, penalty in FOUL_KINDS]
+    assert (names.PENALTY_BALL_ON, names.PENALTY_HIGHER, names.PENALTY_SEVEN) == (0, 1, 2)
+
+
+def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
+    assert {name: mtype for mtype, (name, _, _) in M.TYPES.items()} == MESSAGE_TYPES
+    for name, mtype in MESSAGE_TYPES.items():
+        assert getattr(M, name.upper()) == mtype
+    for const, code in {**SOURCES, **ERRORS}.items():
+        assert getattr(M, const) == code
+    assert (M._LOG_DEBUG, M._LOG_INFO, M.LOG_WARN, M._LOG_ERROR) == (0, 1, 2, 3)
+    assert frame.VERSION_MAJOR == 1
+
+
+# ---------------------------------------------------------------------- device copies
+def _consts(path: Path) -> dict[str, int]:
+    """NAME = const(N) assignments at the top level of a device module."""
+    found: dict[str, int] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id == "const"
+        ):
+            try:
+                value = ast.literal_eval(node.value.args[0])
+            except ValueError:  # an expression such as 1 << 7: no copy of a code
+                continue
+            if isinstance(value, int):
+                found[node.targets[0].id] = value
+    return found
+
+
+DEVICE_FILES = sorted(
+    p.relative_to(ROOT).as_posix()
+    for folder in ("firmware", "protocol")
+    for p in (ROOT / folder).rglob("*.py")
+    if "/sim/" not in p.as_posix()
+)
+BALL_CONSTS = {f"_{b.upper()}": i for i, b in enumerate(BALLS)}
+# Module-private families, by module: a constant named like one of these is a
+# copy of that table's code.
+FAMILIES = {
+    "firmware/engine.py": {"_EV_": EVENTS, "_K_": [k for k, _ in FOUL_KINDS]},
+}
+
+
+def copies(rel: str) -> list[tuple[str, int, int]]:
+    """(constant, its value, the code it copies) for each copy in a module."""
+    out = []
+    for name, value in _consts(ROOT / rel).items():
+        bare = name.lstrip("_")
+        if name in BALL_CONSTS:
+            out.append((name, value, BALL_CONSTS[name]))
+        elif bare in SOURCES:
+            out.append((name, value, SOURCES[bare]))
+        for prefix, table in FAMILIES.get(rel, {}).items():
+            if name.startswith(prefix):
+                wanted = name[len(prefix) :].lower()
+                assert wanted in table, f"{rel}: {name} copies no {prefix}* name"
+                out.append((name, value, table.index(wanted)))
+    return out
+
+
+@pytest.mark.parametrize("rel", DEVICE_FILES)
+def test_every_device_copy_of_a_code_agrees_with_its_table(rel: str) -> None:
+    for name, value, code in copies(rel):
+        assert value == code, f"{rel}: {name} = {value}, but its code is {code}"
+
+
+def test_the_copies_are_really_found() -> None:
+    # The check above must see the engine's and the app's copies, or it proves nothing.
+    engine = {name for name, _, _ in copies("firmware/engine.py")}
+    assert {"_RED", "_BLACK", "_WHITE", "_EV_MATCH", "_EV_UNDO", "_K_IN_OFF"} <= engine
+    assert {"_SRC_SENSOR", "_SRC_HOST"} <= {n for n, _, _ in copies("firmware/app.py")}
+    assert {"_SRC_KEYPAD"} <= {n for n, _, _ in copies("firmware/keypad_flow.py")}
+    assert {"_YELLOW", "_PINK", "_BLACK"} <= {n for n, _, _ in copies("firmware/respot.py")}
+
+
+def test_limits_the_engine_and_the_wire_share_agree() -> None:
+    engine = _consts(ROOT / "firmware" / "engine.py")
+    assert engine["_MAX_NAME_BYTES"] == M.NAME_BYTES

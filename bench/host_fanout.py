@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from baulk.host import config as config_mod  # noqa: E402
-from baulk.host.run_cmd import Daemon  # noqa: E402
+from baulk.host.daemon import Daemon  # noqa: E402
 from baulk.host.sim_match import generate_match  # noqa: E402
+from baulk.host.web.app import serve  # noqa: E402
 from tests.host.device_peer import DevicePeer  # noqa: E402
 
 TARGET_P99_MS = 200.0
@@ -91,7 +92,7 @@ async def run_once(n_clients: int, seconds: float, rate: float) -> tuple[list[fl
     )
     daemon = Daemon(cfg)
     await daemon.start()
-    assert daemon.url is not None
+    runner, url = await serve(daemon, cfg.bind, cfg.port)
     channel = daemon.tables["t1"].channel
     for _ in range(200):  # the device's hello first: measure play, not the handshake
         if channel is not None and channel.state == "online":
@@ -101,7 +102,7 @@ async def run_once(n_clients: int, seconds: float, rate: float) -> tuple[list[fl
         sys.executable,
         __file__,
         "--client-process",
-        daemon.url,
+        url,
         "--clients",
         str(n_clients),
         "--seconds",
@@ -134,6 +135,7 @@ async def run_once(n_clients: int, seconds: float, rate: float) -> tuple[list[fl
     await proc.stdin.drain()
     out = await asyncio.wait_for(proc.stdout.read(), 120)
     await proc.wait()
+    await runner.cleanup()
     await daemon.stop()
     peer.stop()
     seen = [{int(k): v for k, v in s.items()} for s in json.loads(out)]

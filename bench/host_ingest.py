@@ -23,8 +23,8 @@ from typing import Any
 
 from baulk.firmware.engine import Engine
 from baulk.host import config as config_mod
+from baulk.host.daemon import Daemon
 from baulk.host.link import TableChannel
-from baulk.host.run_cmd import Daemon
 from baulk.host.sim_match import generate_match
 from baulk.protocol import frame, host_codec, messages
 from baulk.protocol.reliability import DEAD_MS
@@ -82,7 +82,7 @@ def raw_sqlite_rate(path: Path, rows: list[tuple[Any, ...]], batch: int) -> floa
 async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int) -> dict[str, Any]:
     cfg = config_mod.Config(store_path=work / "ingest.sqlite", autodetect=False, port=0)
     daemon = Daemon(cfg)
-    await daemon.start(serve=False)
+    await daemon.start()
     channels: list[TableChannel] = []
     splitter = host_codec.StreamDecoder()
     for t in range(tables):

@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from baulk.host import config as config_mod  # noqa: E402
-from baulk.host.run_cmd import Daemon  # noqa: E402
+from baulk.host.daemon import Daemon  # noqa: E402
 from baulk.host.sim_match import generate_match  # noqa: E402
+from baulk.host.web.app import serve  # noqa: E402
 from tests.host.device_peer import DevicePeer  # noqa: E402
 
 TARGET_P99_MS = 50.0
@@ -121,16 +122,14 @@ async def main_async(args: argparse.Namespace) -> None:
     )
     daemon = Daemon(cfg)
     await daemon.start()
-    assert daemon.url is not None
+    runner, url = await serve(daemon, cfg.bind, cfg.port)
     for _ in range(200):
         if all(rt.channel and rt.channel.state == "online" for rt in daemon.tables.values()):
             break
         await asyncio.sleep(0.05)
     stop = asyncio.Event()
     seen: list[dict[int, int]] = [{} for _ in peers]
-    clients = [
-        asyncio.create_task(follow(daemon.url, f"t{i}", seen[i], stop)) for i in range(len(peers))
-    ]
+    clients = [asyncio.create_task(follow(url, f"t{i}", seen[i], stop)) for i in range(len(peers))]
     await asyncio.sleep(0.5)
     until = time.monotonic() + args.seconds
     players = [Player(p, 100 + i, args.rate, until) for i, p in enumerate(peers)]
@@ -141,6 +140,7 @@ async def main_async(args: argparse.Namespace) -> None:
     await asyncio.sleep(1.0)
     stop.set()
     await asyncio.gather(*clients, return_exceptions=True)
+    await runner.cleanup()
     await daemon.stop()
     for p in peers:
         p.stop()

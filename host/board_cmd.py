@@ -2,7 +2,7 @@
 
 No serial device and no store: the table board, the venue board, the overlay,
 the JSON API and the live feed are the daemon's own web app
-(``host/web/app.py``), fed by a :class:`~baulk.host.mqtt_mirror.BrokerMirror`
+(``host/web/app.py``), fed by a :class:`~baulk.host.mqtt.mirror.BrokerMirror`
 instead of table links.  The venue board then shows the tables of every host
 that publishes to the venue.  ``/api/mqtt`` adds what the mirror knows: hosts,
 events received per table, duplicates dropped, gaps.
@@ -28,12 +28,12 @@ from aiohttp import web
 
 from baulk.host import config as config_mod
 from baulk.host.live import LiveHub
-from baulk.host.mqtt_connection import BrokerRefused, settings_from_config
-from baulk.host.mqtt_mirror import BrokerMirror
-from baulk.host.run_cmd import wait_for_stop_signal
+from baulk.host.mqtt.connection import BrokerRefused, settings_from_config
+from baulk.host.mqtt.mirror import BrokerMirror
+from baulk.host.service import wait_for_stop_signal
 
 if TYPE_CHECKING:
-    from baulk.host.run_cmd import Daemon
+    from baulk.host.daemon import Daemon
 
 log = logging.getLogger("baulk.board")
 
@@ -58,7 +58,7 @@ class NoReports:
 
 
 class MirroredBoards:
-    """What the web app reads from a :class:`~baulk.host.run_cmd.Daemon`
+    """What the web app reads from a :class:`~baulk.host.daemon.Daemon`
     (``tables``, ``table_ids``, ``board``, ``hub``, ``config``, ``reader``),
     filled from the broker.  Runs on the event loop; the mirror hands boards
     over with :meth:`publish_threadsafe`."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from baulk.host import config as config_mod
-from baulk.host.run_cmd import Daemon, serve_forever, setup_logging
+from baulk.host.service import running_venue, setup_logging, wait_for_stop_signal
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,27 +99,21 @@ async def _demo(args: argparse.Namespace, simulated: Any) -> int:
     locators: dict[str, Callable[[], str | None]] = {
         f"t{i + 1}": _locator(sim) for i, sim in enumerate(sims)
     }
-    daemon = Daemon(cfg, locators=locators)
     try:
-        await daemon.start()
+        async with running_venue(cfg, locators) as (_, url):
+            print(f"baulk demo: {args.tables} simulated tables; the boards are on {url}")
+            print(f"  venue board        {url}/venue        (Persian: {url}/venue?lang=fa)")
+            for t in tables:
+                print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
+            print(f"  persian table 1    {url}/table/t1?lang=fa")
+            print(f"  reports and API    {url}/   {url}/api")
+            print(f"  operator token     {token}   (store: {store})")
+            print("Press Ctrl-C to stop.", flush=True)
+            await wait_for_stop_signal()
     except OSError as e:
-        await daemon.stop()
-        for sim in sims:
-            sim.stop()
         print(f"baulk demo: cannot serve on 127.0.0.1:{args.port}: {e}", file=sys.stderr)
         print("  (is another baulk running? try --port 8048)", file=sys.stderr)
         return 2
-    url = daemon.url
-    print(f"baulk demo: {args.tables} simulated tables; the boards are on {url}")
-    print(f"  venue board        {url}/venue        (Persian: {url}/venue?lang=fa)")
-    for t in tables:
-        print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
-    print(f"  persian table 1    {url}/table/t1?lang=fa")
-    print(f"  reports and API    {url}/   {url}/api")
-    print(f"  operator token     {token}   (store: {store})")
-    print("Press Ctrl-C to stop.", flush=True)
-    try:
-        await serve_forever(daemon)
     finally:
         for sim in sims:
             with contextlib.suppress(Exception):

@@ -1,6 +1,6 @@
 """One serial link per table, and the pool that finds the tables' ports.
 
-Two layers, each with one job (STYLE.md, after pyserial and gpsd), over the
+Two layers, each with one job (after pyserial's and gpsd's designs), over the
 protocol's :class:`~baulk.protocol.host_codec.StreamDecoder`, which cuts the
 byte stream at each ``0x00``, decodes every frame with the hardened host
 decoder and keeps each frame's bytes for the store's append-only ``raw_frames``:

@@ -1,7 +1,7 @@
 """The shadow referee: the device's raw inputs replayed through the very same
 rules engine (``baulk.firmware.engine``), compared with what the device said.
 
-The device is authoritative (DESIGN.md principle 1).  The shadow never changes
+The device is authoritative (docs/DESIGN.md, "Principles").  The shadow never changes
 what the boards show the device scored; it raises an alert when the two
 disagree, and it projects what the store keeps beside the events: the match a
 ``match`` event opens, the frames finished, the breaks of 50 and over, and the
@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
+from baulk.host.store import BreakResult, FrameResult, Projection
 
 log = logging.getLogger("baulk.shadow")
 
@@ -53,32 +54,10 @@ Event = dict[str, Any]
 
 
 @dataclass
-class BreakResult:
-    side: int
-    player: str | None
-    frame: int
-    points: int
+class Applied(Projection):
+    """What one device event did, as the shadow saw it: what the store
+    projects from it, and the alert when the device disagreed."""
 
-
-@dataclass
-class FrameResult:
-    frame: int
-    scores: list[int]
-    winner: int
-
-
-@dataclass
-class Applied:
-    """What one device event did, as the shadow saw it."""
-
-    match_id: str | None  # the match the event belongs to (None: no context yet)
-    frame: int  # the frame the event was played in
-    accepted: bool  # the shadow's engine took it
-    new_match: dict[str, Any] | None = None  # players, best_of, reds of a new match
-    frames_done: list[FrameResult] = field(default_factory=list)
-    breaks: list[BreakResult] = field(default_factory=list)
-    match_over: bool = False
-    winner: int | None = None
     alert: str | None = None
 
 

@@ -25,11 +25,12 @@ from aiohttp import WSMsgType, web
 from baulk.firmware import names
 from baulk.firmware.engine import Rejected, parse_event
 from baulk.host import reports
+from baulk.host.actions import ActionError
 from baulk.host.config import valid_table_id
 from baulk.host.live import SCHEMA_VERSION, SERVER
 
 if TYPE_CHECKING:
-    from baulk.host.run_cmd import Daemon
+    from baulk.host.daemon import Daemon
 
 log = logging.getLogger("baulk.web")
 _Parsed = TypeVar("_Parsed")  # what an action's own check makes of its body
@@ -374,11 +375,13 @@ def parse_command(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
 
 
 async def act_match(request: web.Request) -> web.Response:
-    return await _action(request, parse_setup, lambda d, t, setup: d.setup_match(t, **setup))
+    return await _action(
+        request, parse_setup, lambda d, t, setup: d.actions.setup_match(t, **setup)
+    )
 
 
 async def act_command(request: web.Request) -> web.Response:
-    return await _action(request, parse_command, lambda d, t, parsed: d.command(t, *parsed))
+    return await _action(request, parse_command, lambda d, t, parsed: d.actions.command(t, *parsed))
 
 
 async def _action(
@@ -388,8 +391,6 @@ async def _action(
 ) -> web.Response:
     """An operator action: token, body, its own check, then the daemon, which
     forwards it to the table.  Each refusal is a JSON error, nothing sent."""
-    from baulk.host.run_cmd import ActionError
-
     denied = _authorised(request)
     if denied is not None:
         return denied

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from baulk.host import config as config_mod
-from baulk.host.run_cmd import Daemon
+from baulk.host.daemon import Daemon
+from baulk.host.web.app import serve
 
 T = TypeVar("T")
 TOKEN = "operator-secret-token"
@@ -42,6 +43,8 @@ class DaemonThread:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.daemon: Daemon | None = None
+        self.web: Any = None  # the aiohttp runner
+        self._url: str | None = None
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
@@ -56,12 +59,16 @@ class DaemonThread:
         async def make() -> Daemon:
             d = Daemon(self.cfg, **self.kw)
             await d.start()
+            self.web, self._url = await serve(d, self.cfg.bind, self.cfg.port)
             return d
 
         self.daemon = self.call(make())
         return self
 
     def stop(self) -> None:
+        if self.web is not None:
+            self.call(self.web.cleanup())
+            self.web = None
         if self.daemon is not None:
             self.call(self.daemon.stop())
             self.daemon = None
@@ -71,8 +78,8 @@ class DaemonThread:
 
     @property
     def url(self) -> str:
-        assert self.daemon is not None and self.daemon.url is not None
-        return self.daemon.url
+        assert self._url is not None
+        return self._url
 
     def board(self, table_id: str) -> dict[str, Any]:
         status, body = http(self.url + f"/api/tables/{table_id}")

@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 
 from baulk.firmware.engine import Engine
+from baulk.host.rebuild import rebuild
 from baulk.host.sim_match import generate_match
 from baulk.host.store import Store
 from tests.host.device_peer import DevicePeer, forged_event, send_raw
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for
+
+pytestmark = pytest.mark.slow
 
 CONTRACT_KEYS = ("frame", "frames", "scores", "striker", "break", "highest_break", "history")
 
@@ -121,9 +124,9 @@ def test_rebuild_reconstructs_state_and_projection(tmp_path: Path, peer: DeviceP
     for ev in events:
         engine.apply(ev)
     want = engine.state()
+    states = rebuild(tmp_path / "store.sqlite")
     store = Store(tmp_path / "store.sqlite")
     try:
-        states = store.rebuild()
         db = store.db
         frames = db.execute("SELECT frame, scores, winner FROM frames ORDER BY frame").fetchall()
         rebuilt = db.execute("SELECT frames_won, winner FROM matches").fetchall()
@@ -297,7 +300,7 @@ def test_a_delivery_the_daemon_fails_to_take_is_asked_for_again_not_acked(
     event exactly once, in order."""
     d = daemon.daemon
     assert d is not None
-    take = d.on_delivery
+    take = d.devices.on_delivery
     failed: list[int] = []
 
     def flaky(channel: Any, what: str, mtype: int, seq: int, body: Any, raw: Any) -> None:
@@ -306,7 +309,7 @@ def test_a_delivery_the_daemon_fails_to_take_is_asked_for_again_not_acked(
             raise RuntimeError("a handler bug, once")
         take(channel, what, mtype, seq, body, raw)
 
-    d.on_delivery = flaky  # type: ignore[method-assign]
+    d.devices.on_delivery = flaky  # type: ignore[method-assign]
     events = generate_match(5, best_of=3)[:60]
     peer.play(events)
     wait_for(lambda: peer.acked() == len(events), what="every event acked")

@@ -20,10 +20,10 @@ from typing import IO, Any
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
-from baulk.host.mqtt_bridge import MqttBridge, StoreEventSource
-from baulk.host.mqtt_connection import BridgeSettings, parse_url
-from baulk.host.mqtt_mirror import BrokerMirror
-from baulk.host.mqtt_wire import Position
+from baulk.host.mqtt.bridge import MqttBridge, StoreEventSource
+from baulk.host.mqtt.connection import BridgeSettings, parse_url
+from baulk.host.mqtt.mirror import BrokerMirror
+from baulk.host.mqtt.wire import Position
 from baulk.host.store import Batch, EventRow, Store
 
 VENUE = "club"

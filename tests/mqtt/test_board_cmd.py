@@ -3,10 +3,14 @@ alone, a clear refusal of wrong credentials, malformed input survived."""
 
 from __future__ import annotations
 
-from baulk.host import mqtt_wire as wire
-from baulk.host.mqtt_wire import BridgeEvent, Position
+import pytest
+
+from baulk.host.mqtt import wire
+from baulk.host.mqtt.wire import BridgeEvent, Position
 from tests.mqtt.broker import Broker
 from tests.mqtt.helpers import VENUE, Process, RawClient, get_json, get_text, wait_for
+
+pytestmark = pytest.mark.broker
 
 
 def _board(table: str, score: int) -> dict[str, object]:

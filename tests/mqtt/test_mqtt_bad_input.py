@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from baulk.host import mqtt_wire as wire
 from baulk.host.config import ConfigError
-from baulk.host.mqtt_connection import BrokerRefused, parse_url, settings_from_config
-from baulk.host.mqtt_wire import BridgeEvent, Position
+from baulk.host.mqtt import wire
+from baulk.host.mqtt.connection import BrokerRefused, parse_url, settings_from_config
+from baulk.host.mqtt.wire import BridgeEvent, Position
 from baulk.host.store import Store
 from tests.mqtt.broker import Broker
 from tests.mqtt.helpers import (
@@ -26,6 +26,8 @@ from tests.mqtt.helpers import (
     seen_positions,
     wait_for,
 )
+
+pytestmark = pytest.mark.broker
 
 
 def _event(seq: int, prev: int | None, boot: int = 5, table: str = "t1") -> bytes:

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from baulk.host.mqtt_wire import Position
+import pytest
+
+from baulk.host.mqtt.wire import Position
 from baulk.host.store import Store
 from tests.mqtt.broker import Broker
 from tests.mqtt.helpers import (
@@ -21,6 +23,8 @@ from tests.mqtt.helpers import (
     seen_positions,
     wait_for,
 )
+
+pytestmark = pytest.mark.broker
 
 
 def test_every_event_and_the_board_reach_the_mirror(broker: Broker, tmp_path: Path) -> None:

@@ -13,10 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
-from baulk.host.mqtt_wire import Position
+from baulk.host.mqtt.wire import Position
 from tests.mqtt.broker import Broker
 from tests.mqtt.helpers import VENUE, Process, get_json, wait_for
+
+pytestmark = pytest.mark.broker
 
 SPEED = 25.0  # the simulated tables play fast, so a test sees many events
 

@@ -31,7 +31,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersi
 from paho.mqtt.reasoncodes import ReasonCode
 
 from baulk.host.config import ConfigError
-from baulk.host.mqtt_wire import check_id, valid_id
+from baulk.host.mqtt.wire import check_id, valid_id
 
 log = logging.getLogger("baulk.mqtt")
 

@@ -44,12 +44,13 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from paho.mqtt.client import MQTTMessage
 
-from baulk.host import mqtt_wire as wire
-from baulk.host.mqtt_connection import BridgeSettings, BrokerSession
-from baulk.host.mqtt_wire import BridgeEvent, Position
+from baulk.host.mqtt import wire
+from baulk.host.mqtt.connection import BridgeSettings, BrokerSession
+from baulk.host.mqtt.wire import BridgeEvent, Position
+from baulk.host.store import StoreReader
 
 if TYPE_CHECKING:
-    from baulk.host.run_cmd import Daemon
+    from baulk.host.daemon import Daemon
 
 log = logging.getLogger("baulk.mqtt.bridge")
 
@@ -90,91 +91,55 @@ class EventSource(Protocol):
 
 
 class StoreEventSource:
-    """:class:`EventSource` over the daemon's SQLite store (``host/store.py``),
-    on a read-only connection of its own: WAL lets it read while the daemon's
-    group committer writes."""
+    """:class:`EventSource` over the daemon's SQLite store, through a
+    :class:`~baulk.host.store.StoreReader` of its own (opened on the pump
+    thread's first read): WAL lets it read while the daemon writes."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._db: sqlite3.Connection | None = None
+        self._reader: StoreReader | None = None
 
-    def _conn(self) -> sqlite3.Connection:
-        if self._db is None:
-            from baulk.host.store import connect
-
-            self._db = connect(self.path, readonly=True)
-        return self._db
+    def _store(self) -> StoreReader:
+        if self._reader is None:
+            self._reader = StoreReader(self.path)
+        return self._reader
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def tables(self) -> list[str]:
-        rows = self._conn().execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")
-        return [str(r[0]) for r in rows]
+        return self._store().table_ids()
 
     def last_position(self, table: str) -> Position | None:
-        row = (
-            self._conn()
-            .execute(
-                "SELECT boot_id, seq FROM events WHERE table_id = ? ORDER BY id DESC LIMIT 1",
-                (table,),
-            )
-            .fetchone()
-        )
-        return Position(int(row[0]), int(row[1])) if row else None
-
-    def _row_id(self, table: str, pos: Position) -> int | None:
-        row = (
-            self._conn()
-            .execute(
-                "SELECT id FROM events WHERE table_id = ? AND boot_id = ? AND seq = ?",
-                (table, pos.boot, pos.seq),
-            )
-            .fetchone()
-        )
-        return int(row[0]) if row else None
+        found = self._store().last_position(table)
+        return Position(*found) if found else None
 
     def contains(self, table: str, pos: Position) -> bool:
-        return self._row_id(table, pos) is not None
+        return self._store().row_id(table, pos.boot, pos.seq) is not None
 
     def current_match_start(self, table: str) -> Position | None:
-        db = self._conn()
-        row = db.execute(
-            "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL",
-            (table,),
-        ).fetchone()
-        if not row or row[0] is None:
-            return None
-        before = db.execute(
-            "SELECT boot_id, seq FROM events WHERE table_id = ? AND id < ? "
-            "ORDER BY id DESC LIMIT 1",
-            (table, row[0]),
-        ).fetchone()
-        return Position(int(before[0]), int(before[1])) if before else None
+        found = self._store().before_current_match(table)
+        return Position(*found) if found else None
 
     def events_after(self, table: str, after: Position | None) -> Iterator[BridgeEvent]:
+        store = self._store()
         start = 0
         if after is not None:
-            found = self._row_id(table, after)
+            found = store.row_id(table, after.boot, after.seq)
             if found is None:
                 raise LookupError(f"table {table}: event {after} is not in the store")
             start = found
-        cur = self._conn().execute(
-            "SELECT boot_id, seq, rx_ms, ev, scores, rejected, invalid FROM events "
-            "WHERE table_id = ? AND id > ? ORDER BY id",
-            (table, start),
-        )
-        for boot, seq, rx_ms, ev, scores, rejected, invalid in cur:
+        for e in store.events(table, start):
             yield BridgeEvent(
                 table=table,
-                pos=Position(int(boot), int(seq)),
-                rx_ms=int(rx_ms),
-                ev=json.loads(ev) if ev else None,
-                scores=json.loads(scores) if scores else None,
-                rejected=rejected,
-                invalid=invalid,
+                pos=Position(e.boot_id, e.seq),
+                rx_ms=e.rx_ms,
+                ev=e.ev,
+                scores=e.scores,
+                rejected=e.rejected,
+                invalid=e.invalid,
             )
 
 
@@ -660,7 +625,7 @@ class MqttBridge:
 
 
 class AttachedBridge:
-    """A bridge wired into a running :class:`~baulk.host.run_cmd.Daemon`."""
+    """A bridge wired into a running :class:`~baulk.host.daemon.Daemon`."""
 
     def __init__(self, bridge: MqttBridge, feed: asyncio.Task[None]) -> None:
         self.bridge = bridge

@@ -31,9 +31,9 @@ from typing import Any, Final
 
 from paho.mqtt.client import MQTTMessage
 
-from baulk.host import mqtt_wire as wire
-from baulk.host.mqtt_connection import BrokerOptions, BrokerSession
-from baulk.host.mqtt_wire import Position
+from baulk.host.mqtt import wire
+from baulk.host.mqtt.connection import BrokerOptions, BrokerSession
+from baulk.host.mqtt.wire import Position
 
 log = logging.getLogger("baulk.mqtt.mirror")
 

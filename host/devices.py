@@ -1,0 +1,182 @@
+"""What the tables' devices say: the daemon's handler for every table channel
+(host/link.py calls it).  A delivered event is replayed by the shadow
+referee, stored through the group committer and put on the board; the
+device's snapshots are checked against the shadow; a refused or foreign
+device is kept out of the store."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from baulk.host.link import TableChannel, wall_ms
+from baulk.host.store import EventRow, LinkRow, RawRow
+from baulk.host.tables import TableRuntime
+from baulk.protocol import host_catalogue, messages
+
+if TYPE_CHECKING:
+    from baulk.host.daemon import Daemon
+
+log = logging.getLogger("baulk.daemon")
+_LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
+
+
+class DeviceHandler:
+    """The :class:`~baulk.host.link.ChannelHandler` of every table."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
+        status = channel.status()
+        if rt.refused is not None:
+            status.update(link="offline", state="refused", reason=rt.refused)
+        return status
+
+    def _check_identity(
+        self, rt: TableRuntime, channel: TableChannel, hello: dict[Any, Any]
+    ) -> None:
+        """A configured table's port must carry that table's device: events
+        from another table's controller would be stored under the wrong id."""
+        claimed = hello.get(1)
+        config = self.daemon.config
+        if config.table(channel.table_id) is None or claimed in (None, channel.table_id):
+            rt.refused = None
+            return
+        rt.refused = (
+            f"the device on {channel.path} says it is table {str(claimed)[:32]!r}, not "
+            f"{channel.table_id!r}: its events are refused; fix the config or the device's "
+            "table id"
+        )
+        log.error("table %s: %s", channel.table_id, rt.refused)
+
+    # ------------------------------------------------------------------ ChannelHandler
+    def on_status(self, channel: TableChannel) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        rt.view.status = self.status(rt, channel)
+        d.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
+        d.mark(channel.table_id)
+
+    def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        if rt.skipped_from:
+            # Refused events left the channel's stream without reaching the
+            # store.  Whichever device this is, its stream is taken again from
+            # there: numbers it shares with the refused events are not repeats.
+            channel.retake(rt.skipped_from - 1)
+            rt.skipped_from = 0
+        self._check_identity(rt, channel, hello)
+        if rt.refused is not None:
+            rt.view.status = self.status(rt, channel)
+            d.mark(channel.table_id)
+            return
+        rt.boot = int(hello.get(2, 0))
+        log.info(
+            "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
+            channel.table_id,
+            hello.get(1),
+            hello.get(0),
+            rt.boot,
+            hello.get(4, 0),
+            hello.get(3, 0),
+        )
+        now = wall_ms()
+        if raw:
+            d.committer.submit_raw(RawRow(channel.table_id, now, messages.HELLO, 0, raw))
+        d.committer.submit_link(
+            LinkRow(
+                channel.table_id,
+                boot_id=rt.boot,
+                device_table=str(hello.get(1)),
+                firmware=str(hello.get(0)),
+                last_seen_ms=now,
+            )
+        )
+        rt.view.status = self.status(rt, channel)
+        d.mark(channel.table_id)
+
+    def on_delivery(
+        self,
+        channel: TableChannel,
+        what: str,
+        mtype: int,
+        seq: int,
+        body: Any,
+        raw: bytes | None,
+    ) -> None:
+        d = self.daemon
+        table_id = channel.table_id
+        rt = d.runtime(table_id)
+        if rt.refused is not None:  # neither stored nor acked: the device keeps them
+            rt.refused_events += 1
+            if not rt.skipped_from:
+                rt.skipped_from = seq
+            return
+        now = wall_ms()
+        if what == "deliver" and mtype == messages.EVENT:
+            ev = messages.wire_to_event(body)
+            scores, rejected, boot, src, cmd = messages.event_result(body)
+            key = (int(boot or rt.boot), seq)
+            applied = rt.shadow.apply(ev, key, scores, rejected, now)
+            if applied.new_match is not None:
+                rt.view.match = {"match_id": applied.match_id, **applied.new_match}
+            row = EventRow(
+                table_id,
+                key[0],
+                seq,
+                now,
+                ev,
+                scores=list(scores) if scores is not None else None,
+                rejected=rejected,
+                src=src,
+                cmd=cmd,
+                raw=raw,
+                mtype=mtype,
+                applied=applied,
+            )
+            rt.view.events += 1
+            if cmd:
+                self._answered(rt, cmd, {"rejected": rejected, "scores": scores, "seq": seq})
+        else:
+            reason = body if isinstance(body, str) else f"message type {mtype} is not known here"
+            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, reason)
+            row = EventRow(table_id, rt.boot, seq, now, None, invalid=reason, raw=raw, mtype=mtype)
+        d.committer.submit_event(row)
+        self._check_device_state(rt)
+        d.mark(table_id)
+
+    def on_message(
+        self, channel: TableChannel, mtype: int, body: dict[Any, Any], raw: bytes
+    ) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        if rt.refused is not None:
+            return
+        if mtype == messages.STATE:
+            at, st = host_catalogue.wire_to_state(body)
+            rt.view.device_state = st
+            rt.device_state_at = int(at)
+            self._check_device_state(rt)
+            d.mark(channel.table_id)
+        elif mtype == messages.LOG:
+            log.log(_LOG_LEVELS[body[0]], "table %s says: %s", channel.table_id, body[1])
+        elif mtype == messages.ERROR:
+            log.warning("table %s reports error %d: %s", channel.table_id, body[0], body[1])
+            seq = body.get(3)
+            if body[0] == messages.ERR_REFUSED and isinstance(seq, int):
+                self._answered(rt, seq, {"rejected": body[1], "scores": None, "seq": None})
+
+    # ------------------------------------------------------------------ helpers
+    def _answered(self, rt: TableRuntime, seq: int, result: dict[str, Any]) -> None:
+        """The device answered the operator action it got as ``seq``."""
+        fut = rt.waiting.pop(seq, None)
+        if fut is not None and not fut.done():
+            fut.set_result(result)
+
+    def _check_device_state(self, rt: TableRuntime) -> None:
+        key = rt.shadow.last_key
+        if rt.view.device_state is None or key is None or rt.device_state_at != key[1]:
+            return
+        rt.shadow.compare_state(rt.view.device_state, wall_ms())

@@ -1,0 +1,51 @@
+"""The venue store: one SQLite file in WAL mode.
+
+* ``raw_frames`` keeps the device's frames as they arrived (append-only: a
+  trigger refuses UPDATE and DELETE).
+* ``events`` keeps every device event once, by ``(table_id, boot_id, seq)``
+  (a UNIQUE key; a repeat is ignored, never stored twice).
+* ``matches``, ``frames`` and ``breaks`` are projections of the events, written
+  in the same transaction as the events that made them; ``baulk rebuild``
+  (host/rebuild.py) makes them again from the events alone.
+* ``links`` remembers, per table, the device stream's committed sequence
+  number, so a restarted daemon resumes the stream where the store ends.
+
+Three modules, one job each: :mod:`.schema` (the tables and how a connection
+is opened), :mod:`.writer` (one writer thread, group commit, the projections)
+and :mod:`.queries` (every read: the daemon's restore, the web side, the MQTT
+bridge).  :mod:`.records` holds the rows they pass around.  The store knows
+nothing of the rules engine: what an event made comes to it as a
+:class:`~.records.Projection`.
+"""
+
+from .queries import StoreReader
+from .records import (
+    Batch,
+    BreakResult,
+    CommandRow,
+    EventRow,
+    FrameResult,
+    LinkRow,
+    Projection,
+    RawRow,
+    StoredEvent,
+)
+from .schema import StoreError, connect
+from .writer import GroupCommitter, Store
+
+__all__ = [
+    "Batch",
+    "BreakResult",
+    "CommandRow",
+    "EventRow",
+    "FrameResult",
+    "GroupCommitter",
+    "LinkRow",
+    "Projection",
+    "RawRow",
+    "Store",
+    "StoreError",
+    "StoreReader",
+    "StoredEvent",
+    "connect",
+]

@@ -1,0 +1,188 @@
+"""Every read of the store, on a read-only connection of its own: WAL lets it
+read while the writer commits.  The daemon's restore, the web side and the
+MQTT bridge's pump thread each open their own :class:`StoreReader`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .records import StoredEvent
+from .schema import connect
+
+# The newest accepted ``match`` event of a table: where its current match began.
+_LAST_MATCH = (
+    "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL"
+)
+_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid"
+
+
+def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
+    return StoredEvent(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        json.loads(r[5]) if r[5] else None,
+        json.loads(r[6]) if r[6] else None,
+        r[7],
+        r[8],
+    )
+
+
+class StoreReader:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.db = connect(self.path, readonly=True)
+        self.db.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.db.close()
+
+    # ------------------------------------------------------------------ device streams
+    def delivered(self, table_id: str) -> int:
+        """The newest seq of the table's device stream the store holds."""
+        row = self.db.execute(
+            "SELECT delivered FROM links WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return int(row[0]) if row else 0
+
+    def link_rows(self) -> list[dict[str, Any]]:
+        cur = self.db.execute(
+            "SELECT table_id, name, delivered, boot_id, device_table, firmware, last_seen_ms "
+            "FROM links ORDER BY table_id"
+        )
+        return [dict(r) for r in cur.fetchall()]
+
+    def table_ids(self) -> list[str]:
+        """Every table with stored events."""
+        rows = self.db.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")
+        return [str(r[0]) for r in rows]
+
+    def event_count(self, table_id: str) -> int:
+        row = self.db.execute(
+            "SELECT count(*) FROM events WHERE table_id = ?", (table_id,)
+        ).fetchone()
+        return int(row[0])
+
+    def events(self, table_id: str, after_id: int = 0) -> Iterator[StoredEvent]:
+        """The table's events after row ``after_id``, in the order stored."""
+        cur = self.db.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE table_id = ? AND id > ? ORDER BY id",
+            (table_id, after_id),
+        )
+        for r in cur:
+            yield _stored(r)
+
+    def _last_match_row(self, table_id: str) -> int | None:
+        row = self.db.execute(_LAST_MATCH, (table_id,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    def events_since_last_match(self, table_id: str) -> Iterator[StoredEvent]:
+        """The table's events from its newest accepted ``match`` on (all of
+        them when it has none), oldest first."""
+        start = self._last_match_row(table_id)
+        yield from self.events(table_id, (start or 1) - 1)
+
+    def last_position(self, table_id: str) -> tuple[int, int] | None:
+        """(boot_id, seq) of the table's newest stored event."""
+        row = self.db.execute(
+            "SELECT boot_id, seq FROM events WHERE table_id = ? ORDER BY id DESC LIMIT 1",
+            (table_id,),
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    def row_id(self, table_id: str, boot_id: int, seq: int) -> int | None:
+        """The store's row id of one event (None: not stored)."""
+        row = self.db.execute(
+            "SELECT id FROM events WHERE table_id = ? AND boot_id = ? AND seq = ?",
+            (table_id, boot_id, seq),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def before_current_match(self, table_id: str) -> tuple[int, int] | None:
+        """(boot_id, seq) of the event stored just before the table's newest
+        accepted ``match`` (None: that match opens the stream, or no match)."""
+        start = self._last_match_row(table_id)
+        if start is None:
+            return None
+        row = self.db.execute(
+            "SELECT boot_id, seq FROM events WHERE table_id = ? AND id < ? "
+            "ORDER BY id DESC LIMIT 1",
+            (table_id, start),
+        ).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    # ------------------------------------------------------------------ matches and reports
+    def matches(self, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+        q = "SELECT * FROM matches"
+        args: tuple[Any, ...] = ()
+        if table_id is not None:
+            q += " WHERE table_id = ?"
+            args = (table_id,)
+        q += " ORDER BY started_ms DESC, match_id DESC LIMIT ?"
+        rows = self.db.execute(q, (*args, limit)).fetchall()
+        return [_match_dict(r) for r in rows]
+
+    def match(self, match_id: str) -> dict[str, Any] | None:
+        r = self.db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        return _match_dict(r) if r else None
+
+    def frames(self, match_id: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT frame, scores, winner, ended_ms FROM frames WHERE match_id = ? ORDER BY frame",
+            (match_id,),
+        ).fetchall()
+        return [
+            {
+                "frame": r["frame"],
+                "scores": json.loads(r["scores"]),
+                "winner": r["winner"],
+                "ended_ms": r["ended_ms"],
+            }
+            for r in rows
+        ]
+
+    def breaks(self, match_id: str, minimum: int = 50) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT frame, side, player, points, ended_ms FROM breaks "
+            "WHERE match_id = ? AND points >= ? ORDER BY id",
+            (match_id, minimum),
+        ).fetchall()
+        return [dict(r) for r in rows]
+
+    def progression(self, match_id: str) -> dict[int, list[list[int]]]:
+        """Per frame, the scores after every event that changed them."""
+        out: dict[int, list[list[int]]] = {}
+        rows = self.db.execute(
+            "SELECT frame, scores, name FROM events WHERE match_id = ? AND rejected IS NULL "
+            "AND scores IS NOT NULL ORDER BY id",
+            (match_id,),
+        )
+        for r in rows:
+            frame = r["frame"]
+            if r["name"] == "match" or frame is None or frame < 1:
+                continue
+            scores = json.loads(r["scores"])
+            points = out.setdefault(frame, [[0, 0]])
+            if points[-1] != scores:
+                points.append(scores)
+        return out
+
+
+def _match_dict(r: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "match_id": r["match_id"],
+        "table_id": r["table_id"],
+        "started_ms": r["started_ms"],
+        "players": json.loads(r["players"]),
+        "best_of": r["best_of"],
+        "reds": r["reds"],
+        "frames_won": json.loads(r["frames_won"]),
+        "ended_ms": r["ended_ms"],
+        "winner": r["winner"],
+    }

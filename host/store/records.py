@@ -1,0 +1,122 @@
+"""The rows the store takes and gives back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FrameResult:
+    frame: int
+    scores: list[int]
+    winner: int
+
+
+@dataclass
+class BreakResult:
+    side: int
+    player: str | None
+    frame: int
+    points: int
+
+
+@dataclass
+class Projection:
+    """What one stored event made: the match it belongs to and what it opened
+    or finished.  The shadow referee works it out (host/shadow.py); the store
+    writes it into ``matches``, ``frames`` and ``breaks``."""
+
+    match_id: str | None  # the match the event belongs to (None: no context yet)
+    frame: int  # the frame the event was played in
+    accepted: bool  # the rules engine took it
+    new_match: dict[str, Any] | None = None  # players, best_of, reds of a new match
+    frames_done: list[FrameResult] = field(default_factory=list)
+    breaks: list[BreakResult] = field(default_factory=list)
+    match_over: bool = False
+    winner: int | None = None
+
+    @property
+    def projects(self) -> bool:
+        """Does it write anything beside its event row?"""
+        return bool(self.new_match or self.frames_done or self.breaks or self.match_over)
+
+
+@dataclass
+class EventRow:
+    """One delivered reliable message of a device stream, ready to store."""
+
+    table_id: str
+    boot_id: int
+    seq: int
+    rx_ms: int
+    ev: dict[str, Any] | None  # engine input (None for an invalid message)
+    scores: list[int] | None = None
+    rejected: str | None = None
+    invalid: str | None = None
+    src: int = 0
+    cmd: int = 0
+    raw: bytes | None = None
+    mtype: int = 0
+    applied: Projection | None = None
+
+
+@dataclass
+class LinkRow:
+    table_id: str
+    name: str | None = None
+    boot_id: int | None = None
+    device_table: str | None = None
+    firmware: str | None = None
+    last_seen_ms: int | None = None
+
+
+@dataclass
+class RawRow:
+    table_id: str
+    rx_ms: int
+    mtype: int
+    seq: int
+    data: bytes
+
+
+@dataclass
+class CommandRow:
+    table_id: str
+    seq: int
+    mtype: int
+    body: dict[str, Any]
+    who: str | None
+    created_ms: int
+
+
+@dataclass
+class Batch:
+    events: list[EventRow] = field(default_factory=list)
+    links: list[LinkRow] = field(default_factory=list)
+    raws: list[RawRow] = field(default_factory=list)
+    commands: list[CommandRow] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.events) + len(self.links) + len(self.raws) + len(self.commands)
+
+    def __add__(self, later: Batch) -> Batch:
+        return Batch(
+            self.events + later.events,
+            self.links + later.links,
+            self.raws + later.raws,
+            self.commands + later.commands,
+        )
+
+
+@dataclass
+class StoredEvent:
+    id: int
+    table_id: str
+    boot_id: int
+    seq: int
+    rx_ms: int
+    ev: dict[str, Any] | None
+    scores: list[int] | None
+    rejected: str | None
+    invalid: str | None

@@ -1,0 +1,133 @@
+"""The store's tables, and how a connection to the file is opened."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS raw_frames (
+    id INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    rx_ms INTEGER NOT NULL,
+    mtype INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS raw_frames_no_update BEFORE UPDATE ON raw_frames
+BEGIN SELECT RAISE(ABORT, 'raw_frames is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS raw_frames_no_delete BEFORE DELETE ON raw_frames
+BEGIN SELECT RAISE(ABORT, 'raw_frames is append-only'); END;
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    boot_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    rx_ms INTEGER NOT NULL,
+    src INTEGER NOT NULL DEFAULT 0,
+    cmd INTEGER NOT NULL DEFAULT 0,
+    name TEXT,
+    ev TEXT,
+    scores TEXT,
+    rejected TEXT,
+    invalid TEXT,
+    match_id TEXT,
+    frame INTEGER,
+    UNIQUE (table_id, boot_id, seq)
+);
+CREATE INDEX IF NOT EXISTS events_match ON events (match_id, id);
+CREATE INDEX IF NOT EXISTS events_table_name ON events (table_id, name, id);
+CREATE TABLE IF NOT EXISTS matches (
+    match_id TEXT PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    started_ms INTEGER NOT NULL,
+    players TEXT NOT NULL,
+    best_of INTEGER NOT NULL,
+    reds INTEGER NOT NULL,
+    frames_won TEXT NOT NULL DEFAULT '[0,0]',
+    ended_ms INTEGER,
+    winner INTEGER
+);
+CREATE INDEX IF NOT EXISTS matches_table ON matches (table_id, started_ms);
+CREATE TABLE IF NOT EXISTS frames (
+    match_id TEXT NOT NULL,
+    frame INTEGER NOT NULL,
+    scores TEXT NOT NULL,
+    winner INTEGER,
+    ended_ms INTEGER NOT NULL,
+    PRIMARY KEY (match_id, frame)
+);
+CREATE TABLE IF NOT EXISTS breaks (
+    id INTEGER PRIMARY KEY,
+    match_id TEXT NOT NULL,
+    frame INTEGER NOT NULL,
+    side INTEGER NOT NULL,
+    player TEXT,
+    points INTEGER NOT NULL,
+    ended_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS links (
+    table_id TEXT PRIMARY KEY,
+    name TEXT,
+    delivered INTEGER NOT NULL DEFAULT 0,
+    boot_id INTEGER NOT NULL DEFAULT 0,
+    device_table TEXT,
+    firmware TEXT,
+    last_seen_ms INTEGER
+);
+CREATE TABLE IF NOT EXISTS commands (
+    id INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    mtype INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    who TEXT,
+    created_ms INTEGER NOT NULL
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The store file cannot be used (the message says why)."""
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def dumps(v: Any) -> str:
+    """JSON as the store keeps it: compact, non-ASCII as is."""
+    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+
+
+def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to the store file: the writer's (which creates the tables)
+    or a read-only one (the file must exist)."""
+    try:
+        if readonly:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA busy_timeout = 5000")
+        if not readonly:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"{path}: SQLite refused WAL mode (got {mode})")
+            # FULL: a commit is on the disk when COMMIT returns, so an ack
+            # that follows it promises only what survives a power cut.
+            db.execute("PRAGMA synchronous = FULL")
+            db.executescript(SCHEMA)
+            db.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
+                (str(SCHEMA_VERSION),),
+            )
+        return db
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"cannot open the store {path}: {e}") from None

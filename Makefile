@@ -9,7 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NODE_STAMP := node_modules/.installed-stamp
 
-.PHONY: setup test lint typecheck pytest demo bench clean system-deps
+.PHONY: setup test check lint typecheck pytest demo bench clean system-deps
 
 setup: $(STAMP) $(NODE_STAMP)
 
@@ -46,6 +46,13 @@ pytest: setup
 	$(BIN)/pytest -q
 
 test: setup lint typecheck pytest
+
+# The day-to-day loop: lint, types and the fast tests, on both cores.  It
+# leaves out what needs MicroPython, Chromium or Mosquitto, and the long runs
+# (pytest markers; CONTRIBUTING.md).
+FAST := not micropython and not browser and not broker and not slow
+check: setup lint typecheck
+	$(BIN)/pytest -q -n 2 -m "$(FAST)"
 
 demo: setup
 	$(BIN)/baulk demo

@@ -1,7 +1,8 @@
 """The rule → scenario table (docs/RULES-COVERAGE.md), generated from scenario headers.
 
 Each scenario names the rules it proves on its `# rules:` line.  The table lists
-every rule the engine implements (marked [engine] in the rules digest) with the
+every rule the engine implements (numbered as in the official rules of snooker,
+section by section: R3.11.1 is section 3, rule 11, clause 1) with the
 scenarios that prove it, so a rule without a scenario shows as an empty row.
 
     .venv/bin/python -m tests.rules_coverage > docs/RULES-COVERAGE.md
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tests" / "scenarios"
 DOC = ROOT / "docs" / "RULES-COVERAGE.md"
 
-# Every [engine] rule of the digest, with the sub-rules the engine decides.
+# Every rule the engine decides, with its sub-rules.
 ENGINE_RULES: tuple[tuple[str, str], ...] = (
     ("R1.5", "ball values"),
     ("R2.1", "frame: start and end"),

@@ -6,6 +6,7 @@ import json
 import os
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,6 +130,7 @@ def check_invariants(engine: Engine, state: dict[str, Any]) -> None:
     assert state["frame_over"] == state["match_over"]
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_random_games_keep_every_invariant(game: tuple[Event, list[Event]]) -> None:

@@ -12,6 +12,8 @@ from baulk.host import micropython
 
 from .engine_driver import SCENARIOS, scenario_files
 
+pytestmark = pytest.mark.micropython
+
 HERE = Path(__file__).parent
 SCRIPT = HERE / "mp_scenarios.py"
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 DEVICE_DIRS = ("firmware", "protocol")
 ARCHES = ("armv6m", "xtensawin")  # Raspberry Pi Pico (RP2040), ESP32

@@ -45,6 +45,7 @@ def test_a_folder_name_is_not_a_second_import_path(folder: str) -> None:
     assert done.stdout.strip() == f"refused: import baulk.{folder}, not {folder}"
 
 
+@pytest.mark.micropython
 def test_the_board_refuses_a_second_path_too(tmp_path: Path) -> None:
     # On the board the tree is /lib/baulk/; with /lib/baulk on sys.path the
     # folder names would be importable there as well.

@@ -1,4 +1,4 @@
-"""`baulk replay` behaves exactly as the engine contract says."""
+"""`baulk replay` behaves exactly as docs/ENGINE.md says."""
 
 from __future__ import annotations
 
@@ -6,6 +6,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
 
 BAULK = [sys.executable, "-m", "baulk.host.cli"]
 
@@ -91,6 +95,7 @@ def test_missing_file_exits_2(tmp_path: Path) -> None:
     assert "cannot read" in done.stderr
 
 
+@pytest.mark.micropython
 def test_micropython_engine_reports_the_same_bad_line(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD + "42\n")
     cp = replay(path)

@@ -22,6 +22,8 @@ from tests.chaos.keypad_fuzz import run as press_keys
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
+pytestmark = pytest.mark.slow
+
 OK_STATUSES = {200, 202, 400, 401, 403, 404, 405, 409, 413, 429, 503}
 
 

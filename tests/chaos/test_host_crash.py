@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.chaos.host_crash import run
+
+pytestmark = pytest.mark.slow
 
 
 def test_kill_9_loses_and_doubles_nothing_and_the_store_stays_sound(tmp_path: Path) -> None:

@@ -8,9 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from baulk.protocol import messages
 from tests.chaos.kit import Settled, compare
 from tests.chaos.link_chaos import Attack, run
+
+pytestmark = pytest.mark.slow
 
 ATTACKS = [
     Attack("ber3", ber=1e-3, drop_rate=1e-3),

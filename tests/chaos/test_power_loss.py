@@ -8,6 +8,8 @@ import pytest
 
 from tests.chaos.power_loss import run
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_journal_stays_consistent_and_the_frame_resumes_exactly(seed: int) -> None:
@@ -37,6 +39,7 @@ def test_tearing_flash_keeps_exactly_the_bytes_written_before_the_cut(tmp_path) 
     assert open(path + "2", "rb").read() == b"01234"  # noqa: SIM115
 
 
+@pytest.mark.micropython
 def test_tearing_flash_and_journal_under_micropython() -> None:
     from pathlib import Path
 

@@ -28,6 +28,8 @@ from tests.chaos.kit import stored_events
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def peer(tmp_path: Path) -> Iterator[DevicePeer]:
@@ -93,6 +95,7 @@ def test_throttle_forgets_failures_after_the_window() -> None:
 
 
 # ---------------------------------------------------------------------- logs
+@pytest.mark.broker
 def test_no_secret_appears_in_any_log(tmp_path: Path) -> None:
     from tests.mqtt.broker import Broker, mosquitto_missing
 

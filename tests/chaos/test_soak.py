@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.chaos import soak
+
+pytestmark = pytest.mark.slow
 
 
 def test_host_serves_many_tables_without_loss_or_errors(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from tests.e2e.test_boards_browser import CHROMIUM, CHROMIUM_ARGS
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
+pytestmark = pytest.mark.browser
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 
 HOSTILE = [

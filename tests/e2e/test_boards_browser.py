@@ -22,6 +22,8 @@ from baulk.host.table_sim import SimulatedTable
 from tests.e2e.sim_driver import TableDriver
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM = os.environ.get("BAULK_CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).with_name("artifacts")
 PERSIAN_DIGITS = set("۰۱۲۳۴۵۶۷۸۹")

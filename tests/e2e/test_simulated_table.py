@@ -15,6 +15,8 @@ from baulk.host.table_sim import SimulatedTable
 from tests.e2e.sim_driver import TableDriver
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
+pytestmark = pytest.mark.slow
+
 KEYS = ("frame", "frames", "scores", "striker", "break", "reds", "ball_on", "highest_break")
 
 

@@ -10,6 +10,8 @@ import pytest
 
 from baulk.host import cli, firmware_cmd, micropython
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(__file__).with_name("mp_firmware.py")
 
@@ -48,6 +50,7 @@ def test_build_compiles_every_device_module_and_prints_sizes(
     assert header[0] == ord("M")
 
 
+@pytest.mark.micropython
 def test_the_built_tree_runs_the_firmware_under_micropython(tmp_path: Path) -> None:
     firmware_cmd.build("pico", tmp_path)
     sim = tmp_path / "lib" / "baulk" / "firmware" / "sim"  # the simulator is not on a board
@@ -58,6 +61,7 @@ def test_the_built_tree_runs_the_firmware_under_micropython(tmp_path: Path) -> N
     assert len(json.loads(done.stdout)["events"]) == 12
 
 
+@pytest.mark.micropython
 def test_the_romfs_image_runs_the_firmware_in_place_under_micropython(tmp_path: Path) -> None:
     """The image `build` writes is mounted at /rom, the firmware imports from
     it (not from a copy in /lib), and plays the same signals scenario."""

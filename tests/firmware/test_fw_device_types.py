@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
     "rp2": ("firmware/mypy-device.ini", "micropython-rp2-rpi-pico-stubs"),

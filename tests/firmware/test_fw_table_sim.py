@@ -16,6 +16,8 @@ from baulk.host.table_sim import SimulatedTable
 from baulk.protocol import host_codec, messages
 from baulk.protocol.session import HOST, Session
 
+pytestmark = pytest.mark.slow
+
 
 def ms() -> int:
     return int(time.monotonic() * 1000)

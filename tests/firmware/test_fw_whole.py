@@ -17,6 +17,8 @@ import pytest
 from baulk.host import micropython
 from baulk.host.sim_match import generate_match
 
+pytestmark = pytest.mark.micropython
+
 HERE = Path(__file__).parent
 SCRIPT = HERE / "mp_firmware.py"
 

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+
+pytestmark = pytest.mark.slow
 
 
 def test_actions_reach_the_table_after_a_quick_daemon_restart(tmp_path: Path) -> None:

@@ -61,6 +61,7 @@ def test_crc_check_value() -> None:
     assert crc.crc32(b"123456789") == 0xCBF43926  # the catalogue check value of CRC-32
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(subset_values())
 def test_device_encoder_matches_cbor2_canonical(v: Any) -> None:
@@ -73,6 +74,7 @@ def test_device_encoder_matches_cbor2_canonical(v: Any) -> None:
     assert cbor2.loads(ours) == v
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(subset_values())
 def test_device_decoder_reads_cbor2(v: Any) -> None:

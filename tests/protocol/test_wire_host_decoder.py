@@ -7,6 +7,7 @@ import tracemalloc
 from typing import Any
 
 import cbor2
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,6 +57,7 @@ def test_random_bytes_never_raise(data: bytes) -> None:
     assert s.pending() < frame.MAX_WIRE
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(
     _well_formed_cbor(),
@@ -76,6 +78,7 @@ def test_crc_valid_frames_with_any_body_never_raise(
             assert f.mtype == mtype and f.seq == seq  # header kept for the session
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(message(), st.integers(0, 10**6))
 def test_single_bit_flips_are_caught(m: tuple[int, int, int, dict[Any, Any]], where: int) -> None:
@@ -86,6 +89,7 @@ def test_single_bit_flips_are_caught(m: tuple[int, int, int, dict[Any, Any]], wh
     assert f.error is not None
 
 
+@pytest.mark.slow
 @settings(max_examples=300)
 @given(st.lists(st.binary(max_size=300), max_size=6), st.lists(message(), min_size=1, max_size=6))
 def test_garbage_between_frames_costs_only_the_garbage(

@@ -4,7 +4,11 @@ resets and the host restarts now and then.  Fixed seed; runs in seconds."""
 
 from __future__ import annotations
 
+import pytest
+
 from .wire_sim import Faults, LossyRun
+
+pytestmark = pytest.mark.slow
 
 N = 100_000
 

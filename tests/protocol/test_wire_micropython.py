@@ -20,6 +20,8 @@ from .conftest import ROOT, run_mp
 from .mp_common import from_json, to_json
 from .wire_strategies import message
 
+pytestmark = pytest.mark.micropython
+
 DEVICE_MODULES = [
     "cbor.py",
     "cobs.py",

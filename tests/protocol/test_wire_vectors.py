@@ -88,6 +88,7 @@ def test_long_vector_crosses_a_full_cobs_block() -> None:
     assert 0xFF in codes
 
 
+@pytest.mark.micropython
 def test_vectors_under_micropython() -> None:
     r = run_mp("mp_vectors.py", str(VECTORS), files=(VECTORS, HERE / "mp_vectors.py"))
     out = r.stdout.decode()

@@ -1,6 +1,6 @@
 # The table controller: sensor and key events go into the rules engine, every
 # event is journaled on flash and then streamed to the host; the handset
-# display and the status LED follow (DESIGN.md "Inputs on the device").
+# display and the status LED follow (docs/DESIGN.md, "The journey of one pot").
 #
 # One pass of the main loop is tick(): the asyncio task on the board calls it
 # every _TICK_MS (and at once when a beam interrupt wakes it); tests and the

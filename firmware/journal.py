@@ -1,6 +1,6 @@
 # The journal on flash: every event the device emitted, so that a power cut
 # loses nothing, the frame resumes exactly after a reset, and whatever the host
-# has not acknowledged is sent again (DESIGN.md "Nothing is lost").
+# has not acknowledged is sent again (docs/DESIGN.md, "Principles").
 #
 # Layout in one directory (littlefs on the board):
 #   meta        CBOR {0: boot id, 1: acked seq, 2: delivered host seq, 3: next seq}

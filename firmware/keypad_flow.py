@@ -1,5 +1,5 @@
-# The referee's keypad: key presses become engine events (ENGINE-CONTRACT.md,
-# docs/ENGINE.md), through short flows with a prompt on the handset display.
+# The referee's keypad: key presses become engine events (docs/ENGINE.md),
+# through short flows with a prompt on the handset display.
 #
 # Conventions, printed on the key legends (hardware/keypad.md):
 #   - a ball key alone enters a pot by hand (a stroke is opened if none is);

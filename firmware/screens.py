@@ -1,4 +1,4 @@
-# What the handset display shows (DESIGN.md "Referee keypad"): 8 lines of 16
+# What the handset display shows (hardware/keypad.md): 8 lines of 16
 # characters, one per SSD1306 page, so a changed line costs one page write.
 #
 #   score      frame and frames, both players with the striker marked, the

@@ -1,5 +1,5 @@
 # The referee's keypad: a row/column matrix, scanned (not interrupt driven:
-# presses are slow, STYLE.md) from a hardware timer so that a press registers
+# presses are slow: polling is enough) from a hardware timer so that a press registers
 # even while the main loop is busy.  Each key is debounced by an integrator: its
 # state changes only after `debounce_scans` scans in a row agree, so a bouncing
 # key is one press.  Presses go into a small ring the main loop drains.

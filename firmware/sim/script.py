@@ -152,7 +152,7 @@ class Driver:
         if self.by_hand:
             # No STRIKE key: a ball key opens the stroke, OK closes it.  A call
             # on the stroke (foul, miss) is made after OK, which the rules allow
-            # up to the next strike (ENGINE-CONTRACT.md).
+            # up to the next strike (docs/ENGINE.md).
             if name == "strike":
                 self.in_stroke = True
                 return

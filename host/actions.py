@@ -5,11 +5,13 @@ device, which judges it as it judges a key press (docs/DESIGN.md,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link import wall_ms
 from baulk.host.store import CommandRow
 from baulk.protocol import messages
+from baulk.protocol.host_codec import Command, SetupMatch, body_of
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -39,36 +41,30 @@ class OperatorActions:
         breaker: int = 0,
         who: str | None = None,
     ) -> dict[str, Any]:
-        body: dict[Any, Any] = {7: players, 8: best_of, 9: breaker, 10: reds}
-        if who:
-            body[-1] = who[:48]
-        return await self.forward(table_id, messages.SETUP_MATCH, body, who)
+        setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
+        return await self.forward(table_id, setup)
 
     async def command(
         self, table_id: str, ev: dict[str, Any], who: str | None = None
     ) -> dict[str, Any]:
-        body = messages.event_to_wire(ev)
-        if who:
-            body[-1] = who[:48]
-        return await self.forward(table_id, messages.COMMAND, body, who)
+        return await self.forward(table_id, Command(input=ev, who=who))
 
-    async def forward(
-        self, table_id: str, mtype: int, body: dict[Any, Any], who: str | None
-    ) -> dict[str, Any]:
+    async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
         """Send an action to the table and wait a little for its answer."""
         rt = self.daemon.tables.get(table_id)
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
-        reason = messages.check(mtype, body)
+        body = body_of(action)
+        reason = messages.check(action.TYPE, body)
         if reason is not None:
             raise ActionError(400, f"the table cannot take this: {reason}")
-        seq = rt.channel.send(mtype, body)
+        seq = rt.channel.send(action)
         if not seq:
             raise ActionError(
                 503, "too many actions are waiting for this table; try again when it is online"
             )
         self.daemon.committer.submit_command(
-            CommandRow(table_id, seq, mtype, {str(k): v for k, v in body.items()}, who, wall_ms())
+            CommandRow(table_id, seq, action.TYPE, _named(action), action.who, wall_ms())
         )
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         rt.waiting[seq] = fut
@@ -83,3 +79,8 @@ class OperatorActions:
         if result["rejected"]:
             raise ActionError(409, f"the table refused: {result['rejected']}")
         return {"status": "done", "seq": seq, "scores": result["scores"]}
+
+
+def _named(action: SetupMatch | Command) -> dict[str, Any]:
+    """The action as the store keeps it: its fields by name."""
+    return {k: v for k, v in dataclasses.asdict(action).items() if v is not None}

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from baulk.host.link import TableChannel, wall_ms
 from baulk.host.store import EventRow, LinkRow, RawRow
 from baulk.host.tables import TableRuntime
-from baulk.protocol import host_catalogue, messages
+from baulk.protocol import messages
+from baulk.protocol.host_codec import Error, Event, Hello, Log, Record, State
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -33,14 +34,12 @@ class DeviceHandler:
             status.update(link="offline", state="refused", reason=rt.refused)
         return status
 
-    def _check_identity(
-        self, rt: TableRuntime, channel: TableChannel, hello: dict[Any, Any]
-    ) -> None:
+    def _check_identity(self, rt: TableRuntime, channel: TableChannel, hello: Hello) -> None:
         """A configured table's port must carry that table's device: events
         from another table's controller would be stored under the wrong id."""
-        claimed = hello.get(1)
+        claimed = hello.table
         config = self.daemon.config
-        if config.table(channel.table_id) is None or claimed in (None, channel.table_id):
+        if config.table(channel.table_id) is None or claimed == channel.table_id:
             rt.refused = None
             return
         rt.refused = (
@@ -58,7 +57,7 @@ class DeviceHandler:
         d.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
         d.mark(channel.table_id)
 
-    def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None:
+    def on_hello(self, channel: TableChannel, hello: Hello, raw: bytes) -> None:
         d = self.daemon
         rt = d.runtime(channel.table_id)
         if rt.skipped_from:
@@ -72,15 +71,15 @@ class DeviceHandler:
             rt.view.status = self.status(rt, channel)
             d.mark(channel.table_id)
             return
-        rt.boot = int(hello.get(2, 0))
+        rt.boot = hello.boot
         log.info(
             "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
             channel.table_id,
-            hello.get(1),
-            hello.get(0),
+            hello.table,
+            hello.fw,
             rt.boot,
-            hello.get(4, 0),
-            hello.get(3, 0),
+            hello.base,
+            hello.last,
         )
         now = wall_ms()
         if raw:
@@ -89,8 +88,8 @@ class DeviceHandler:
             LinkRow(
                 channel.table_id,
                 boot_id=rt.boot,
-                device_table=str(hello.get(1)),
-                firmware=str(hello.get(0)),
+                device_table=hello.table,
+                firmware=hello.fw,
                 last_seen_ms=now,
             )
         )
@@ -100,10 +99,10 @@ class DeviceHandler:
     def on_delivery(
         self,
         channel: TableChannel,
-        what: str,
         mtype: int,
         seq: int,
-        body: Any,
+        record: Record | None,
+        reason: str | None,
         raw: bytes | None,
     ) -> None:
         d = self.daemon
@@ -115,11 +114,9 @@ class DeviceHandler:
                 rt.skipped_from = seq
             return
         now = wall_ms()
-        if what == "deliver" and mtype == messages.EVENT:
-            ev = messages.wire_to_event(body)
-            scores, rejected, boot, src, cmd = messages.event_result(body)
-            key = (int(boot or rt.boot), seq)
-            applied = rt.shadow.apply(ev, key, scores, rejected, now)
+        if isinstance(record, Event):
+            key = (record.boot or rt.boot, seq)
+            applied = rt.shadow.apply(record.input, key, record.scores, record.rejected, now)
             if applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
             row = EventRow(
@@ -127,46 +124,45 @@ class DeviceHandler:
                 key[0],
                 seq,
                 now,
-                ev,
-                scores=list(scores) if scores is not None else None,
-                rejected=rejected,
-                src=src,
-                cmd=cmd,
+                record.input,
+                scores=list(record.scores),
+                rejected=record.rejected,
+                src=record.source,
+                cmd=record.cmd or 0,
                 raw=raw,
                 mtype=mtype,
                 applied=applied,
             )
             rt.view.events += 1
-            if cmd:
-                self._answered(rt, cmd, {"rejected": rejected, "scores": scores, "seq": seq})
+            if record.cmd:
+                answer = {"rejected": record.rejected, "scores": record.scores, "seq": seq}
+                self._answered(rt, record.cmd, answer)
         else:
-            reason = body if isinstance(body, str) else f"message type {mtype} is not known here"
-            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, reason)
-            row = EventRow(table_id, rt.boot, seq, now, None, invalid=reason, raw=raw, mtype=mtype)
+            why = reason or f"a {messages.type_name(mtype)} is not a device event"
+            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
+            row = EventRow(table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype)
         d.committer.submit_event(row)
         self._check_device_state(rt)
         d.mark(table_id)
 
-    def on_message(
-        self, channel: TableChannel, mtype: int, body: dict[Any, Any], raw: bytes
-    ) -> None:
+    def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None:
         d = self.daemon
         rt = d.runtime(channel.table_id)
         if rt.refused is not None:
             return
-        if mtype == messages.STATE:
-            at, st = host_catalogue.wire_to_state(body)
-            rt.view.device_state = st
-            rt.device_state_at = int(at)
+        if isinstance(record, State):
+            rt.view.device_state = record.state
+            rt.device_state_at = record.at
             self._check_device_state(rt)
             d.mark(channel.table_id)
-        elif mtype == messages.LOG:
-            log.log(_LOG_LEVELS[body[0]], "table %s says: %s", channel.table_id, body[1])
-        elif mtype == messages.ERROR:
-            log.warning("table %s reports error %d: %s", channel.table_id, body[0], body[1])
-            seq = body.get(3)
-            if body[0] == messages.ERR_REFUSED and isinstance(seq, int):
-                self._answered(rt, seq, {"rejected": body[1], "scores": None, "seq": None})
+        elif isinstance(record, Log):
+            log.log(_LOG_LEVELS[record.level], "table %s says: %s", channel.table_id, record.text)
+        elif isinstance(record, Error):
+            log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
+            if record.code == messages.ERR_REFUSED and record.seq is not None:
+                self._answered(
+                    rt, record.seq, {"rejected": record.text, "scores": None, "seq": None}
+                )
 
     # ------------------------------------------------------------------ helpers
     def _answered(self, rt: TableRuntime, seq: int, result: dict[str, Any]) -> None:

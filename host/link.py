@@ -35,7 +35,8 @@ import serial
 import serial.tools.list_ports
 
 from baulk.protocol import frame as wire_frame
-from baulk.protocol import host_codec, messages
+from baulk.protocol import host_catalogue, host_codec, messages
+from baulk.protocol.host_codec import Hello, Record, Time
 from baulk.protocol.session import HOST, Session
 
 log = logging.getLogger("baulk.link")
@@ -213,23 +214,27 @@ def fixed_path(path: str) -> Callable[[], str | None]:
 
 # --------------------------------------------------------------------- one table
 class ChannelHandler(Protocol):
+    """What a channel tells the daemon.  Bodies arrive as named records
+    (protocol/host_codec.py), never as integer-keyed maps."""
+
     def on_status(self, channel: TableChannel) -> None: ...
 
-    def on_hello(self, channel: TableChannel, hello: dict[Any, Any], raw: bytes) -> None: ...
+    def on_hello(self, channel: TableChannel, hello: Hello, raw: bytes) -> None: ...
 
     def on_delivery(
         self,
         channel: TableChannel,
-        what: str,
         mtype: int,
         seq: int,
-        body: Any,
+        record: Record | None,
+        reason: str | None,
         raw: bytes | None,
-    ) -> None: ...
+    ) -> None:
+        """A reliable message in stream order: its record, or None with the
+        reason it cannot be used (it is stored as invalid, and acked)."""
+        ...
 
-    def on_message(
-        self, channel: TableChannel, mtype: int, body: dict[Any, Any], raw: bytes
-    ) -> None: ...
+    def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None: ...
 
 
 class TableChannel:
@@ -250,7 +255,7 @@ class TableChannel:
         self.session = Session(
             HOST,
             mono_ms(),
-            {0: HOST_INFO},
+            {host_catalogue.key_of(messages.WELCOME, "host"): HOST_INFO},
             HOST_CAPACITY,
             HOST_WINDOW,
             last=0,
@@ -263,7 +268,7 @@ class TableChannel:
         self.reason = "not connected yet"
         self.last_seen_ms: int | None = None
         self.online_since_ms: int | None = None
-        self.hello: dict[Any, Any] | None = None
+        self.hello: Hello | None = None
         self.connects = 0
         self._closed = asyncio.Event()
         self._stop = False
@@ -391,8 +396,13 @@ class TableChannel:
                 raw = self._raw_by_seq.pop(seq & 0xFFFF, None)
                 if failed:
                     continue
+                record, reason = None, None
+                if what == "deliver" and mtype in host_codec.RECORDS:
+                    record = host_codec.record_of(mtype, body)
+                else:
+                    reason = body if isinstance(body, str) else f"message type {mtype} is unknown"
                 try:
-                    self.handler.on_delivery(self, what, mtype, seq, body, raw)
+                    self.handler.on_delivery(self, mtype, seq, record, reason, raw)
                 except Exception:
                     log.exception(
                         "table %s: event %d not taken; asking for it again", self.table_id, seq
@@ -400,18 +410,20 @@ class TableChannel:
                     failed = seq
                 continue
             if what == "open":
-                self.hello = body
+                hello = host_codec.record_of(messages.HELLO, body)
+                assert isinstance(hello, Hello)
+                self.hello = hello
                 self._set_state("online", "")
-                self.handler.on_hello(self, body, self._raw_by_seq.pop(-1, b""))
+                self.handler.on_hello(self, hello, self._raw_by_seq.pop(-1, b""))
                 # Tell the device the time of day (its clock is monotonic only).
-                self.session.send(messages.TIME, {0: wall_ms()})
+                self.session.send(messages.TIME, host_codec.body_of(Time(unix_ms=wall_ms())))
             elif what == "down":
                 self._set_state("connecting", "no frame from the device for 2.5 s")
             elif what == "refused":
                 self._set_state("refused", str(body))
                 log.error("table %s: %s", self.table_id, body)
-            elif what == "message":
-                self.handler.on_message(self, mtype, body, b"")
+            elif what == "message" and mtype in host_codec.RECORDS:
+                self.handler.on_message(self, host_codec.record_of(mtype, body), b"")
         if failed:
             # Not acked, so the device sends it (and what followed) again.
             self.retake(failed - 1)
@@ -433,10 +445,10 @@ class TableChannel:
         self.session.commit(seq)
         self.flush()
 
-    def send(self, mtype: int, body: dict[Any, Any]) -> int:
+    def send(self, record: Record) -> int:
         """Queue a host message (setup_match, command, ...); returns its seq
         for reliable types (0: the journal is full)."""
-        seq: int = self.session.send(mtype, body)
+        seq: int = self.session.send(record.TYPE, host_codec.body_of(record))
         self.flush()
         return seq
 
@@ -488,9 +500,9 @@ class TableChannel:
             "online_since_ms": self.online_since_ms,
             "connects": self.connects,
             "device": {
-                "table": self.hello.get(1) if self.hello else None,
-                "firmware": self.hello.get(0) if self.hello else None,
-                "boot": self.hello.get(2) if self.hello else None,
+                "table": self.hello.table if self.hello else None,
+                "firmware": self.hello.fw if self.hello else None,
+                "boot": self.hello.boot if self.hello else None,
             },
             "stream": {
                 "delivered": s.receiver.delivered,

@@ -126,3 +126,61 @@ def wire_to_state(m):
             v = {"side": v[0], "points": v[1], "kind": M.name_from_wire(names.FOUL_KINDS, v[2])}
         st[n] = v
     return m.get(0, 0), st
+
+
+# ---------------------------------------------------------------------------
+# Named records (the host's side of the wire).  The device keeps its compact
+# integer keys; the host reads and writes bodies through the field names of
+# the catalogue above.  host_codec.py holds the typed records and makes them
+# from bodies; body_of() turns any record back into a body, by the names, so
+# it takes host_codec's dataclasses as well as any object with those
+# attributes (the MicroPython tests have no dataclasses).
+
+# Raw engine input travels under its own keys in these types; a record holds
+# it as one engine event dict, ``input``.
+RAW_INPUT = (M.EVENT, M.COMMAND)
+
+
+def key_of(mtype, name):
+    """The integer key of field ``name`` in a body of type ``mtype``."""
+    schema = SCHEMA[mtype]
+    for k in schema:
+        if schema[k][0] == name:
+            return k
+    raise KeyError("%s has no field %s" % (M.type_name(mtype), name))
+
+
+def named(mtype, body):
+    """{field name: value} of a body's catalogue keys (the raw input of an
+    event or a command as ``input``, a snapshot's state as ``state``)."""
+    if mtype == STATE:
+        at, st = wire_to_state(body)
+        return {"at": at, "state": st}
+    out = {}
+    raw = mtype in RAW_INPUT
+    if raw:
+        out["input"] = M.wire_to_event(body)
+    schema = SCHEMA[mtype]
+    for k in schema:
+        name = schema[k][0]
+        if k in body and not (raw and name in M.RAW):
+            out[name] = body[k]
+    return out
+
+
+def body_of(record):
+    """The integer-keyed body of a record (its ``TYPE`` and named fields);
+    None fields are left out."""
+    mtype = record.TYPE
+    if mtype == STATE:
+        return M.state_to_wire(record.state, record.at)
+    schema = SCHEMA[mtype]
+    body = M.event_to_wire(record.input) if mtype in RAW_INPUT else {}
+    for k in schema:
+        name = schema[k][0]
+        if mtype in RAW_INPUT and name in M.RAW:
+            continue
+        v = getattr(record, name, None)
+        if v is not None:
+            body[k] = v
+    return body

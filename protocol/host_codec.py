@@ -21,10 +21,11 @@ Hardening, all by configuration of cbor2 and of this module:
 from __future__ import annotations
 
 import binascii
+import dataclasses
 import io
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Final, NoReturn
+from typing import Any, ClassVar, Final, NoReturn
 
 import cbor2
 
@@ -409,3 +410,169 @@ class StreamDecoder:
 
 
 _GARBAGE: Final = (_fr.E_COBS, _fr.E_SHORT, _fr.E_CRC, _fr.E_OVERSIZE)
+
+
+# ---------------------------------------------------------------------------
+# Named records: a body of each message type with its fields by the names of
+# the catalogue (messages.SCHEMA and host_catalogue.DEVICE_SENT).  Host code
+# reads and writes bodies only through these; tests/protocol/test_wire_records.py
+# holds each record's fields to its schema.  Optional fields are None when
+# the body leaves them out.
+
+
+@dataclasses.dataclass(frozen=True)
+class Hello:
+    TYPE: ClassVar[int] = messages.HELLO
+    fw: str
+    table: str
+    boot: int
+    last: int
+    base: int
+    ack: int
+    window: int | None = None
+    capacity: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Welcome:
+    TYPE: ClassVar[int] = messages.WELCOME
+    host: str
+    ack: int
+    base: int
+    last: int
+    refuse: str | None = None
+    window: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """A device event: the raw input the engine took (or refused) and its
+    settled result."""
+
+    TYPE: ClassVar[int] = messages.EVENT
+    input: dict[str, Any]
+    scores: list[int]
+    rejected: str | None = None
+    boot: int | None = None
+    src: int | None = None  # None: SRC_SENSOR
+    cmd: int | None = None  # the host seq of the action it answers
+
+    @property
+    def source(self) -> int:
+        return messages.SRC_SENSOR if self.src is None else self.src
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    TYPE: ClassVar[int] = messages.STATE
+    at: int  # the seq of the newest event the state reflects
+    state: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Ack:
+    TYPE: ClassVar[int] = messages.ACK
+    ack: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Heartbeat:
+    TYPE: ClassVar[int] = messages.HEARTBEAT
+    ack: int
+    t: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SetupMatch:
+    TYPE: ClassVar[int] = messages.SETUP_MATCH
+    players: list[Any]
+    best_of: int
+    breaker: int | None = None
+    reds: int | None = None
+    t: int | None = None
+    who: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """An operator's correction: engine input, through the device."""
+
+    TYPE: ClassVar[int] = messages.COMMAND
+    input: dict[str, Any]
+    who: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Time:
+    TYPE: ClassVar[int] = messages.TIME
+    unix_ms: int
+    tz_min: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SnapshotRequest:
+    TYPE: ClassVar[int] = messages.SNAPSHOT_REQUEST
+    reason: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Log:
+    TYPE: ClassVar[int] = messages.LOG
+    level: int
+    text: str
+    t: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Error:
+    TYPE: ClassVar[int] = messages.ERROR
+    code: int
+    text: str
+    type: int | None = None
+    seq: int | None = None
+
+
+Record = (
+    Hello
+    | Welcome
+    | Event
+    | State
+    | Ack
+    | Heartbeat
+    | SetupMatch
+    | Command
+    | Time
+    | SnapshotRequest
+    | Log
+    | Error
+)
+RECORDS: Final[dict[int, type[Record]]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        Welcome,
+        Event,
+        State,
+        Ack,
+        Heartbeat,
+        SetupMatch,
+        Command,
+        Time,
+        SnapshotRequest,
+        Log,
+        Error,
+    )
+}
+
+
+def record_of(mtype: int, body: Mapping[Any, Any]) -> Record:
+    """The named record of a body that passed its check.  Raises KeyError for
+    a type the catalogue does not know (its body is not checked either)."""
+    fields: dict[str, Any] = host_catalogue.named(mtype, body)
+    return RECORDS[mtype](**fields)
+
+
+def body_of(record: Record) -> dict[Any, Any]:
+    """The integer-keyed body of a record, ready for a frame or a check."""
+    body: dict[Any, Any] = host_catalogue.body_of(record)
+    return body

@@ -303,11 +303,11 @@ def test_a_delivery_the_daemon_fails_to_take_is_asked_for_again_not_acked(
     take = d.devices.on_delivery
     failed: list[int] = []
 
-    def flaky(channel: Any, what: str, mtype: int, seq: int, body: Any, raw: Any) -> None:
+    def flaky(channel: Any, mtype: int, seq: int, record: Any, reason: Any, raw: Any) -> None:
         if seq == 7 and not failed:
             failed.append(seq)
             raise RuntimeError("a handler bug, once")
-        take(channel, what, mtype, seq, body, raw)
+        take(channel, mtype, seq, record, reason, raw)
 
     d.devices.on_delivery = flaky  # type: ignore[method-assign]
     events = generate_match(5, best_of=3)[:60]

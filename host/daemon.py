@@ -66,15 +66,24 @@ class Daemon:
         self._restore()
         for t in self.config.tables:
             locate = self.locators.get(t.id)
-            if locate is None:
-                if t.port is not None:
-                    locate = fixed_path(t.port)
-                else:
-                    locate = self._by_serial(t.serial_number or "")
-            self._open_channel(t.id, t.name, locate, t.baud)
+            if t.port is not None:
+                where = f"port {t.port}"
+                locate = locate or fixed_path(t.port)
+            else:
+                where = f"the USB device with serial number {t.serial_number}"
+                locate = locate or self._by_serial(t.serial_number or "")
+            self._open_channel(t.id, t.name, locate, t.baud, where)
+            if locate() is None:
+                log.warning(
+                    "table %s (%s): %s is not present; its board says it is waiting for the "
+                    "table controller until it appears",
+                    t.id,
+                    t.name,
+                    where,
+                )
         for table_id, locate in self.locators.items():
             if table_id not in self.tables or self.tables[table_id].channel is None:
-                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD)
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, "its port")
         if self.config.autodetect:
             self._tasks.append(asyncio.get_running_loop().create_task(self._autodetect()))
         for table_id in self.tables:
@@ -108,7 +117,12 @@ class Daemon:
         return rt
 
     def _open_channel(
-        self, table_id: str, name: str, locate: Callable[[], str | None], baud: int
+        self,
+        table_id: str,
+        name: str,
+        locate: Callable[[], str | None],
+        baud: int,
+        where: str,
     ) -> TableChannel:
         rt = self.runtime(table_id, name)
         channel = TableChannel(
@@ -117,6 +131,7 @@ class Daemon:
             self.devices,
             baud=baud,
             delivered=self.reader.delivered(table_id),
+            where=where,
         )
         rt.channel = channel
         rt.view.status = channel.status()
@@ -162,9 +177,11 @@ class Daemon:
                 log.info("auto-detected a table controller on %s (%s)", p.device, table_id)
                 if p.serial_number:
                     locate = self._by_serial(p.serial_number)
+                    where = f"the USB device with serial number {p.serial_number}"
                 else:
                     locate = fixed_path(p.device)
-                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD)
+                    where = f"port {p.device}"
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, where)
                 self.mark(table_id)
             await asyncio.sleep(AUTODETECT_EVERY_S)
 

@@ -247,9 +247,11 @@ class TableChannel:
         handler: ChannelHandler,
         baud: int = 115200,
         delivered: int = 0,
+        where: str = "its port",
     ) -> None:
         self.table_id = table_id
         self.locate = locate
+        self.where = where  # what locate looks for, for people: "port /dev/ttyACM0"
         self.handler = handler
         self.baud = baud
         self.session = Session(
@@ -300,7 +302,9 @@ class TableChannel:
         while not self._stop:
             path = self.locate()
             if path is None:
-                self._set_state("offline", "port not present")
+                self._set_state(
+                    "offline", f"waiting for the table controller ({self.where} is not present)"
+                )
             else:
                 link = SerialLink(path, self.baud)
                 try:

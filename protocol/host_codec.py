@@ -25,7 +25,7 @@ import dataclasses
 import io
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, ClassVar, Final, NoReturn
+from typing import Any, ClassVar, Final, NoReturn, get_args
 
 import cbor2
 
@@ -546,23 +546,7 @@ Record = (
     | Log
     | Error
 )
-RECORDS: Final[dict[int, type[Record]]] = {
-    cls.TYPE: cls
-    for cls in (
-        Hello,
-        Welcome,
-        Event,
-        State,
-        Ack,
-        Heartbeat,
-        SetupMatch,
-        Command,
-        Time,
-        SnapshotRequest,
-        Log,
-        Error,
-    )
-}
+RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 
 
 def record_of(mtype: int, body: Mapping[Any, Any]) -> Record:

@@ -59,7 +59,8 @@ class NoReports:
 
 class MirroredBoards:
     """What the web app reads from a :class:`~baulk.host.daemon.Daemon`
-    (``tables``, ``table_ids``, ``board``, ``hub``, ``config``, ``reader``),
+    (``tables``, ``table_ids``, ``board``, ``store_status``, ``hub``, ``config``,
+    ``reader``),
     filled from the broker.  Runs on the event loop; the mirror hands boards
     over with :meth:`publish_threadsafe`."""
 
@@ -76,6 +77,10 @@ class MirroredBoards:
 
     def board(self, table_id: str) -> dict[str, Any] | None:
         return self.hub.boards.get(table_id)
+
+    def store_status(self) -> dict[str, Any]:
+        # No store here: each table's board carries its own host's.
+        return {"ok": True}
 
     def publish(self, table_id: str, board: dict[str, Any]) -> None:
         self.tables.setdefault(table_id, None)

@@ -39,6 +39,12 @@ from typing import Any
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047
 DEFAULT_BAUD = 115200
+# The rates a serial port can be set to (termios's and the USB CDC ACM
+# driver's); anything else fails only when the port is opened.
+BAUD_RATES = (
+    1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
+    576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
+)  # fmt: skip
 DEFAULT_STORE = "var/baulk.sqlite"
 TOKEN_ENV = "BAULK_TOKEN"
 # Raspberry Pi Pico running MicroPython (USB CDC), the reference board.
@@ -81,14 +87,23 @@ def valid_table_id(text: object) -> bool:
     return isinstance(text, str) and bool(_TABLE_ID.match(text))
 
 
+def _shown(value: object) -> str:
+    """A value as an error message shows it: short, whatever it is."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long for repr()
+        return "a number of thousands of digits"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _expect(section: dict[str, Any], key: str, kind: type, where: str) -> Any:
     value = section.get(key)
     if value is None:
         return None
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{where}.{key} must be an integer, not {value!r}")
+        raise ConfigError(f"{where}.{key} must be an integer, not {_shown(value)}")
     if not isinstance(value, kind):
-        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {value!r}")
+        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {_shown(value)}")
     return value
 
 
@@ -169,9 +184,14 @@ def parse(
         serial = _expect(t, "serial_number", str, where)
         if (dev is None) == (serial is None):
             raise ConfigError(f"{where} ({tid}): give exactly one of port or serial_number")
-        baud = _expect(t, "baud", int, where) or DEFAULT_BAUD
-        if baud <= 0:
-            raise ConfigError(f"{where}.baud must be positive")
+        baud = _expect(t, "baud", int, where)
+        if baud is None:
+            baud = DEFAULT_BAUD
+        elif baud not in BAUD_RATES:
+            raise ConfigError(
+                f"{where}.baud must be a serial port's rate such as {DEFAULT_BAUD} "
+                f"(one of {', '.join(map(str, BAUD_RATES))}), not {_shown(baud)}"
+            )
         tables.append(TableConfig(str(tid), name, dev, serial, baud))
     ids = [t.id for t in tables]
     for tid in ids:
@@ -208,4 +228,6 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
+    except ValueError:  # tomllib's own int() of a number of over 4300 digits
+        raise ConfigError(f"config {p} is not valid TOML: a number is far too long") from None
     return parse(data, base=p.resolve().parent, env=env)

@@ -50,7 +50,7 @@ class Daemon:
         self.finder = finder or PortFinder(config.usb_ids)
         self.store = Store(config.store_path)
         self.reader = StoreReader(config.store_path)
-        self.committer = GroupCommitter(self.store, self._durable)
+        self.committer = GroupCommitter(self.store, self._durable, self._store_health)
         self.hub = LiveHub()
         self.tables: dict[str, TableRuntime] = {}
         self.devices = DeviceHandler(self)
@@ -217,6 +217,20 @@ class Daemon:
             if rt.channel is not None:
                 view.status = self.devices.status(rt, rt.channel)
             self.hub.publish(table_id, view.board())
+
+    def store_status(self) -> dict[str, Any]:
+        """{"ok": true}, or why the store cannot commit and since when."""
+        c = self.committer
+        if c.failing is None:
+            return {"ok": True}
+        return {"ok": False, "error": c.failing, "since_ms": c.failing_since_ms}
+
+    def _store_health(self, failing: str | None) -> None:
+        # Every board says the store is failing (its scores are still the
+        # devices' own; only the record is behind), and says when it is back.
+        for table_id, rt in self.tables.items():
+            rt.view.store = self.store_status()
+            self.mark(table_id)
 
     def _durable(self, table_id: str, seq: int) -> None:
         rt = self.tables.get(table_id)

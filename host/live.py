@@ -67,6 +67,7 @@ class TableView:
     device_state: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     events: int = 0
+    store: dict[str, Any] = field(default_factory=lambda: {"ok": True})
 
     def board(self) -> dict[str, Any]:
         state: dict[str, Any] | None = None
@@ -92,6 +93,7 @@ class TableView:
             "verified": bool(extras.get("verified")),
             "alerts": extras.get("alerts", []),
             "events": self.events,
+            "store": self.store,
         }
 
 

@@ -106,14 +106,30 @@ def dumps(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
+def _make_folder(folder: Path) -> None:
+    """The store's own folder may be made, not its parents: a missing parent
+    is more likely a typo in the config than a place to create."""
+    if folder.is_dir():
+        return
+    try:
+        folder.mkdir()
+    except FileNotFoundError:
+        raise StoreError(
+            f"cannot make the store's folder {folder}: {folder.parent} does not exist"
+        ) from None
+    except OSError as e:
+        raise StoreError(f"cannot make the store's folder {folder}: {e.strerror or e}") from None
+
+
 def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
     """A connection to the store file: the writer's (which creates the tables)
     or a read-only one (the file must exist)."""
+    if not readonly:
+        _make_folder(path.parent)
     try:
         if readonly:
             db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA busy_timeout = 5000")
         if not readonly:

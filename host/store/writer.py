@@ -15,12 +15,13 @@ import concurrent.futures
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from .records import Batch, CommandRow, EventRow, LinkRow, Projection, RawRow, StoredEvent
-from .schema import connect, dumps
+from .schema import connect, dumps, now_ms
 
 log = logging.getLogger("baulk.store")
 
@@ -95,7 +96,7 @@ class Store:
                 )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _roll_back(db)
             raise
         self.commits += 1
         self.rows += len(batch)
@@ -169,8 +170,17 @@ class Store:
                 db.executemany("UPDATE events SET match_id = ?, frame = ? WHERE id = ?", updates)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _roll_back(db)
             raise
+
+
+def _roll_back(db: sqlite3.Connection) -> None:
+    """Undo a failed transaction without hiding why it failed: SQLite has
+    already rolled back after some errors (a full disk), and a ROLLBACK then
+    fails with an error of its own."""
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) -> None:
@@ -216,27 +226,48 @@ class GroupCommitter:
     ``submit`` never blocks; the single writer thread commits whatever has
     gathered, then ``on_durable(table_id, seq)`` runs on the event loop for
     each table, which is where the daemon sends the device its ack.
+
+    When the store cannot commit (a full disk, a broken file), nothing is
+    acknowledged, so the devices keep their events and the rows wait here.
+    The error is logged once by its own words, then at most once a minute,
+    with a line when commits succeed again; ``on_health`` hears of both
+    (``failing`` is the error meanwhile), so the boards and the API can say
+    so.  Retries back off up to RETRY_MAX_S.
     """
+
+    RETRY_FIRST_S = 0.5
+    RETRY_MAX_S = 5.0
+    REMIND_EVERY_S = 60.0
 
     def __init__(
         self,
         store: Store,
         on_durable: Callable[[str, int], None],
-        max_batch: int = 5000,
+        on_health: Callable[[str | None], None] | None = None,
     ) -> None:
         self.store = store
         self.on_durable = on_durable
-        self.max_batch = max_batch
+        self.on_health = on_health
         self.pending = Batch()
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-store")
         self._wake: asyncio.Event | None = None
+        self._idle: asyncio.Event | None = None  # nothing pending, nothing on its way
+        self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         self.failures = 0
+        self.failing: str | None = None  # why commits fail, while they do
+        self.failing_since_ms: int | None = None
+        self._failed_at = 0.0  # monotonic time of the first failure in a row
+        self._told_at = 0.0
+        self._tries = 0
         self.closed = False
 
     def start(self) -> None:
         self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name="group-commit")
 
     def submit_event(self, row: EventRow) -> None:
@@ -256,44 +287,110 @@ class GroupCommitter:
         self._poke()
 
     def _poke(self) -> None:
-        if self._wake is not None:
+        if self._wake is not None and self._idle is not None:
+            self._idle.clear()
             self._wake.set()
 
     async def _run(self) -> None:
-        assert self._wake is not None
+        assert self._wake is not None and self._idle is not None
         loop = asyncio.get_running_loop()
-        while True:
+        while not self.closed:
             await self._wake.wait()
             self._wake.clear()
-            while len(self.pending):
+            while len(self.pending) and not self.closed:
                 batch, self.pending = self.pending, Batch()
                 try:
                     done = await loop.run_in_executor(self.executor, self.store.write, batch)
                 except Exception as e:  # sqlite3.Error, a full disk, a bug
                     # Nothing was acked, so the device still holds these
-                    # events; keep them and try again shortly.
-                    self.failures += 1
-                    log.error("store commit failed (%r); retrying", e)
+                    # events; keep them and try again.
                     self.pending = batch + self.pending
-                    await asyncio.sleep(0.5)
+                    self._failed(e)
+                    await self._pause()
                     continue
+                self._recovered()
                 self.batches += 1
                 for table_id, seq in done.items():
                     self.on_durable(table_id, seq)
-            if self.closed:
-                return
+            if not len(self.pending):
+                self._idle.set()
+
+    def _failed(self, e: Exception) -> None:
+        self.failures += 1
+        self._tries += 1
+        why = str(e) or type(e).__name__
+        now = time.monotonic()
+        waiting = len(self.pending)
+        if self.failing is None:
+            self._failed_at = self._told_at = now
+            self.failing_since_ms = now_ms()
+            log.error(
+                "the store cannot commit: %s; %d rows wait and nothing is acknowledged "
+                "(the tables keep their events) until it can",
+                why,
+                waiting,
+            )
+        elif why != self.failing or now - self._told_at >= self.REMIND_EVERY_S:
+            self._told_at = now
+            log.error(
+                "the store still cannot commit: %s (%d tries in %.0f s, %d rows wait)",
+                why,
+                self._tries,
+                now - self._failed_at,
+                waiting,
+            )
+        changed = why != self.failing
+        self.failing = why
+        if changed and self.on_health is not None:
+            self.on_health(why)
+
+    def _recovered(self) -> None:
+        if self.failing is None:
+            return
+        log.warning(
+            "the store commits again, after %d failed tries in %.0f s",
+            self._tries,
+            time.monotonic() - self._failed_at,
+        )
+        self.failing = None
+        self.failing_since_ms = None
+        self._tries = 0
+        if self.on_health is not None:
+            self.on_health(None)
+
+    async def _pause(self) -> None:
+        """Wait before the next try, longer each time; a close cuts it short."""
+        assert self._closing is not None
+        delay = min(self.RETRY_FIRST_S * 2 ** (self._tries - 1), self.RETRY_MAX_S)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), delay)
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is committed."""
-        while len(self.pending) or (self._wake is not None and self._wake.is_set()):
-            await asyncio.sleep(0.005)
-        # one more round trip through the writer: the batch in flight is done
-        await asyncio.get_running_loop().run_in_executor(self.executor, lambda: None)
+        assert self._idle is not None
+        while not self._idle.is_set():
+            await self._idle.wait()
 
-    async def close(self) -> None:
-        await self.flush()
+    async def close(self, timeout: float = 5.0) -> None:
+        """Commit what is pending (waiting at most ``timeout`` seconds, and
+        not at all while the store is failing), then stop.  Rows left are
+        not lost: nothing of them was acknowledged, so the devices send their
+        events again to the next daemon."""
+        if self.failing is None and self._idle is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), timeout)
+        self.closed = True
+        if self._closing is not None:
+            self._closing.set()
+        if self._wake is not None:
+            self._wake.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self.executor.shutdown(wait=True)
+        if len(self.pending):
+            log.warning(
+                "stopped with %d rows not stored: the tables send their events again",
+                len(self.pending),
+            )

@@ -173,6 +173,7 @@ async def api_root(request: web.Request) -> web.Response:
             "tables": daemon.table_ids(),
             "live": "/api/live",
             "actions_enabled": daemon.config.operator_token is not None,
+            "store": daemon.store_status(),
         }
     )
 

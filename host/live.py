@@ -67,6 +67,8 @@ class TableView:
     device_state: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     events: int = 0
+    # {"match_id", "players"}: names corrected at the desk (host/web/name_fixes.py)
+    names_fix: dict[str, Any] | None = None
 
     def board(self) -> dict[str, Any]:
         state: dict[str, Any] | None = None
@@ -79,6 +81,9 @@ class TableView:
         if match is None and state and state.get("players"):
             match = {"players": state["players"], "best_of": state.get("best_of")}
         if match is not None:
+            fix = self.names_fix
+            if fix is not None and fix["match_id"] == match.get("match_id"):
+                match = {**match, "players": fix["players"]}
             match = {**match, "names": _names(match.get("players"))}
         extras = self.extras
         return {

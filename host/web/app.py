@@ -3,8 +3,11 @@
 contract.
 
 Read-only routes are public.  Actions need ``Authorization: Bearer TOKEN``
-(the config's ``operator_token`` or ``BAULK_TOKEN``): without it they answer
-401 and change nothing.  Every error is JSON ``{"error": "sentence"}``.
+(the config's ``operator_token`` or ``BAULK_TOKEN``), or the operator
+console's sign-in (a session cookie and its CSRF token, console_session.py):
+without either they answer 401 and change nothing.  Every error is JSON
+``{"error": "sentence"}``; an action's error also carries ``message``, the
+sentence in the language the request asks for (``?lang=fa``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import contextlib
 import hmac
 import json
 import logging
+import sqlite3
+import ssl
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -25,8 +30,11 @@ from aiohttp import WSMsgType, web
 from baulk.firmware import names
 from baulk.firmware.engine import Rejected, parse_event
 from baulk.host import reports
-from baulk.host.config import valid_table_id
+from baulk.host.config import ConfigError, tls_context, valid_table_id
 from baulk.host.live import SCHEMA_VERSION, SERVER
+from baulk.host.web import console_session, sheet, store_queries
+from baulk.host.web.name_fixes import NameFixes
+from baulk.host.web.refusals import localise
 
 if TYPE_CHECKING:
     from baulk.host.run_cmd import Daemon
@@ -37,6 +45,7 @@ _Parsed = TypeVar("_Parsed")  # what an action's own check makes of its body
 STATIC = Path(__file__).with_name("static")
 MAX_BODY = 16 * 1024
 NAME_BYTES = 48
+BEST_OF_MAX = 35
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
 # Authentication failures: a client (by address) that fails AUTH_FAILURES
@@ -94,8 +103,28 @@ class AuthThrottle:
 THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
 
 
-def error(status: int, text: str) -> web.Response:
-    return web.json_response({"error": text}, status=status)
+def error(status: int, text: str, lang: str | None = None) -> web.Response:
+    body = {"error": text}
+    if lang is not None:
+        body["message"] = localise(text, lang)
+    return _json(body, status=status)
+
+
+def _lang(request: web.Request) -> str:
+    lang = request.query.get("lang", "en")
+    return lang if lang in LANGS else "en"
+
+
+class Refused(Exception):
+    """A web-side check of an action failed (HTTP status and sentence)."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+FIXES_KEY: web.AppKey[NameFixes | None] = web.AppKey("name_fixes")
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -127,8 +156,13 @@ async def security_headers(request: web.Request, handler: Any) -> web.StreamResp
 
 
 # ---------------------------------------------------------------------- pages
-def _page(name: str) -> web.FileResponse:
-    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache"})
+def _page(name: str, **headers: str) -> web.FileResponse:
+    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache", **headers})
+
+
+# The console and the result sheet are never shown inside another site's frame
+# (a frame could trick the operator into clicking).
+NO_FRAMES = {"X-Frame-Options": "DENY"}
 
 
 async def index(request: web.Request) -> web.StreamResponse:
@@ -151,15 +185,54 @@ async def venue_page(request: web.Request) -> web.StreamResponse:
     return _page("venue.html")
 
 
+async def console_page(request: web.Request) -> web.StreamResponse:
+    return _page("console.html", **NO_FRAMES)
+
+
+def _store_db(daemon: Daemon) -> sqlite3.Connection | None:
+    """The daemon's read-only store connection; None on a board that mirrors
+    a broker and keeps no store."""
+    db = getattr(daemon.reader, "db", None)
+    return db if isinstance(db, sqlite3.Connection) else None
+
+
+def _report(request: web.Request) -> dict[str, Any] | None:
+    report = reports.build(request.app[DAEMON_KEY].reader, request.match_info["match"])
+    fixes = request.app[FIXES_KEY]
+    if report is not None and fixes is not None:
+        report = fixes.apply_to_report(report)
+    return report
+
+
+def _table_name(daemon: Daemon, table_id: str) -> str | None:
+    board = daemon.board(table_id)
+    return str(board["name"]) if board is not None else None
+
+
 async def report_page(request: web.Request) -> web.StreamResponse:
-    daemon = request.app[DAEMON_KEY]
-    lang = request.query.get("lang", "en")
-    if lang not in LANGS:
-        lang = "en"
-    report = reports.build(daemon.reader, request.match_info["match"])
+    report = _report(request)
     if report is None:
         raise web.HTTPNotFound(text="no such match")
-    return web.Response(text=reports.html_page(report, lang), content_type="text/html")
+    name = _table_name(request.app[DAEMON_KEY], report["match"]["table_id"])
+    return web.Response(
+        text=reports.html_page(report, _lang(request), name), content_type="text/html"
+    )
+
+
+async def sheet_page(request: web.Request) -> web.StreamResponse:
+    report = _report(request)
+    if report is None:
+        raise web.HTTPNotFound(text="no such match")
+    daemon = request.app[DAEMON_KEY]
+    db = _store_db(daemon)
+    match_id = report["match"]["match_id"]
+    referee = store_queries.referee_of(db, match_id) if db is not None else None
+    name = _table_name(daemon, report["match"]["table_id"])
+    return web.Response(
+        text=sheet.html_page(report, _lang(request), name, referee),
+        content_type="text/html",
+        headers=NO_FRAMES,
+    )
 
 
 # ---------------------------------------------------------------------- API (read)
@@ -172,6 +245,24 @@ async def api_root(request: web.Request) -> web.Response:
             "tables": daemon.table_ids(),
             "live": "/api/live",
             "actions_enabled": daemon.config.operator_token is not None,
+        }
+    )
+
+
+async def api_vocabulary(request: web.Request) -> web.Response:
+    """The names the console offers: balls, foul kinds by how their penalty
+    is valued (a ``higher`` kind names the ball concerned), limits."""
+    return _json(
+        {
+            "balls": list(names.BALLS),
+            "colours": list(names.COLOURS),
+            "foul_kinds": {
+                "ball_on": list(names.FOULS_BALL_ON),
+                "higher": list(names.FOULS_HIGHER),
+                "seven": list(names.FOULS_SEVEN),
+            },
+            "best_of_max": BEST_OF_MAX,
+            "name_bytes": NAME_BYTES,
         }
     )
 
@@ -201,14 +292,24 @@ async def api_matches(request: web.Request) -> web.Response:
         return error(400, "limit must be an integer")
     if not 1 <= limit <= 1000:
         return error(400, "limit must be 1..1000")
-    return _json({"schema": SCHEMA_VERSION, "matches": daemon.reader.matches(table, limit)})
+    skip_empty = request.query.get("skip_empty", "0")
+    if skip_empty not in ("0", "1"):
+        return error(400, "skip_empty must be 0 or 1")
+    db = _store_db(daemon)
+    if db is None:
+        found = daemon.reader.matches(table, limit)
+    else:
+        found = store_queries.listed_matches(db, table, limit, skip_empty == "1")
+    fixes = request.app[FIXES_KEY]
+    if fixes is not None:
+        found = [fixes.apply_to_match(m) for m in found]
+    return _json({"schema": SCHEMA_VERSION, "matches": found})
 
 
 async def api_match(request: web.Request) -> web.StreamResponse:
-    daemon = request.app[DAEMON_KEY]
-    report = reports.build(daemon.reader, request.match_info["match"])
+    report = _report(request)
     if report is None:
-        return error(404, f"there is no match '{request.match_info['match']}'")
+        return error(404, f"there is no match '{request.match_info['match'][:100]}'")
     fmt = request.match_info.get("fmt", "json")
     if fmt == "csv":
         return web.Response(
@@ -258,13 +359,16 @@ async def _send_feed(ws: web.WebSocketResponse, sub: Any, daemon: Daemon) -> Non
         pass
 
 
-# ---------------------------------------------------------------------- actions
-def _authorised(request: web.Request) -> web.Response | None:
+# ---------------------------------------------------------------------- operator
+def _check_token(request: web.Request, given: str, lang: str, wrong: str) -> web.Response | None:
+    """The operator token, compared in constant time, with failures counted
+    per client address (AuthThrottle); ``wrong`` says what a wrong one gets."""
     token = request.app[DAEMON_KEY].config.operator_token
     if token is None:
         return error(
             403,
             "operator actions are switched off: set operator_token in the config or BAULK_TOKEN",
+            lang,
         )
     throttle = request.app[THROTTLE_KEY]
     client = request.remote or "?"
@@ -272,36 +376,92 @@ def _authorised(request: web.Request) -> web.Response | None:
     if wait > 0:
         throttle.refused += 1
         response = error(
-            429, f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s"
+            429,
+            f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s",
+            lang,
         )
         response.headers["Retry-After"] = str(int(wait) + 1)
         return response
-    given = request.headers.get("Authorization", "")
     # compare_digest: the time taken does not tell how much of the token was right.
-    if not given.startswith("Bearer ") or not hmac.compare_digest(
-        given[7:].strip().encode(), token.encode()
-    ):
+    if not hmac.compare_digest(given.encode(), token.encode()):
         throttle.failed(client)
-        log.warning("operator action refused: wrong or missing token (from %s)", client)
-        return error(401, "this action needs the operator token (Authorization: Bearer TOKEN)")
+        log.warning("operator refused: wrong or missing token (from %s)", client)
+        return error(401, wrong, lang)
     return None
 
 
-async def _body(request: web.Request) -> dict[str, Any] | web.Response:
+async def _authorised(request: web.Request) -> web.Response | None:
+    """The bearer token (curl, scripts), or else the console's sign-in."""
+    lang = _lang(request)
+    console = "Authorization" not in request.headers and console_session.has_cookie(request)
+    if request.app[DAEMON_KEY].config.operator_token is None or not console:
+        given = request.headers.get("Authorization", "")
+        token = given[7:].strip() if given.startswith("Bearer ") else ""
+        return _check_token(
+            request,
+            token,
+            lang,
+            "this action needs the operator token (Authorization: Bearer TOKEN) "
+            "or a console sign-in",
+        )
+    why = await console_session.refusal(request)
+    return error(*why, lang) if why is not None else None
+
+
+async def console_state(request: web.Request) -> web.Response:
+    """Whether this browser is signed in, and the CSRF token its page keeps."""
+    csrf = await console_session.csrf_token(request)
+    enabled = request.app[DAEMON_KEY].config.operator_token is not None
+    response = _json({"signed_in": csrf is not None, "csrf": csrf, "actions_enabled": enabled})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def console_sign_in(request: web.Request) -> web.Response:
+    lang = _lang(request)
+    origin = console_session.foreign_origin(request)
+    if origin is not None:
+        return error(403, f"refused: this action came from another site ({origin})", lang)
+    data = await _body(request, lang)
+    if isinstance(data, web.Response):
+        return data
+    given = data.get("token")
+    if not isinstance(given, str):
+        return error(400, "token must be a string", lang)
+    denied = _check_token(request, given.strip(), lang, "the operator token is wrong")
+    if denied is not None:
+        return denied
+    csrf = await console_session.sign_in(request)
+    log.info("operator console: signed in (from %s)", request.remote or "?")
+    response = _json({"signed_in": True, "csrf": csrf})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def console_sign_out(request: web.Request) -> web.Response:
+    lang = _lang(request)
+    why = await console_session.refusal(request)
+    if why is not None and why[0] != 401:  # not signed in: nothing to end
+        return error(*why, lang)
+    await console_session.sign_out(request)
+    return _json({"signed_in": False})
+
+
+async def _body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:
     if request.content_length is not None and request.content_length > MAX_BODY:
-        return error(413, f"the request body is over {MAX_BODY} bytes")
+        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
     try:
         raw = await request.content.read(MAX_BODY + 1)
     except (TimeoutError, ConnectionError):
-        return error(400, "the request body could not be read")
+        return error(400, "the request body could not be read", lang)
     if len(raw) > MAX_BODY:
-        return error(413, f"the request body is over {MAX_BODY} bytes")
+        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return error(400, f"the body must be a JSON object: {e}")
+        return error(400, f"the body must be a JSON object: {e}", lang)
     if not isinstance(data, dict):
-        return error(400, "the body must be a JSON object")
+        return error(400, "the body must be a JSON object", lang)
     return data
 
 
@@ -311,18 +471,12 @@ def _name(v: Any, what: str) -> str:
     text: str = v.strip()
     if len(text.encode()) > NAME_BYTES:
         raise ValueError(f"{what} is longer than {NAME_BYTES} bytes")
-    if any(ord(c) < 32 for c in text):
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
         raise ValueError(f"{what} must not hold control characters")
     return text
 
 
-def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
-    """Check a new-match request; raise ValueError with the reason."""
-    allowed = {"players", "best_of", "reds", "breaker", "who"}
-    extra = sorted(set(data) - allowed)
-    if extra:
-        raise ValueError(f"unknown key '{extra[0]}' (allowed: {', '.join(sorted(allowed))})")
-    players = data.get("players")
+def _players(players: Any) -> list[Any]:
     if not isinstance(players, list) or len(players) != 2:
         raise ValueError("players must be a list of two names (or two teams of two names)")
     clean: list[Any] = []
@@ -333,10 +487,23 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
             clean.append([_name(x, f"player {i + 1}.{j + 1}") for j, x in enumerate(p)])
         else:
             clean.append(_name(p, f"player {i + 1}"))
+    return clean
+
+
+def _unknown_keys(data: dict[str, Any], allowed: set[str]) -> None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        raise ValueError(f"unknown key '{extra[0]}' (allowed: {', '.join(sorted(allowed))})")
+
+
+def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
+    """Check a new-match request; raise ValueError with the reason."""
+    _unknown_keys(data, {"players", "best_of", "reds", "breaker", "who"})
+    clean = _players(data.get("players"))
     best_of = data.get("best_of")
     if isinstance(best_of, bool) or not isinstance(best_of, int):
         raise ValueError("best_of must be an odd integer from 1 to 35")
-    if not (1 <= best_of <= 35 and best_of % 2 == 1):
+    if not (1 <= best_of <= BEST_OF_MAX and best_of % 2 == 1):
         raise ValueError("best_of must be an odd integer from 1 to 35")
     reds = data.get("reds", 15)
     if reds not in (6, 10, 15) or isinstance(reds, bool):
@@ -373,6 +540,24 @@ def parse_command(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     return data, who
 
 
+def parse_names(data: dict[str, Any]) -> tuple[list[Any], str | None]:
+    """Check a name correction: the players as for a new match, and ``who``."""
+    _unknown_keys(data, {"players", "who"})
+    who = data.get("who")
+    return _players(data.get("players")), _name(who, "who") if who is not None else None
+
+
+def _same_form(old: Any, new: list[Any]) -> bool:
+    if not isinstance(old, list) or len(old) != 2:
+        return False
+    for before, after in zip(old, new, strict=True):
+        if isinstance(before, list) != isinstance(after, list):
+            return False
+        if isinstance(before, list) and len(before) != len(after):
+            return False
+    return True
+
+
 async def act_match(request: web.Request) -> web.Response:
     return await _action(request, parse_setup, lambda d, t, setup: d.setup_match(t, **setup))
 
@@ -381,34 +566,82 @@ async def act_command(request: web.Request) -> web.Response:
     return await _action(request, parse_command, lambda d, t, parsed: d.command(t, *parsed))
 
 
+async def act_names(request: web.Request) -> web.Response:
+    fixes = request.app[FIXES_KEY]
+
+    async def correct(daemon: Daemon, table: str, parsed: tuple[list[Any], str | None]) -> Any:
+        players, who = parsed
+        if fixes is None:
+            raise Refused(
+                409,
+                "name corrections need the venue's store: make them on the host of the table",
+            )
+        board = daemon.board(table)
+        match = board.get("match") if board is not None else None
+        if not match or not match.get("match_id"):
+            raise Refused(409, "there is no match on this table to correct")
+        view = getattr(daemon.tables.get(table), "view", None)
+        original = match.get("players")
+        if view is not None and view.match is not None:
+            original = view.match.get("players")  # the form the match started with
+        if not _same_form(original, players):
+            raise Refused(
+                400, "the names must keep the match's form: two players, or two pairs as before"
+            )
+        fixes.save(match["match_id"], players, who)
+        log.info("table %s: names corrected by %s", table, who or "the operator")
+        if view is not None:
+            view.names_fix = {"match_id": match["match_id"], "players": players}
+            daemon.hub.publish(table, view.board())
+        return {"status": "done", "names": reports.names_of(players)}
+
+    return await _action(request, parse_names, correct)
+
+
 async def _action(
     request: web.Request,
     parse: Callable[[dict[str, Any]], _Parsed],
     run: Callable[[Daemon, str, _Parsed], Awaitable[dict[str, Any]]],
 ) -> web.Response:
-    """An operator action: token, body, its own check, then the daemon, which
-    forwards it to the table.  Each refusal is a JSON error, nothing sent."""
+    """An operator action: sign-in, body, its own check, then the daemon,
+    which forwards it to the table.  Each refusal is a JSON error, nothing
+    sent."""
     from baulk.host.run_cmd import ActionError
 
-    denied = _authorised(request)
+    lang = _lang(request)
+    denied = await _authorised(request)
     if denied is not None:
         return denied
-    data = await _body(request)
+    data = await _body(request, lang)
     if isinstance(data, web.Response):
         return data
     try:
         parsed = parse(data)
     except ValueError as e:
-        return error(400, str(e))
+        return error(400, str(e), lang)
     daemon = request.app[DAEMON_KEY]
     table = request.match_info["table"]
     if table not in daemon.tables:
-        return error(404, f"there is no table '{table}'")
+        return error(404, f"there is no table '{table}'", lang)
     try:
         result = await run(daemon, table, parsed)
-    except ActionError as e:
-        return error(e.status, e.text)
+    except (ActionError, Refused) as e:
+        return error(e.status, e.text, lang)
+    if "message" in result:
+        result = {**result, "message": localise(str(result["message"]), lang)}
     return _json(result, status=200 if result["status"] == "done" else 202)
+
+
+def _restore_name_fixes(daemon: Daemon, fixes: NameFixes) -> None:
+    """Corrections made before a restart, back on the boards."""
+    for runtime in daemon.tables.values():
+        view = getattr(runtime, "view", None)
+        match = view.match if view is not None else None
+        if view is None or not match or not match.get("match_id"):
+            continue
+        players = fixes.get(str(match["match_id"]))
+        if players is not None:
+            view.names_fix = {"match_id": match["match_id"], "players": players}
 
 
 # ---------------------------------------------------------------------- the app
@@ -416,13 +649,26 @@ def build_app(daemon: Daemon) -> web.Application:
     app = web.Application(middlewares=[errors_as_json, security_headers], client_max_size=MAX_BODY)
     app[DAEMON_KEY] = daemon
     app[THROTTLE_KEY] = AuthThrottle()
+    fixes = NameFixes(daemon.config.store_path) if _store_db(daemon) is not None else None
+    app[FIXES_KEY] = fixes
+    if fixes is not None:
+        _restore_name_fixes(daemon, fixes)
+
+        async def close_fixes(app: web.Application) -> None:
+            fixes.close()
+
+        app.on_cleanup.append(close_fixes)
+    console_session.setup(app, daemon.config.session_hours, daemon.config.tls)
     r = app.router
     r.add_get("/", index)
     r.add_get("/table/{table}", table_page)
     r.add_get("/overlay/{table}", overlay_page)
     r.add_get("/venue", venue_page)
+    r.add_get("/console", console_page)
     r.add_get("/report/{match}", report_page)
+    r.add_get("/report/{match}/sheet", sheet_page)
     r.add_get("/api", api_root)
+    r.add_get("/api/vocabulary", api_vocabulary)
     r.add_get("/api/tables", api_tables)
     r.add_get("/api/tables/{table}", api_table)
     r.add_get("/api/matches", api_matches)
@@ -431,21 +677,32 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_get("/api/live", api_live)
     r.add_post("/api/tables/{table}/match", act_match)
     r.add_post("/api/tables/{table}/command", act_command)
+    r.add_post("/api/tables/{table}/names", act_names)
+    r.add_get("/console/session", console_state)
+    r.add_post("/console/signin", console_sign_in)
+    r.add_post("/console/signout", console_sign_out)
     r.add_static("/static/", STATIC, append_version=False)
     return app
 
 
 async def serve(daemon: Daemon, host: str, port: int) -> tuple[web.AppRunner, str]:
-    """Start serving; returns the runner (``await runner.cleanup()`` stops it)
-    and the base URL (with the real port when ``port`` was 0)."""
-    return await serve_app(build_app(daemon), host, port)
+    """Start serving (HTTPS when the config names a certificate); returns the
+    runner (``await runner.cleanup()`` stops it) and the base URL (with the
+    real port when ``port`` was 0)."""
+    try:
+        context = tls_context(daemon.config)
+    except ConfigError as e:  # the files changed since the config was read
+        raise OSError(str(e)) from None
+    return await serve_app(build_app(daemon), host, port, context)
 
 
-async def serve_app(app: web.Application, host: str, port: int) -> tuple[web.AppRunner, str]:
+async def serve_app(
+    app: web.Application, host: str, port: int, ssl_context: ssl.SSLContext | None = None
+) -> tuple[web.AppRunner, str]:
     """Serve an already built app (``baulk board`` adds its own routes first)."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
     try:
         await site.start()
     except OSError:
@@ -456,4 +713,5 @@ async def serve_app(app: web.Application, host: str, port: int) -> tuple[web.App
     sockets = getattr(server, "sockets", None)
     if sockets:
         real = int(sockets[0].getsockname()[1])
-    return runner, f"http://{host}:{real}"
+    scheme = "https" if ssl_context is not None else "http"
+    return runner, f"{scheme}://{host}:{real}"

@@ -13,6 +13,10 @@ at sign-in or on load, and keeps in memory; every action carries it in the
 ``X-CSRF-Token`` header, which a form or a page of another origin cannot
 set.  The ``Origin`` header, which browsers send with every POST, must be
 this server's own as well.  The operator token itself is never in the page.
+
+Sign-out must end a session even where a copy of its cookie survives, so
+the server also keeps the ids of the sessions signed in (in memory, at most
+SESSIONS of them): a cookie whose id is not among them is no sign-in.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import hmac
 import os
 import secrets
+import time
 from typing import Any
 
 from aiohttp import web
@@ -29,6 +34,7 @@ from aiohttp_session.cookie_storage import EncryptedCookieStorage
 
 COOKIE = "baulk_console"
 CSRF_HEADER = "X-CSRF-Token"
+SESSIONS = 1000
 
 SIGN_IN_FIRST = "sign in first: there is no console sign-in, or it has ended"
 NOT_FROM_CONSOLE = (
@@ -36,7 +42,36 @@ NOT_FROM_CONSOLE = (
 )
 
 
+class SignedIn:
+    """The ids of the sessions signed in, each until it expires."""
+
+    def __init__(self, lifetime_s: float, most: int = SESSIONS) -> None:
+        self.lifetime_s = lifetime_s
+        self.most = most
+        self.until: dict[str, float] = {}
+
+    def add(self) -> str:
+        now = time.monotonic()
+        self.until = {k: t for k, t in self.until.items() if t > now}
+        while len(self.until) >= self.most:  # the oldest sign-in gives way
+            del self.until[next(iter(self.until))]
+        sid = secrets.token_urlsafe(16)
+        self.until[sid] = now + self.lifetime_s
+        return sid
+
+    def live(self, sid: Any) -> bool:
+        return isinstance(sid, str) and self.until.get(sid, 0.0) > time.monotonic()
+
+    def end(self, sid: Any) -> None:
+        if isinstance(sid, str):
+            self.until.pop(sid, None)
+
+
+SIGNED_IN_KEY: web.AppKey[SignedIn] = web.AppKey("console_signed_in")
+
+
 def setup(app: web.Application, session_hours: int, tls: bool) -> None:
+    app[SIGNED_IN_KEY] = SignedIn(session_hours * 3600)
     storage = EncryptedCookieStorage(
         os.urandom(32),
         cookie_name=COOKIE,
@@ -72,20 +107,21 @@ async def sign_in(request: web.Request) -> str:
     session id and wait for the operator to sign into it."""
     session = await new_session(request)
     csrf = secrets.token_urlsafe(32)
-    session["operator"] = True
+    session["sid"] = request.app[SIGNED_IN_KEY].add()
     session["csrf"] = csrf
     return csrf
 
 
 async def sign_out(request: web.Request) -> None:
     session = await get_session(request)
+    request.app[SIGNED_IN_KEY].end(session.get("sid"))
     session.invalidate()
 
 
 async def csrf_token(request: web.Request) -> str | None:
     """The signed-in session's CSRF token, or None."""
     session = await get_session(request)
-    if not session.get("operator"):
+    if not request.app[SIGNED_IN_KEY].live(session.get("sid")):
         return None
     token: Any = session.get("csrf")
     return token if isinstance(token, str) else None

@@ -87,6 +87,14 @@ _RULES: list[tuple[str, str]] = [
         "مسابقه‌ی تازه از راه شروع مسابقه فرستاده می‌شود ({text})",
     ),
     (r"there is no table '(?P<id>.*)'", "میز {id} وجود ندارد"),
+    (r"'(?P<id>.*)' is not a table id", "{id} شناسه‌ی میز نیست"),
+    (
+        r"table must be a table id \(letters, digits, '-' or '_'\)",
+        "شناسه‌ی میز فقط حرف و رقم و خط تیره و زیرخط دارد",
+    ),
+    (r"limit must be an integer", "حد فهرست باید عدد باشد"),
+    (r"limit must be 1\.\.1000", "حد فهرست باید از ۱ تا ۱۰۰۰ باشد"),
+    (r"skip_empty must be 0 or 1", "پرش از مسابقه‌های خالی باید ۰ یا ۱ باشد"),
     (r"there is no match '(?P<id>.*)'", "مسابقه‌ی {id} وجود ندارد"),
     (
         r"too many actions are waiting for this table; try again when it is online",
@@ -179,6 +187,10 @@ _RULES: list[tuple[str, str]] = [
     (
         r"play again needs a foul on the last stroke",
         "«دوباره بازی کند» فقط پس از خطا در ضربه‌ی آخر ممکن است",
+    ),
+    (
+        r"(?P<text>.+) needs a foul on the last stroke",
+        "{text} فقط پس از خطا در ضربه‌ی آخر ممکن است",
     ),
     (r"a free ball has already been declared", "توپ آزاد پیش‌تر اعلام شده است"),
     (

@@ -10,6 +10,34 @@ setupPage();
 const body = document.body;
 let latest = null;
 
+// Draw a part of the board only when what it shows has changed: a pot
+// changes a score, the break and one ball, not the whole board.
+const drawn = new Map();
+function changed(part, value) {
+  const key = JSON.stringify(value);
+  if (drawn.get(part) === key) return false;
+  drawn.set(part, key);
+  return true;
+}
+
+// The break's balls: a pot adds one at the end, so only the new ones are
+// drawn; anything else draws the line again.
+function renderBreakBalls(balls) {
+  const box = byId("break-balls");
+  const shown = box.children;
+  const extends_ = shown.length <= balls.length &&
+    [...shown].every((b, i) => b.dataset.ball === balls[i]);
+  if (!extends_) box.replaceChildren();
+  // Each ball's width comes from the line's width and the count (no flex
+  // shrinking to work out at every pot).
+  box.style.setProperty("--n", Math.max(balls.length, 1));
+  for (let i = box.children.length; i < balls.length; i++) {
+    const b = ball(balls[i]);
+    b.dataset.ball = balls[i];
+    box.append(b);
+  }
+}
+
 function renderStatus(status) {
   const e = setText("status", statusText(status));
   e.dataset.link = linkClass(status);
@@ -26,7 +54,9 @@ function renderPlayers(st, names) {
     setText("frames" + side, num(st.frames[side]));
     const n = st.snookers_required[side];
     setText("needs" + side, n > 0 ? (n === 1 ? t("snookers_one") : t("snookers_many", { n })) : "");
-    setKids("high" + side, info(t("high_break"), [el("b", "", num(st.highest_break[side]))]));
+    if (changed("high" + side, st.highest_break[side])) {
+      setKids("high" + side, info(t("high_break"), [el("b", "", num(st.highest_break[side]))]));
+    }
     byId("player" + side).classList.toggle("striker", !st.match_over && st.striker === side);
   }
 }
@@ -35,7 +65,7 @@ function renderBallOn(st) {
   const on = st.ball_on;
   const box = byId("ball-on");
   box.hidden = st.match_over || !on;
-  if (box.hidden) return;
+  if (box.hidden || !changed("ball-on", [on, st.free_ball, st.nominated])) return;
   const kids = on === "colour" ? [ball("colour", t("any_colour")), el("span", "value", t("any_colour"))]
     : [ball(on), el("span", "value", t(on))];
   if (st.free_ball) kids.push(el("span", "value dim", t("free_ball_btn")));
@@ -69,7 +99,7 @@ function render(board) {
   const st = board.state;
   const m = board.match;
   setText("table-name", board.name);
-  document.title = board.name + " | " + t("brand");
+  if (changed("title", board.name)) document.title = board.name + " | " + t("brand");
   renderStatus(board.status);
   const playing = !!(st && m);
   const waiting = !playing && waitingForController(board.status);
@@ -81,7 +111,9 @@ function render(board) {
   if (!playing) {
     for (const id of ["bestof", "frame-no", "break"]) setText(id, "");
     for (const id of ["break-balls", "history", notice]) setKids(id, []);
+    byId("history").parentElement.classList.add("empty");
     notice.dataset.kind = "none";
+    drawn.clear();
     return;
   }
   const names = m.names;
@@ -89,23 +121,32 @@ function render(board) {
   setText("bestof", t("best_of", { n: m.best_of }));
   setText("frame-no", t("frame", { n: st.frame }));
   setText("break", st.break ? num(st.break) : "");
-  body.classList.toggle("no-break", !st.break);
-  setKids("break-balls", (board.break_balls || []).map((b) => ball(b)));
+  byId("breakline").classList.toggle("empty", !st.break);
+  renderBreakBalls(board.break_balls || []);
   renderBallOn(st);
   const remaining = byId("remaining");
   remaining.hidden = st.match_over;
-  setKids(remaining, info(t("remaining"), [el("b", "value", num(st.points_remaining))]));
+  if (changed("remaining", st.points_remaining)) {
+    setKids(remaining, info(t("remaining"), [el("b", "value", num(st.points_remaining))]));
+  }
   const respot = st.respot || [];
   byId("respot").hidden = !respot.length;
-  setKids("respot", info(t("respot"), respot.map((b) => ball(b))));
+  if (changed("respot", respot)) setKids("respot", info(t("respot"), respot.map((b) => ball(b))));
   const a = announcement(board);
-  notice.dataset.kind = a ? a.kind : "none";
-  setKids(notice, a ? announcementParts(a, names) : []);
-  renderHistory(st.history || []);
+  if (changed("notice", [a, names])) {
+    notice.dataset.kind = a ? a.kind : "none";
+    setKids(notice, a ? announcementParts(a, names) : []);
+  }
+  if (changed("history", st.history || [])) {
+    byId("history").parentElement.classList.toggle("empty", !(st.history || []).length);
+    renderHistory(st.history || []);
+  }
   const alerts = board.alerts || [];
-  const alert = alerts.length ? t("shadow") : "";
-  setKids("alert", alert ? [alert, ...(LANG === "en"
-    ? [": ", bdi(alerts[alerts.length - 1].text)] : [])] : []);
+  if (changed("alert", alerts.length ? alerts[alerts.length - 1] : null)) {
+    const alert = alerts.length ? t("shadow") : "";
+    setKids("alert", alert ? [alert, ...(LANG === "en"
+      ? [": ", bdi(alerts[alerts.length - 1].text)] : [])] : []);
+  }
 }
 
 connect([tableFromPath()], render);

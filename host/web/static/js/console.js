@@ -373,10 +373,25 @@ function renderTables() {
   }));
 }
 
+// What the console shows of a board: a message that changes none of it (the
+// link's counters, a version) draws nothing.
+const shownKeys = new Map();
+
+function shownKey(board) {
+  const st = board.state || {};
+  return JSON.stringify([board.name, statusText(board.status), board.match,
+    st.frames, st.scores, st.striker, st.ball_on, st.break, st.stroke_open, st.match_over,
+    st.player, st.frame]);
+}
+
 function onBoard(board) {
   boards.set(board.table, board);
   const before = selected;
   if (!chosen || !boards.has(selected)) selected = [...boards.keys()].sort()[0];
+  const key = shownKey(board);
+  const same = shownKeys.get(board.table) === key;
+  shownKeys.set(board.table, key);
+  if (same && before === selected) return;
   renderTables();
   if (board.table === selected || before !== selected) renderPanel();
 }

@@ -25,11 +25,12 @@ export function connect(tables, onBoard) {
         onBoard(msg.board);
         window.__baulkLast = msg;
         if (MEASURE) {
+          const rendered = performance.now();
           // rAF runs just before the next paint; a task queued from it runs
           // just after that paint.
           requestAnimationFrame(() => setTimeout(() => {
             window.__baulkPaints.push({ version: msg.version, sent_ms: msg.sent_ms, arrived,
-              painted: performance.now(), origin: performance.timeOrigin });
+              rendered, painted: performance.now(), origin: performance.timeOrigin });
           }, 0));
         }
       }

@@ -10,7 +10,7 @@ from typing import Any
 
 # The parts of a board that text must stay inside.
 REGIONS = (
-    "header, main .player, .breakline, .infoline, #notice, footer, .card, #overlay, "
+    "header, main .player, .breakline, .infoline, #notice, #bottom, footer, .card, #overlay, "
     "#message, .summary, details, #result, dialog"
 )
 

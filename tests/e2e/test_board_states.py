@@ -46,6 +46,7 @@ def states(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
         "respot": respotted_black(PERSIAN),
         # a foul on the last black ends frame 1 of 3: frame 2 starts at 0-0
         "lastfoul": scenario("foul_cue_on_last_black_ends_frame", players=LATIN, best_of=3),
+        "snookers": scenario("snookers_required_reds_phase", players=LATIN),
     }
     with venue(tmp_path_factory.mktemp("states"), tables) as v:
         yield v
@@ -169,6 +170,18 @@ def test_a_respotted_black(tv: Any, states: Venue, lang: str) -> None:
     expect(page.locator("#score1")).to_have_text("۳۷" if lang == "fa" else "37")
     assert problems(page, fit=True) == []
     shot(page, f"state_respotted_black_{lang}_1080p")
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_snookers_needed_are_shown_big_beside_the_player(tv: Any, states: Venue, lang: str) -> None:
+    page = open_board(tv, states, "snookers", lang)
+    needs = page.locator("#needs1")
+    expect(needs).to_have_text("به ۲ اسنوکر نیاز دارد" if lang == "fa" else "needs 2 snookers")
+    expect(page.locator("#needs0")).to_be_hidden()
+    size = float(needs.evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)"))
+    assert size >= 0.04 * TV["height"]  # 4.4 % of the screen's height: read across a room
+    assert problems(page, fit=True) == []
+    shot(page, f"state_snookers_{lang}_1080p")
 
 
 def test_a_foul_that_ended_a_frame_does_not_stand_over_the_next(tv: Any, states: Venue) -> None:

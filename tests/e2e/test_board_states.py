@@ -18,6 +18,7 @@ from tests.e2e.states import (
     LATIN,
     PERSIAN,
     Venue,
+    breaker_wins_frame,
     foul_miss_free_ball,
     free_ball_155,
     in_play,
@@ -47,6 +48,10 @@ def states(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Venue]:
         # a foul on the last black ends frame 1 of 3: frame 2 starts at 0-0
         "lastfoul": scenario("foul_cue_on_last_black_ends_frame", players=LATIN, best_of=3),
         "snookers": scenario("snookers_required_reds_phase", players=LATIN),
+        "long": [
+            {"ev": "match", "players": LATIN, "best_of": 35},
+            *[ev for _ in range(12) for ev in breaker_wins_frame()],
+        ],
     }
     with venue(tmp_path_factory.mktemp("states"), tables) as v:
         yield v
@@ -170,6 +175,23 @@ def test_a_respotted_black(tv: Any, states: Venue, lang: str) -> None:
     expect(page.locator("#score1")).to_have_text("۳۷" if lang == "fa" else "37")
     assert problems(page, fit=True) == []
     shot(page, f"state_respotted_black_{lang}_1080p")
+
+
+@pytest.mark.parametrize("size", ["1080p", "720p"])
+def test_a_long_match_keeps_the_newest_frames_in_view(
+    browser: Any, states: Venue, size: str
+) -> None:
+    context = browser.new_context(viewport=VIEWPORTS[size])
+    try:
+        page = open_board(context, states, "long", "en")
+        chips = page.locator("#history .chip")
+        expect(page.locator("#history .chip.more")).to_have_text("+5")
+        assert chips.count() == 8  # "+5", then frames 6 to 12
+        expect(chips.last).to_contain_text("12")
+        assert problems(page, fit=True) == []
+        shot(page, f"state_long_match_en_{size}")
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "fa"])

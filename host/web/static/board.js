@@ -75,10 +75,13 @@ function renderBallOn(st) {
   setKids(box, info(t("ball_on"), kids));
 }
 
-// The frames played, oldest first; when they do not all fit on the line,
-// the oldest give way to a "+N" chip.
+// The frames played, oldest first; on a TV, when more were played than the
+// line holds, the oldest give way to a "+N" chip.  How many fit is worked out
+// from the screen's width (a chip is at most 19 u wide with its gap), not by
+// measuring the line: no layout is forced while a board is drawn.
+const portrait = matchMedia("(orientation: portrait)");
+
 function renderHistory(history) {
-  const box = byId("history");
   const chips = history.map((h) => {
     const chip = el("span", "chip");
     chip.dataset.winner = h.winner;
@@ -86,12 +89,13 @@ function renderHistory(history) {
     chip.append(el("span", "fno", num(h.frame)), pair(h.scores[0], h.scores[1], h.winner));
     return chip;
   });
-  setKids(box, chips);
-  let dropped = 0;
-  while (chips.length > dropped + 1 && box.scrollWidth > box.clientWidth) {
-    dropped += 1;
-    setKids(box, [el("span", "chip more", "+" + num(dropped)), ...chips.slice(dropped)]);
+  const u = Math.min(innerHeight / 100, (innerWidth * 0.5625) / 100);
+  const room = portrait.matches ? chips.length : Math.max(1, Math.floor((innerWidth / u - 20) / 19));
+  if (chips.length > room) {
+    const dropped = chips.length - (room - 1);
+    chips.splice(0, dropped, el("span", "chip more", "+" + num(dropped)));
   }
+  setKids("history", chips);
 }
 
 function render(board) {

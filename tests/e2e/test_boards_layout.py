@@ -148,3 +148,61 @@ def test_persian_dates_are_solar_hijri(browser: Any, club: tuple[Venue, str]) ->
         assert not any(c.isascii() and c.isalnum() for c in text), text
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_report_chart_axis_is_whole(browser: Any, club: tuple[Venue, str], lang: str) -> None:
+    """The chart's axis labels lie inside the chart, in Persian too (its SVG
+    would clip a label anchored off its left edge, so the layout check alone
+    would not see it)."""
+    v, match_id = club
+    context = browser.new_context(viewport=VIEWPORTS["phone"])
+    try:
+        page = context.new_page()
+        page.goto(v.url + f"/report/{match_id}" + ("?lang=fa" if lang == "fa" else ""))
+        chart = page.locator("svg.chart").first
+        expect(chart).to_be_visible()
+        outer = chart.bounding_box()
+        labels = chart.locator("text")
+        assert labels.count() == 2
+        expect(labels.first).to_have_text("۱۴۷" if lang == "fa" else "147")
+        for i in range(2):
+            inner = labels.nth(i).bounding_box()
+            assert outer and inner
+            assert (
+                inner["x"] >= outer["x"]
+                and inner["x"] + inner["width"] <= outer["x"] + outer["width"]
+            )
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_the_overlay_goes_where_the_address_says_and_cuts_long_names(
+    browser: Any, club: tuple[Venue, str], lang: str
+) -> None:
+    v, _ = club
+    context = browser.new_context(viewport=VIEWPORTS["1080p"])
+    try:
+        page = context.new_page()
+        q = "pos=tr&margin=20&width=600&scale=1.5" + ("&lang=fa" if lang == "fa" else "")
+        page.goto(v.url + "/overlay/t1?" + q)
+        box = page.locator("#overlay")
+        expect(box).to_be_visible()
+        expect(page.locator("#frame-no")).to_have_text("فریم ۴" if lang == "fa" else "Frame 4")
+        expect(page.locator("#remaining")).to_have_text(
+            "باقی‌مانده ۱۴۷" if lang == "fa" else "Remaining 147"
+        )
+        b = box.bounding_box()
+        assert b is not None
+        assert abs(b["x"] + b["width"] - (1920 - 20)) <= 1 and abs(b["y"] - 20) <= 1  # top right
+        assert abs(b["width"] - 600 * 1.5) <= 1  # scaled
+        # A long Latin name ends in an ellipsis at its own end, in either language.
+        name = page.locator("#name0")
+        assert name.evaluate("(e) => e.scrollWidth > e.clientWidth")
+        assert name.evaluate("(e) => getComputedStyle(e).textOverflow") == "ellipsis"
+        assert name.evaluate("(e) => getComputedStyle(e).direction") == "ltr"
+        assert problems(page, fit=True) == []
+        shot(page, f"overlay_top_right_{lang}_1080p")
+    finally:
+        context.close()

@@ -365,3 +365,39 @@ def test_console_refuses_bad_form_values_and_nothing_changes(
     assert table.journal_next() == journal  # nothing was sent to the table
     assert table.state()["players"] in (None, [])
     assert daemon.board("t1")["match"] is None
+
+
+def test_console_starts_a_doubles_match_and_corrects_a_name(
+    phone: Any, venue: tuple[DaemonThread, TableDriver]
+) -> None:
+    daemon, table = venue
+    page = phone.new_page()
+    errors = page_errors(page)
+    sign_in(page, daemon.url)
+    expect(page.locator("#work")).to_be_visible()
+    page.click("#match-box summary")
+    page.check("input[name=mode][value=doubles]")
+    expect(page.locator("#doubles-names")).to_be_visible()
+    names = page.locator("#doubles-names input")
+    for i, name in enumerate(["Ali", "Mina", "Reza", "Sara"]):
+        names.nth(i).fill(name)
+    page.check("input[name=reds][value='6']")
+    page.check("input[name=breaker][value='1']")
+    click_and_wait(page, "#match-form button[type=submit]")
+    expect(result(page)).to_have_attribute("data-kind", "done")
+    state = table.state()
+    assert state["players"] == [["Ali", "Mina"], ["Reza", "Sara"]]
+    assert state["reds"] == 6 and state["striker"] == 1
+    board = phone.new_page()
+    board.goto(daemon.url + "/table/t1")
+    expect(board.locator("#name0")).to_have_text("Ali & Mina")
+    # The desk typed "Mina" for "Minoo": corrected from the phone.
+    page.click("#names-box summary")
+    fix = page.locator("#fix-names input")
+    expect(fix.nth(1)).to_have_value("Mina")
+    fix.nth(1).fill("Minoo")
+    click_and_wait(page, "#names-form button[type=submit]")
+    expect(result(page)).to_have_attribute("data-kind", "done")
+    expect(board.locator("#name0")).to_have_text("Ali & Minoo")
+    expect(page.locator("#summary")).to_contain_text("Ali & Minoo")
+    assert errors == []

@@ -68,7 +68,7 @@ def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
 ENGINE = sentences(ROOT / "firmware" / "engine.py", {"Rejected"})
 DAEMON = sentences(ROOT / "host" / "run_cmd.py", {"ActionError"}, 1)
 WEB = (
-    sentences(ROOT / "host" / "web" / "app.py", {"ValueError"})
+    sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"})
     + sentences(ROOT / "host" / "web" / "app.py", {"error", "Refused"}, 1)
     + [
         node.value.value

@@ -41,8 +41,16 @@ log = logging.getLogger("baulk.board")
 class NoReports:
     """The web app's report source on a board without a store: no matches."""
 
-    def matches(self, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def matches(
+        self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False
+    ) -> list[dict[str, Any]]:
         return []
+
+    def referee_of(self, match_id: str) -> str | None:
+        return None
+
+    def name_fix(self, match_id: str) -> list[Any] | None:
+        return None
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         return None

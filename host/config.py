@@ -5,6 +5,9 @@
 bind = "127.0.0.1"          # the boards and the API; localhost unless you mean otherwise
 port = 8047
 operator_token = "..."      # or the environment variable BAULK_TOKEN (which wins)
+tls_cert = "/etc/baulk/tls/cert.pem"   # optional: serve HTTPS with this certificate chain ...
+tls_key = "/etc/baulk/tls/key.pem"     # ... and its private key (both or neither)
+session_hours = 12          # how long the operator console stays signed in
 
 [store]
 path = "var/baulk.sqlite"
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +50,8 @@ BAUD_RATES = (
     576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
 )  # fmt: skip
 DEFAULT_STORE = "var/baulk.sqlite"
+DEFAULT_SESSION_HOURS = 12
+MAX_SESSION_HOURS = 24 * 30
 TOKEN_ENV = "BAULK_TOKEN"
 # Raspberry Pi Pico running MicroPython (USB CDC), the reference board.
 DEFAULT_USB_IDS = ((0x2E8A, 0x0005),)
@@ -75,6 +81,13 @@ class Config:
     autodetect: bool = True
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
     mqtt: dict[str, Any] = field(default_factory=dict)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    session_hours: int = DEFAULT_SESSION_HOURS
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
 
     def table(self, table_id: str) -> TableConfig | None:
         for t in self.tables:
@@ -134,7 +147,9 @@ def parse(
     env = dict(os.environ) if env is None else env
     _unknown(data, ("server", "store", "autodetect", "table", "mqtt"), "config")
     server = _section(data, "server")
-    _unknown(server, ("bind", "port", "operator_token"), "server")
+    _unknown(
+        server, ("bind", "port", "operator_token", "tls_cert", "tls_key", "session_hours"), "server"
+    )
     bind = _expect(server, "bind", str, "server") or DEFAULT_BIND
     port = _expect(server, "port", int, "server")
     port = DEFAULT_PORT if port is None else port
@@ -146,6 +161,12 @@ def parse(
         raise ConfigError("server.operator_token must be a string (in quotes)")
     if token is not None and len(token) < 8:
         raise ConfigError("the operator token must have at least 8 characters")
+
+    tls_cert, tls_key = _tls_files(server, base)
+    hours = _expect(server, "session_hours", int, "server")
+    hours = DEFAULT_SESSION_HOURS if hours is None else hours
+    if not 1 <= hours <= MAX_SESSION_HOURS:
+        raise ConfigError(f"server.session_hours must be 1..{MAX_SESSION_HOURS}, not {hours}")
 
     store = _section(data, "store")
     _unknown(store, ("path",), "store")
@@ -211,7 +232,52 @@ def parse(
         autodetect=enabled,
         usb_ids=usb_ids,
         mqtt=dict(mqtt),
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        session_hours=hours,
     )
+
+
+def _tls_files(server: dict[str, Any], base: Path | None) -> tuple[Path | None, Path | None]:
+    """The certificate chain and key files for HTTPS: both or neither, each
+    an existing file (relative paths from the config file's folder)."""
+    given = {k: _expect(server, k, str, "server") for k in ("tls_cert", "tls_key")}
+    if given["tls_cert"] is None and given["tls_key"] is None:
+        return None, None
+    if not all(given.values()):
+        raise ConfigError("server.tls_cert and server.tls_key go together: give both")
+    paths: list[Path] = []
+    for key, value in given.items():
+        path = Path(str(value))
+        if base is not None and not path.is_absolute():
+            path = base / path
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # a name the file system cannot hold
+            found = False
+        if not found:
+            raise ConfigError(f"server.{key}: there is no file {str(path)[:200]!r}")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def tls_context(config: Config) -> ssl.SSLContext | None:
+    """The server's TLS context (TLS 1.2 or newer), or None without HTTPS.
+    Raises ConfigError when the files cannot be used (the key is not the
+    certificate's, a file is not PEM, ...)."""
+    if config.tls_cert is None or config.tls_key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+    except (ssl.SSLError, OSError) as e:
+        # The message names the files, never what is in them.
+        raise ConfigError(
+            f"server.tls_cert / server.tls_key ({config.tls_cert}, {config.tls_key}) "
+            f"cannot be used: {getattr(e, 'reason', None) or e.strerror or e}"
+        ) from None
+    return context
 
 
 def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
@@ -230,4 +296,6 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
     except ValueError:  # tomllib's own int() of a number of over 4300 digits
         raise ConfigError(f"config {p} is not valid TOML: a number is far too long") from None
-    return parse(data, base=p.resolve().parent, env=env)
+    config = parse(data, base=p.resolve().parent, env=env)
+    tls_context(config)  # a certificate that cannot be used stops here, with its reason
+    return config

@@ -161,6 +161,10 @@ class Daemon:
                     rt.view.match = {"match_id": a.match_id, **a.new_match}
                 n += 1
             rt.view.events = self.reader.event_count(table_id)
+            if rt.view.match is not None:
+                fixed = self.reader.name_fix(str(rt.view.match["match_id"]))
+                if fixed is not None:
+                    rt.view.names_fix = {"match_id": rt.view.match["match_id"], "players": fixed}
             log.info("table %s: restored from the store (%d events replayed)", table_id, n)
 
     async def _autodetect(self) -> None:

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from baulk.protocol.messages import SETUP_MATCH
+
 from .records import StoredEvent
 from .schema import connect
 
@@ -18,6 +20,33 @@ _LAST_MATCH = (
     "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL"
 )
 _EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid"
+
+# A match is "replaced" when a later match started on its table before it
+# ended; it was "played" when a frame ended or a point was scored in it.
+_LISTED = """
+WITH listed AS (
+  SELECT m.*, m.rowid AS row_no,
+    EXISTS (SELECT 1 FROM matches later WHERE later.table_id = m.table_id
+            AND (later.started_ms > m.started_ms
+                 OR (later.started_ms = m.started_ms AND later.rowid > m.rowid))) AS replaced,
+    (EXISTS (SELECT 1 FROM frames f WHERE f.match_id = m.match_id)
+     OR EXISTS (SELECT 1 FROM events e WHERE e.match_id = m.match_id AND e.name != 'match'
+                AND e.rejected IS NULL AND e.scores IS NOT NULL AND e.scores != '[0,0]'))
+      AS played
+  FROM matches m {where}
+)
+SELECT * FROM listed {skip}
+ORDER BY started_ms DESC, row_no DESC LIMIT ?
+"""
+MATCH_STATUSES = ("in_play", "finished", "abandoned", "empty")
+
+
+def _status(ended_ms: int | None, replaced: bool, played: bool) -> str:
+    if ended_ms is not None:
+        return "finished"
+    if not replaced:
+        return "in_play"
+    return "abandoned" if played else "empty"
 
 
 def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -118,15 +147,44 @@ class StoreReader:
         return (int(row[0]), int(row[1])) if row else None
 
     # ------------------------------------------------------------------ matches and reports
-    def matches(self, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        q = "SELECT * FROM matches"
-        args: tuple[Any, ...] = ()
-        if table_id is not None:
-            q += " WHERE table_id = ?"
-            args = (table_id,)
-        q += " ORDER BY started_ms DESC, match_id DESC LIMIT ?"
-        rows = self.db.execute(q, (*args, limit)).fetchall()
-        return [_match_dict(r) for r in rows]
+    def matches(
+        self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False
+    ) -> list[dict[str, Any]]:
+        """Newest first, each with its ``status`` (one of MATCH_STATUSES);
+        ``skip_empty`` leaves out matches replaced before anything was scored."""
+        where = "WHERE m.table_id = ?" if table_id is not None else ""
+        skip = "WHERE ended_ms IS NOT NULL OR NOT replaced OR played" if skip_empty else ""
+        args: tuple[Any, ...] = (table_id,) if table_id is not None else ()
+        rows = self.db.execute(_LISTED.format(where=where, skip=skip), (*args, limit)).fetchall()
+        out = []
+        for r in rows:
+            match = _match_dict(r)
+            match["status"] = _status(r["ended_ms"], bool(r["replaced"]), bool(r["played"]))
+            out.append(match)
+        return out
+
+    def referee_of(self, match_id: str) -> str | None:
+        """The ``who`` of the operator's set-up that started this match (the
+        console sends the referee's name there), or None when the match was
+        set up on the keypad or without a name.  The device names the command
+        that caused an event (``events.cmd``); the newest command of that
+        number sent before the event is the one (the numbers start again with
+        a new link)."""
+        row = self.db.execute(
+            "SELECT c.who FROM events e JOIN commands c "
+            "ON c.table_id = e.table_id AND c.seq = e.cmd "
+            "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
+            "AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+            (match_id, SETUP_MATCH),
+        ).fetchone()
+        return str(row[0]) if row is not None and row[0] else None
+
+    def name_fix(self, match_id: str) -> list[Any] | None:
+        """The corrected players of a match, or None."""
+        row = self.db.execute(
+            "SELECT players FROM name_fixes WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return json.loads(row[0]) if row is not None else None
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()

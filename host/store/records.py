@@ -91,14 +91,33 @@ class CommandRow:
 
 
 @dataclass
+class NameFixRow:
+    """Corrected player names of a match: the match event on the table cannot
+    change (the device's journal is the record), so the boards, reports and
+    lists show these instead."""
+
+    match_id: str
+    players: list[Any]
+    who: str | None
+    at_ms: int
+
+
+@dataclass
 class Batch:
     events: list[EventRow] = field(default_factory=list)
     links: list[LinkRow] = field(default_factory=list)
     raws: list[RawRow] = field(default_factory=list)
     commands: list[CommandRow] = field(default_factory=list)
+    name_fixes: list[NameFixRow] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.events) + len(self.links) + len(self.raws) + len(self.commands)
+        return (
+            len(self.events)
+            + len(self.links)
+            + len(self.raws)
+            + len(self.commands)
+            + len(self.name_fixes)
+        )
 
     def __add__(self, later: Batch) -> Batch:
         return Batch(
@@ -106,6 +125,7 @@ class Batch:
             self.links + later.links,
             self.raws + later.raws,
             self.commands + later.commands,
+            self.name_fixes + later.name_fixes,
         )
 
 

@@ -81,6 +81,12 @@ CREATE TABLE IF NOT EXISTS links (
     firmware TEXT,
     last_seen_ms INTEGER
 );
+CREATE TABLE IF NOT EXISTS name_fixes (
+    match_id TEXT PRIMARY KEY,
+    players TEXT NOT NULL,
+    who TEXT,
+    at_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS commands (
     id INTEGER PRIMARY KEY,
     table_id TEXT NOT NULL,

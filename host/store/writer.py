@@ -20,7 +20,16 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .records import Batch, CommandRow, EventRow, LinkRow, Projection, RawRow, StoredEvent
+from .records import (
+    Batch,
+    CommandRow,
+    EventRow,
+    LinkRow,
+    NameFixRow,
+    Projection,
+    RawRow,
+    StoredEvent,
+)
 from .schema import connect, dumps, now_ms
 
 log = logging.getLogger("baulk.store")
@@ -93,6 +102,12 @@ class Store:
                     "INSERT INTO commands (table_id, seq, mtype, body, who, created_ms) "
                     "VALUES (?,?,?,?,?,?)",
                     (c.table_id, c.seq, c.mtype, dumps(c.body), c.who, c.created_ms),
+                )
+            for f in batch.name_fixes:
+                db.execute(
+                    "INSERT OR REPLACE INTO name_fixes (match_id, players, who, at_ms) "
+                    "VALUES (?,?,?,?)",
+                    (f.match_id, dumps(f.players), f.who, f.at_ms),
                 )
             db.execute("COMMIT")
         except BaseException:
@@ -284,6 +299,10 @@ class GroupCommitter:
 
     def submit_command(self, row: CommandRow) -> None:
         self.pending.commands.append(row)
+        self._poke()
+
+    def submit_name_fix(self, row: NameFixRow) -> None:
+        self.pending.name_fixes.append(row)
         self._poke()
 
     def _poke(self) -> None:

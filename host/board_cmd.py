@@ -34,6 +34,7 @@ from baulk.host.service import wait_for_stop_signal
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
+    from baulk.host.web.app import WebServer
 
 log = logging.getLogger("baulk.board")
 
@@ -206,9 +207,9 @@ async def api_mqtt(request: web.Request) -> web.Response:
 
 async def serve(
     boards: MirroredBoards, mirror: BrokerMirror, host: str, port: int
-) -> tuple[web.AppRunner, str]:
+) -> tuple[WebServer, str]:
     """The daemon's web app over ``boards``, plus ``/api/mqtt``; returns the
-    runner and the base URL (with the real port when ``port`` was 0)."""
+    server and the base URL (with the real port when ``port`` was 0)."""
     from baulk.host.web.app import build_app, serve_app
 
     # The web app is typed for the Daemon; MirroredBoards has every member it reads.

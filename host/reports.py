@@ -60,10 +60,33 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
     }
 
 
+# A spreadsheet takes a cell that begins with one of these as a formula (and
+# a name such as "=HYPERLINK(...)" would run as one): such text is written
+# with a leading apostrophe, which spreadsheets show as plain text.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell: numbers as they are, text never as a formula."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+class _SafeWriter:
+    """csv.writer whose text cells cannot become formulas."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        self._w = csv.writer(out)
+
+    def writerow(self, row: list[Any]) -> None:
+        self._w.writerow([csv_cell(v) for v in row])
+
+
 def to_csv(report: dict[str, Any]) -> str:
     """Two sections: frames (one row each), then breaks of 50 and over."""
     out = io.StringIO()
-    w = csv.writer(out)
+    w = _SafeWriter(out)
     names = report["match"]["names"]
     w.writerow(["match", report["match"]["match_id"], "best_of", report["match"]["best_of"]])
     w.writerow(["frame", names[0], names[1], "winner"])

@@ -5,6 +5,7 @@ names.  Each raises ValueError with a sentence that names what is wrong
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from baulk.firmware import names
@@ -14,14 +15,26 @@ NAME_BYTES = 48  # the device's limit for a name (UTF-8)
 BEST_OF_MAX = 35
 
 
+# Characters a name may not hold: controls (C0 and C1), invisible format
+# characters (zero-width space, direction overrides and isolates such as
+# U+202E, which would turn the text around it on the boards), private-use,
+# unassigned and surrogate code points, line and paragraph separators.
+# The zero-width non-joiner stays: Persian writes names with it.
+_NOT_IN_NAMES = ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp")
+_ZWNJ = "\u200c"
+
+
 def _name(v: Any, what: str) -> str:
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"{what} must be a non-empty name")
     text: str = v.strip()
     if len(text.encode()) > NAME_BYTES:
         raise ValueError(f"{what} is longer than {NAME_BYTES} bytes")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
-        raise ValueError(f"{what} must not hold control characters")
+    for c in text:
+        if c != _ZWNJ and unicodedata.category(c) in _NOT_IN_NAMES:
+            raise ValueError(
+                f"{what} must not hold control, invisible or direction characters (U+{ord(c):04X})"
+            )
     return text
 
 

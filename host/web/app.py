@@ -18,8 +18,6 @@ import hmac
 import json
 import logging
 import ssl
-import time
-from collections import deque
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,7 +29,7 @@ from baulk.host import reports
 from baulk.host.actions import ActionError
 from baulk.host.config import ConfigError, tls_context, valid_table_id
 from baulk.host.live import SCHEMA_VERSION, SERVER
-from baulk.host.web import console_session, sheet
+from baulk.host.web import console_session, files, sheet
 from baulk.host.web.action_checks import (
     BEST_OF_MAX,
     NAME_BYTES,
@@ -39,8 +37,17 @@ from baulk.host.web.action_checks import (
     parse_names,
     parse_setup,
 )
+from baulk.host.web.guard import (
+    BACKLOG,
+    RESERVED_FDS,
+    AcceptErrors,
+    ConnectionGuard,
+    quiet_malformed_requests,
+    raise_fd_limit,
+)
 from baulk.host.web.name_fixes import fixed_match, fixed_report
 from baulk.host.web.refusals import localise
+from baulk.host.web.throttle import PAUSE_S, AuthThrottle
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -52,59 +59,9 @@ STATIC = Path(__file__).with_name("static")
 MAX_BODY = 16 * 1024
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
-# Authentication failures: a client (by address) that fails AUTH_FAILURES
-# times within AUTH_WINDOW_S is refused (429) without the token being looked
-# at, until its oldest failure leaves the window.  AUTH_CLIENTS bounds memory.
-AUTH_FAILURES = 10
-AUTH_WINDOW_S = 60.0
-AUTH_CLIENTS = 4096
-
-
-class AuthThrottle:
-    """Recent authentication failures per client address."""
-
-    def __init__(
-        self,
-        most: int = AUTH_FAILURES,
-        window_s: float = AUTH_WINDOW_S,
-        clients: int = AUTH_CLIENTS,
-    ) -> None:
-        self.most = most
-        self.window_s = window_s
-        self.clients = clients
-        self.failures: dict[str, deque[float]] = {}
-        self.refused = 0
-
-    def _recent(self, client: str, now: float) -> deque[float] | None:
-        times = self.failures.get(client)
-        if times is None:
-            return None
-        while times and now - times[0] >= self.window_s:
-            times.popleft()
-        if not times:
-            del self.failures[client]
-            return None
-        return times
-
-    def retry_after(self, client: str, now: float | None = None) -> float:
-        """Seconds until this client may try again (0: it may now)."""
-        now = time.monotonic() if now is None else now
-        times = self._recent(client, now)
-        if times is None or len(times) < self.most:
-            return 0.0
-        return times[0] + self.window_s - now
-
-    def failed(self, client: str, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
-        times = self._recent(client, now)
-        if times is None:
-            if len(self.failures) >= self.clients:  # forget the oldest client
-                del self.failures[next(iter(self.failures))]
-            times = self.failures[client] = deque(maxlen=self.most)
-        times.append(now)
-
-
 THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
+GUARD_KEY: web.AppKey[ConnectionGuard] = web.AppKey("connection_guard")
+KEEPALIVE_S = 15.0
 
 
 def error(status: int, text: str, lang: str | None = None) -> web.Response:
@@ -130,55 +87,77 @@ async def errors_as_json(request: web.Request, handler: Any) -> web.StreamRespon
         return response
     except web.HTTPException as e:
         if e.status >= 400 and request.path.startswith("/api/"):
-            return error(e.status, e.reason or "error")
+            response = error(e.status, e.reason or "error")
+            if "Allow" in e.headers:  # a 405 says which methods the path takes
+                response.headers["Allow"] = e.headers["Allow"]
+            return response
         raise
+
+
+# The pages draw names with textContent, load no third-party code and are
+# never shown inside another site's frame (a frame could trick the operator
+# into clicking).  Every answer carries these, errors included.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 @web.middleware
 async def security_headers(request: web.Request, handler: Any) -> web.StreamResponse:
-    response: web.StreamResponse = await handler(request)
-    # The pages draw names with textContent and load no third-party code.
-    response.headers.setdefault(
-        "Content-Security-Policy",
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; connect-src 'self'",
-    )
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    try:
+        response: web.StreamResponse = await handler(request)
+    except web.HTTPException as e:  # a 404 or 405 of the router, among others
+        for name, value in SECURITY_HEADERS.items():
+            e.headers.setdefault(name, value)
+        raise
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
     return response
 
 
 # ---------------------------------------------------------------------- pages
-def _page(name: str, **headers: str) -> web.FileResponse:
-    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-cache", **headers})
+FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
 
 
-# The console and the result sheet are never shown inside another site's frame
-# (a frame could trick the operator into clicking).
-NO_FRAMES = {"X-Frame-Options": "DENY"}
+def _page(request: web.Request, name: str) -> web.Response:
+    return files.respond(request, request.app[FILES_KEY][name])
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    found = request.app[FILES_KEY].get(request.match_info["path"])
+    if found is None:
+        raise web.HTTPNotFound(text="no such file")
+    return files.respond(request, found)
 
 
 async def index(request: web.Request) -> web.StreamResponse:
-    return _page("index.html")
+    return _page(request, "index.html")
 
 
 async def table_page(request: web.Request) -> web.StreamResponse:
     if request.match_info["table"] not in request.app[DAEMON_KEY].tables:
         raise web.HTTPNotFound(text="no such table")
-    return _page("board.html")
+    return _page(request, "board.html")
 
 
 async def overlay_page(request: web.Request) -> web.StreamResponse:
     if request.match_info["table"] not in request.app[DAEMON_KEY].tables:
         raise web.HTTPNotFound(text="no such table")
-    return _page("overlay.html")
+    return _page(request, "overlay.html")
 
 
 async def venue_page(request: web.Request) -> web.StreamResponse:
-    return _page("venue.html")
+    return _page(request, "venue.html")
 
 
 async def console_page(request: web.Request) -> web.StreamResponse:
-    return _page("console.html", **NO_FRAMES)
+    return _page(request, "console.html")
 
 
 def _report(request: web.Request) -> dict[str, Any] | None:
@@ -214,7 +193,6 @@ async def sheet_page(request: web.Request) -> web.StreamResponse:
     return web.Response(
         text=sheet.html_page(report, _lang(request), name, referee),
         content_type="text/html",
-        headers=NO_FRAMES,
     )
 
 
@@ -348,9 +326,12 @@ async def _send_feed(ws: web.WebSocketResponse, sub: Any, daemon: Daemon) -> Non
 
 
 # ---------------------------------------------------------------------- operator
-def _check_token(request: web.Request, given: str, lang: str, wrong: str) -> web.Response | None:
-    """The operator token, compared in constant time, with failures counted
-    per client address (AuthThrottle); ``wrong`` says what a wrong one gets."""
+async def _check_token(
+    request: web.Request, given: str, lang: str, wrong: str
+) -> web.Response | None:
+    """The operator token, compared in constant time.  The right one is
+    always taken; wrong ones are counted (host/web/throttle.py) and, past the
+    budget, answered 429 after a pause.  ``wrong`` says what a wrong one gets."""
     token = request.app[DAEMON_KEY].config.operator_token
     if token is None:
         return error(
@@ -358,24 +339,20 @@ def _check_token(request: web.Request, given: str, lang: str, wrong: str) -> web
             "operator actions are switched off: set operator_token in the config or BAULK_TOKEN",
             lang,
         )
-    throttle = request.app[THROTTLE_KEY]
-    client = request.remote or "?"
-    wait = throttle.retry_after(client)
-    if wait > 0:
-        throttle.refused += 1
-        response = error(
-            429,
-            f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s",
-            lang,
-        )
-        response.headers["Retry-After"] = str(int(wait) + 1)
-        return response
     # compare_digest: the time taken does not tell how much of the token was right.
-    if not hmac.compare_digest(given.encode(), token.encode()):
-        throttle.failed(client)
-        log.warning("operator refused: wrong or missing token (from %s)", client)
+    if hmac.compare_digest(given.encode(), token.encode()):
+        return None
+    client = request.remote or "?"
+    log.warning("operator refused: wrong or missing token (from %s)", client)
+    wait = request.app[THROTTLE_KEY].failed(client)
+    if wait <= 0:
         return error(401, wrong, lang)
-    return None
+    await asyncio.sleep(PAUSE_S)
+    response = error(
+        429, f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s", lang
+    )
+    response.headers["Retry-After"] = str(int(wait) + 1)
+    return response
 
 
 async def _authorised(request: web.Request) -> web.Response | None:
@@ -385,7 +362,7 @@ async def _authorised(request: web.Request) -> web.Response | None:
     if request.app[DAEMON_KEY].config.operator_token is None or not console:
         given = request.headers.get("Authorization", "")
         token = given[7:].strip() if given.startswith("Bearer ") else ""
-        return _check_token(
+        return await _check_token(
             request,
             token,
             lang,
@@ -416,7 +393,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
     given = data.get("token")
     if not isinstance(given, str):
         return error(400, "token must be a string", lang)
-    denied = _check_token(request, given.strip(), lang, "the operator token is wrong")
+    denied = await _check_token(request, given.strip(), lang, "the operator token is wrong")
     if denied is not None:
         return denied
     csrf = await console_session.sign_in(request)
@@ -446,8 +423,10 @@ async def _body(request: web.Request, lang: str | None = None) -> dict[str, Any]
         return error(413, f"the request body is over {MAX_BODY} bytes", lang)
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return error(400, f"the body must be a JSON object: {e}", lang)
+    except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number of 4300+ digits
+        return error(400, f"the body must be a JSON object: {str(e)[:120]}", lang)
+    except RecursionError:
+        return error(400, "the body must be a JSON object: it is nested too deeply", lang)
     if not isinstance(data, dict):
         return error(400, "the body must be a JSON object", lang)
     return data
@@ -503,7 +482,16 @@ async def _action(
 
 # ---------------------------------------------------------------------- the app
 def build_app(daemon: Daemon) -> web.Application:
-    app = web.Application(middlewares=[errors_as_json, security_headers], client_max_size=MAX_BODY)
+    # Most connections the web side may hold: the process's descriptor limit
+    # (raised to its hard limit where allowed) less what the tables and the
+    # store need.
+    guard = ConnectionGuard(max(raise_fd_limit() - RESERVED_FDS - BACKLOG, 32))
+    app = web.Application(
+        middlewares=[guard.middleware(), security_headers, errors_as_json],
+        client_max_size=MAX_BODY,
+    )
+    app[GUARD_KEY] = guard
+    app[FILES_KEY] = files.load(STATIC)
     app[DAEMON_KEY] = daemon
     app[THROTTLE_KEY] = AuthThrottle()
     console_session.setup(app, daemon.config.session_hours, daemon.config.tls)
@@ -529,11 +517,11 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_get("/console/session", console_state)
     r.add_post("/console/signin", console_sign_in)
     r.add_post("/console/signout", console_sign_out)
-    r.add_static("/static/", STATIC, append_version=False)
+    r.add_get("/static/{path:.+}", static_file)
     return app
 
 
-async def serve(daemon: Daemon, host: str, port: int) -> tuple[web.AppRunner, str]:
+async def serve(daemon: Daemon, host: str, port: int) -> tuple[WebServer, str]:
     """Start serving (HTTPS when the config names a certificate); returns the
     runner (``await runner.cleanup()`` stops it) and the base URL (with the
     real port when ``port`` was 0)."""
@@ -544,22 +532,47 @@ async def serve(daemon: Daemon, host: str, port: int) -> tuple[web.AppRunner, st
     return await serve_app(build_app(daemon), host, port, context)
 
 
+class WebServer:
+    """A running web app: its listening socket, the guard at its door and
+    aiohttp's runner.  ``cleanup()`` stops all three."""
+
+    def __init__(
+        self, runner: web.AppRunner, server: asyncio.Server, guard: ConnectionGuard
+    ) -> None:
+        self.runner = runner
+        self.server = server
+        self.guard = guard
+
+    async def cleanup(self) -> None:
+        self.server.close()
+        await self.guard.stop()
+        await self.runner.cleanup()
+
+
 async def serve_app(
     app: web.Application, host: str, port: int, ssl_context: ssl.SSLContext | None = None
-) -> tuple[web.AppRunner, str]:
-    """Serve an already built app (``baulk board`` adds its own routes first)."""
-    runner = web.AppRunner(app, access_log=None)
+) -> tuple[WebServer, str]:
+    """Serve an already built app (``baulk board`` adds its own routes first)
+    behind a ConnectionGuard (host/web/guard.py); returns the server and the
+    base URL (with the real port when ``port`` was 0)."""
+    guard: ConnectionGuard = app[GUARD_KEY]
+    loop = asyncio.get_running_loop()
+    if not isinstance(loop.get_exception_handler(), AcceptErrors):
+        loop.set_exception_handler(AcceptErrors())
+    quiet_malformed_requests()
+    # An idle keep-alive connection goes after KEEPALIVE_S (aiohttp keeps
+    # one an hour by default); the guard closes one that trickles a request.
+    runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE_S)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, ssl_context=ssl_context)
+    assert runner.server is not None
     try:
-        await site.start()
+        server = await loop.create_server(
+            guard.factory(runner.server), host, port, ssl=ssl_context, backlog=BACKLOG
+        )
     except OSError:
         await runner.cleanup()
         raise
-    real = port
-    server: Any = site._server
-    sockets = getattr(server, "sockets", None)
-    if sockets:
-        real = int(sockets[0].getsockname()[1])
+    guard.start()
+    real = int(server.sockets[0].getsockname()[1]) if server.sockets else port
     scheme = "https" if ssl_context is not None else "http"
-    return runner, f"{scheme}://{host}:{real}"
+    return WebServer(runner, server, guard), f"{scheme}://{host}:{real}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import selectors
 import signal
 import subprocess
@@ -56,10 +57,13 @@ def write_config(tmp: Path, tables: dict[str, str], extra: str = "") -> Path:
 class DaemonProcess:
     """``baulk run --config`` as a child process; its log goes to a file."""
 
-    def __init__(self, config: Path, log: Path, verbose: bool = True) -> None:
+    def __init__(
+        self, config: Path, log: Path, verbose: bool = True, open_files: int | None = None
+    ) -> None:
         self.config = config
         self.log = log
         self.verbose = verbose
+        self.open_files = open_files  # RLIMIT_NOFILE (soft and hard) of the process
         self.proc: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -67,8 +71,16 @@ class DaemonProcess:
         env = dict(os.environ)
         env.pop("BAULK_TOKEN", None)
         args = [BAULK, "run", "--config", str(self.config)] + (["-v"] if self.verbose else [])
+        limit = self.open_files
+
+        def limits() -> None:  # in the child, before baulk starts
+            if limit is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
         with self.log.open("ab") as err:
-            self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, env=env)
+            self.proc = subprocess.Popen(
+                args, stdout=subprocess.PIPE, stderr=err, env=env, preexec_fn=limits
+            )
         assert self.proc.stdout is not None
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)

@@ -21,6 +21,9 @@ port = "/dev/ttyACM0"       # either a port path ...
 baud = 115200
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
+
+[billing]                   # table sessions and their tariffs (host/tariffs.py, docs/BILLING.md)
+[[tariff]]
 ```
 
 Every mistake is reported as :class:`ConfigError` with a sentence that names
@@ -35,6 +38,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from baulk.host import tariffs as tariffs_mod
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047
@@ -69,6 +74,7 @@ class Config:
     autodetect: bool = True
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
     mqtt: dict[str, Any] = field(default_factory=dict)
+    billing: tariffs_mod.Billing = field(default_factory=tariffs_mod.Billing)
 
     def table(self, table_id: str) -> TableConfig | None:
         for t in self.tables:
@@ -117,7 +123,9 @@ def parse(
 ) -> Config:
     """Build a Config from parsed TOML; raise ConfigError on any mistake."""
     env = dict(os.environ) if env is None else env
-    _unknown(data, ("server", "store", "autodetect", "table", "mqtt"), "config")
+    _unknown(
+        data, ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff"), "config"
+    )
     server = _section(data, "server")
     _unknown(server, ("bind", "port", "operator_token"), "server")
     bind = _expect(server, "bind", str, "server") or DEFAULT_BIND
@@ -182,6 +190,10 @@ def parse(
         if serials.count(s) > 1:
             raise ConfigError(f"serial number {s!r} is given to two tables")
     mqtt = _section(data, "mqtt")
+    try:
+        billing = tariffs_mod.parse(data, set(ids))
+    except tariffs_mod.TariffError as e:
+        raise ConfigError(str(e)) from None
     return Config(
         tables=tuple(tables),
         bind=bind,
@@ -191,6 +203,7 @@ def parse(
         autodetect=enabled,
         usb_ids=usb_ids,
         mqtt=dict(mqtt),
+        billing=billing,
     )
 
 

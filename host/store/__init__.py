@@ -28,6 +28,7 @@ from .records import (
     LinkRow,
     Projection,
     RawRow,
+    SessionWrite,
     StoredEvent,
 )
 from .schema import StoreError, connect
@@ -43,6 +44,7 @@ __all__ = [
     "LinkRow",
     "Projection",
     "RawRow",
+    "SessionWrite",
     "Store",
     "StoreError",
     "StoreReader",

@@ -34,7 +34,141 @@ def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
     )
 
 
-class StoreReader:
+# ---------------------------------------------------------------------- table sessions
+_SESSION_COLUMNS = (
+    "id, table_id, how, opened_by, opened_wall_ms, opened_mono_ms, opened_boot, open_event_id, "
+    "tariff, confirmed_wall_ms, confirmed_by, closed_wall_ms, closed_mono_ms, closed_boot, "
+    "close_event_id, closed_by, close_reason"
+)
+
+
+def _session_dict(r: sqlite3.Row) -> dict[str, Any]:
+    d = dict(r)
+    d["tariff"] = json.loads(d["tariff"])
+    return d
+
+
+class SessionReader:
+    """The reads of table sessions and what their bills are worked out from
+    (host/bills.py); a mixin of :class:`StoreReader`."""
+
+    db: sqlite3.Connection
+
+    def open_sessions(self) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM table_sessions WHERE closed_wall_ms IS NULL "
+            "ORDER BY id"
+        )
+        return [_session_dict(r) for r in rows]
+
+    def session(self, session_id: int) -> dict[str, Any] | None:
+        r = self.db.execute(
+            f"SELECT {_SESSION_COLUMNS} FROM table_sessions WHERE id = ?", (session_id,)
+        ).fetchone()
+        return _session_dict(r) if r else None
+
+    def sessions_opened(
+        self, from_wall_ms: int, to_wall_ms: int, table_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Sessions opened in [from, to) by the wall clock, oldest first."""
+        q = (
+            f"SELECT {_SESSION_COLUMNS} FROM table_sessions "
+            "WHERE opened_wall_ms >= ? AND opened_wall_ms < ?"
+        )
+        args: tuple[Any, ...] = (from_wall_ms, to_wall_ms)
+        if table_id is not None:
+            q += " AND table_id = ?"
+            args += (table_id,)
+        rows = self.db.execute(q + " ORDER BY opened_wall_ms, id", args)
+        return [_session_dict(r) for r in rows]
+
+    def last_session_id(self) -> int:
+        row = self.db.execute("SELECT coalesce(max(id), 0) FROM table_sessions").fetchone()
+        return int(row[0])
+
+    def newest_event_id(self) -> int:
+        row = self.db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+        return int(row[0])
+
+    def corrections(self, session_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        out: dict[int, list[dict[str, Any]]] = {i: [] for i in session_ids}
+        for chunk in _chunks(session_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT id, session_id, created_wall_ms, who, amount, payer, reason "
+                f"FROM bill_corrections WHERE session_id IN ({marks}) ORDER BY id",
+                chunk,
+            )
+            for r in rows:
+                out[r["session_id"]].append(dict(r))
+        return out
+
+    def session_frames(self, sessions: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+        """Per session, the frames played in it (``frame_play`` rows with the
+        match's players): those that ended between its open and its close,
+        and the one still in play at its close (``end_id`` None, ``last_t``
+        its newest event's device time)."""
+        out: dict[int, list[dict[str, Any]]] = {s["id"]: [] for s in sessions}
+        by_table: dict[str, list[dict[str, Any]]] = {}
+        for s in sessions:
+            by_table.setdefault(s["table_id"], []).append(s)
+        newest = None
+        for table_id, group in by_table.items():
+            lo = min(s["open_event_id"] for s in group)
+            if any(s["close_event_id"] is None for s in group):
+                newest = self.newest_event_id() if newest is None else newest
+            hi = max(
+                s["close_event_id"] if s["close_event_id"] is not None else newest or 0
+                for s in group
+            )
+            rows = self.db.execute(
+                "SELECT f.match_id, f.frame, f.start_id, f.start_t, f.end_id, f.end_t, f.winner, "
+                "m.players FROM frame_play f LEFT JOIN matches m ON m.match_id = f.match_id "
+                "WHERE f.table_id = ? AND f.start_id <= ? AND coalesce(f.end_id, f.start_id) > ? "
+                "ORDER BY f.start_id",
+                (table_id, hi, lo),
+            ).fetchall()
+            for s in group:
+                a = s["open_event_id"]
+                c = s["close_event_id"] if s["close_event_id"] is not None else newest or 0
+                for r in rows:
+                    end = r["end_id"]
+                    if end is not None and a < end <= c:
+                        out[s["id"]].append(_frame_dict(r, True, r["end_t"]))
+                    elif a < r["start_id"] <= c and (end is None or end > c):
+                        out[s["id"]].append(_frame_dict(r, False, self._last_t(r, c)))
+        return out
+
+    def _last_t(self, frame: sqlite3.Row, upto_id: int) -> int | None:
+        row = self.db.execute(
+            "SELECT ev FROM events WHERE match_id = ? AND frame = ? AND id <= ? "
+            "AND rejected IS NULL ORDER BY id DESC LIMIT 1",
+            (frame["match_id"], frame["frame"], upto_id),
+        ).fetchone()
+        t = json.loads(row[0]).get("t") if row and row[0] else None
+        return t if isinstance(t, int) and not isinstance(t, bool) else None
+
+
+def _frame_dict(r: sqlite3.Row, finished: bool, end_t: int | None) -> dict[str, Any]:
+    """A frame of a session; one still in play at the close ends, for its
+    minutes in play, at its newest event by then."""
+    return {
+        "match_id": r["match_id"],
+        "frame": r["frame"],
+        "start_t": r["start_t"],
+        "end_t": end_t,
+        "winner": r["winner"] if finished else None,
+        "finished": finished,
+        "players": json.loads(r["players"]) if r["players"] else None,
+    }
+
+
+def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+class StoreReader(SessionReader):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.db = connect(self.path, readonly=True)

@@ -414,6 +414,8 @@ async def _action(
 
 # ---------------------------------------------------------------------- the app
 def build_app(daemon: Daemon) -> web.Application:
+    from baulk.host.web import billing  # it builds on this module's helpers
+
     app = web.Application(middlewares=[errors_as_json, security_headers], client_max_size=MAX_BODY)
     app[DAEMON_KEY] = daemon
     app[THROTTLE_KEY] = AuthThrottle()
@@ -432,6 +434,7 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_get("/api/live", api_live)
     r.add_post("/api/tables/{table}/match", act_match)
     r.add_post("/api/tables/{table}/command", act_command)
+    billing.add_routes(app)  # the desk: table sessions, bills, the daily report
     r.add_static("/static/", STATIC, append_version=False)
     return app
 

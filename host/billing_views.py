@@ -260,10 +260,11 @@ def receipt(bill: dict[str, Any], table_name: str, venue: str) -> dict[str, Any]
                 for c in bill["corrections"]
             ],
             "total": amt(bill["total"]),
+            # The table's own share only when it has one (or nobody else does).
             "payers": [
                 {"payer": p["payer"], "amount": amt(p["amount"])}
                 for p in bill["payers"]
-                if p["amount"] or p["payer"] is None
+                if p["amount"] or len(bill["payers"]) == 1
             ],
             "notes": notes,
         }

@@ -155,7 +155,7 @@ def test_loser_pays_over_a_best_of_5_with_a_respotted_black_and_a_conceded_frame
     }
     fa = billing_views.receipt(bill, "میز ۱", "")["fa"]
     assert fa["total"] == "۱۰۵٬۰۰۰ تومان"
-    assert [p["amount"] for p in fa["payers"]][1:] == ["۸۲٬۰۰۰ تومان", "۲۳٬۰۰۰ تومان"]
+    assert [p["amount"] for p in fa["payers"]] == ["۸۲٬۰۰۰ تومان", "۲۳٬۰۰۰ تومان"]
 
 
 def test_per_frame_charges_finished_frames_only(venue: HandVenue) -> None:

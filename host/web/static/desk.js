@@ -49,7 +49,7 @@ const TEXT = {
     alert_idle: "جلسهٔ {n} روی {table} {m} دقیقه است بی‌بازی مانده",
     alert_light: "{table}: چراغ باید {want} باشد ولی {is} است",
     on: "روشن", off: "خاموش", unknown: "تأیید نشده",
-    print: "چاپ", csv: "فایل CSV", paper: "کاغذ", paper_80: "رول ۸۰ میلی‌متری", paper_a6: "آ۶",
+    print: "چاپ", csv: "خروجی جدولی", paper: "کاغذ", paper_80: "رول ۸۰ میلی‌متری", paper_a6: "آ۶",
     correct: "اصلاح صورت‌حساب", amount: "مبلغ (منفی برای کسر)", reason: "دلیل",
     payer: "به حساب", the_table: "میز", saved: "اصلاح ثبت شد.",
     date: "روز", venue: "باشگاه", table: "میز", sessions: "جلسه‌ها", total: "جمع",
@@ -290,7 +290,11 @@ function renderReceipt(data) {
   const r = data.receipt[LANG];
   const b = data.bill;
   const out = [];
-  if (r.venue) out.push(el("h1", "venue", r.venue));
+  if (r.venue) {
+    const venue = el("h1", "venue");
+    venue.append(name(r.venue));
+    out.push(venue);
+  }
   out.push(el("h2", null, r.title + " · " + r.session));
   const info = el("table", "info");
   const table = el("span");

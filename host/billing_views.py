@@ -10,6 +10,7 @@ operators) stay as they were typed; the pages isolate them for bidi.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import re
 from datetime import date, datetime, timedelta
@@ -17,7 +18,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import jdatetime
-from babel.dates import format_date, format_datetime
 
 from baulk.host import bills, money
 from baulk.host.clock import Stamp
@@ -142,24 +142,67 @@ def say(lang: str, key: str, **values: Any) -> str:
     return money.persian_digits(text) if lang == "fa" else text
 
 
+_EN_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_EN_DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_EN_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_EN_MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(tz: str) -> ZoneInfo:
+    return ZoneInfo(tz)
+
+
+@functools.lru_cache(maxsize=1024)
+def _jalali(day: date) -> tuple[int, int, int]:
+    """The Solar Hijri date of a Gregorian day (jdatetime), once per day."""
+    j = jdatetime.date.fromgregorian(date=day)
+    return int(j.year), int(j.month), int(j.day)
+
+
+@functools.lru_cache(maxsize=4096)
+def _day_text(day: date, lang: str, short: bool) -> str:
+    if lang == "fa":
+        y, m, d = _jalali(day)
+        # jdatetime's tables: weekdays from Saturday, months from Farvardin
+        weekday = jdatetime.date.j_weekdays_fa[(day.weekday() + 2) % 7]
+        return money.persian_digits(f"{weekday} {d:02d} {jdatetime.date.j_months_fa[m - 1]} {y}")
+    if short:
+        return f"{_EN_DAYS[day.weekday()]} {day.day} {_EN_MONTHS[day.month - 1]} {day.year}"
+    names = _EN_DAY_NAMES[day.weekday()], _EN_MONTH_NAMES[day.month - 1]
+    return f"{names[0]} {day.day} {names[1]} {day.year}"
+
+
 def when(ms: int | None, tz: str, lang: str, with_date: bool = True) -> str:
-    """A moment as a receipt shows it: Gregorian in English, Solar Hijri in Persian."""
+    """A moment as a receipt shows it: Gregorian in English, Solar Hijri in
+    Persian with Persian digits."""
     if ms is None:
         return ""
-    local = datetime.fromtimestamp(ms / 1000, ZoneInfo(tz))
+    local = datetime.fromtimestamp(ms / 1000, _zone(tz))
+    hm = f"{local.hour:02d}:{local.minute:02d}"
     if lang == "fa":
-        j = jdatetime.datetime.fromgregorian(datetime=local, locale="fa_IR")
-        text = j.strftime("%A %d %B %Y، %H:%M") if with_date else j.strftime("%H:%M")
-        return money.persian_digits(text)
-    pattern = "EEE d MMM y, HH:mm" if with_date else "HH:mm"
-    return str(format_datetime(local, pattern, locale="en"))
+        hm = money.persian_digits(hm)
+    if not with_date:
+        return hm
+    sep = "، " if lang == "fa" else ", "
+    return _day_text(local.date(), lang, True) + sep + hm
 
 
 def day_label(day: date, lang: str) -> str:
-    if lang == "fa":
-        j = jdatetime.date.fromgregorian(date=day, locale="fa_IR")
-        return money.persian_digits(j.strftime("%A %d %B %Y"))
-    return str(format_date(day, "EEEE d MMMM y", locale="en"))
+    return _day_text(day, lang, False)
 
 
 def csv_cell(value: Any) -> str:
@@ -343,7 +386,8 @@ def _csv_when(ms: int | None, tz: str, lang: str) -> str:
         return ""
     local = datetime.fromtimestamp(ms / 1000, ZoneInfo(tz))
     if lang == "fa":
-        return str(jdatetime.datetime.fromgregorian(datetime=local).strftime("%Y/%m/%d %H:%M"))
+        y, m, d = _jalali(local.date())
+        return f"{y}/{m:02d}/{d:02d} {local.hour:02d}:{local.minute:02d}"
     return local.strftime("%Y-%m-%d %H:%M")
 
 
@@ -430,34 +474,38 @@ def day_report(
     }
 
 
-def formatted_totals(t: dict[str, Any]) -> dict[str, list[dict[str, str]]]:
-    """A totals block's amounts as each language writes them."""
+def formatted_totals(t: dict[str, Any], lang: str) -> list[dict[str, str]]:
+    """A totals block's amounts as a language writes them, per currency."""
+    return [
+        {
+            "currency": cur,
+            "charged": money.fmt(m["charged"], cur, lang),
+            "corrections": money.fmt(m["corrections"], cur, lang),
+            "total": money.fmt(m["total"], cur, lang),
+        }
+        for cur, m in sorted(t["money"].items())
+    ]
+
+
+def bill_summary(bill: dict[str, Any], lang: str) -> dict[str, str]:
+    """A bill's row of the daily report, as one language writes it."""
+    tz = bill["timezone"]
     return {
-        lang: [
-            {
-                "currency": cur,
-                "charged": money.fmt(m["charged"], cur, lang),
-                "corrections": money.fmt(m["corrections"], cur, lang),
-                "total": money.fmt(m["total"], cur, lang),
-            }
-            for cur, m in sorted(t["money"].items())
-        ]
-        for lang in LANGS
+        "opened": when(bill["opened_ms"], tz, lang),
+        "closed": when(bill["closed_ms"], tz, lang)
+        if not bill["open"]
+        else say(lang, "still_open"),
+        "total": money.fmt(bill["total"], bill["currency"], lang),
     }
 
 
-def bill_summary(bill: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """A bill's row of the daily report, as each language writes it."""
-    tz = bill["timezone"]
+def formatted_report(report: dict[str, Any], lang: str) -> dict[str, Any]:
+    """Every amount and date of a daily report written out in one language."""
     return {
-        lang: {
-            "opened": when(bill["opened_ms"], tz, lang),
-            "closed": when(bill["closed_ms"], tz, lang)
-            if not bill["open"]
-            else say(lang, "still_open"),
-            "total": money.fmt(bill["total"], bill["currency"], lang),
-        }
-        for lang in LANGS
+        "lang": lang,
+        "venue": formatted_totals(report["venue"], lang),
+        "tables": {t["table"]: formatted_totals(t, lang) for t in report["tables"]},
+        "bills": {str(b["session_id"]): bill_summary(b, lang) for b in report["bills"]},
     }
 
 

@@ -27,11 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from baulk.host import money
 from baulk.host.clock import Stamp, elapsed_ms
 from baulk.host.tariffs import Tariff
 
@@ -54,6 +52,22 @@ def names_of(players: Any) -> list[str]:
     if not isinstance(players, list) or len(players) != 2:
         return ["?", "?"]
     return [" & ".join(map(str, p)) if isinstance(p, list) else str(p) for p in players]
+
+
+_TARIFFS: dict[int, tuple[dict[str, Any], Tariff]] = {}
+
+
+def tariff_of(data: dict[str, Any]) -> Tariff:
+    """The Tariff of a session's stored tariff; the store's reader hands the
+    sessions of one read the same dict per tariff, so each is built once."""
+    hit = _TARIFFS.get(id(data))
+    if hit is not None and hit[0] is data:
+        return hit[1]
+    if len(_TARIFFS) > 256:
+        _TARIFFS.clear()
+    tariff = Tariff.from_json(data)
+    _TARIFFS[id(data)] = (data, tariff)  # holding the dict keeps its id from being reused
+    return tariff
 
 
 def billable_minutes(open_ms: int, tariff: Tariff) -> int:
@@ -117,7 +131,7 @@ def work_out(
     """The bill of one session (a ``table_sessions`` row as the store reads
     it), with its frames and corrections.  ``now`` times a session still
     open (a running bill)."""
-    tariff = Tariff.from_json(session["tariff"])
+    tariff = tariff_of(session["tariff"])
     cur = tariff.currency
     opened = Stamp(session["opened_wall_ms"], session["opened_mono_ms"], session["opened_boot"])
     is_open = session["closed_wall_ms"] is None
@@ -134,7 +148,8 @@ def work_out(
     if tariff.per_hour or tariff.peaks:
         billed_min = billable_minutes(open_ms, tariff)
         for s in stretches(opened.wall_ms, billed_min, tariff):
-            amount = money.round_minor(Decimal(s.per_hour * (s.end_ms - s.start_ms)) / HOUR_MS)
+            # rate x time, rounded half up, in whole numbers (exact, and quick)
+            amount = (2 * s.per_hour * (s.end_ms - s.start_ms) + HOUR_MS) // (2 * HOUR_MS)
             lines.append(
                 {
                     "kind": "time",

@@ -42,9 +42,15 @@ _SESSION_COLUMNS = (
 )
 
 
-def _session_dict(r: sqlite3.Row) -> dict[str, Any]:
-    d = dict(r)
-    d["tariff"] = json.loads(d["tariff"])
+_SESSION_NAMES = tuple(c.strip() for c in _SESSION_COLUMNS.split(","))
+
+
+def _session_dict(r: sqlite3.Row | tuple[Any, ...], tariffs: dict[str, Any]) -> dict[str, Any]:
+    d = dict(zip(_SESSION_NAMES, tuple(r), strict=True))
+    text = d["tariff"]
+    if text not in tariffs:  # a day's sessions share a handful of tariffs: parse each once
+        tariffs[text] = json.loads(text)
+    d["tariff"] = tariffs[text]
     return d
 
 
@@ -54,33 +60,30 @@ class SessionReader:
 
     db: sqlite3.Connection
 
+    def _sessions(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+        cur = self.db.cursor()
+        cur.row_factory = None  # plain tuples: a day's report reads hundreds
+        rows = cur.execute(f"SELECT {_SESSION_COLUMNS} FROM table_sessions {where}", args)
+        tariffs: dict[str, Any] = {}
+        return [_session_dict(r, tariffs) for r in rows]
+
     def open_sessions(self) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            f"SELECT {_SESSION_COLUMNS} FROM table_sessions WHERE closed_wall_ms IS NULL "
-            "ORDER BY id"
-        )
-        return [_session_dict(r) for r in rows]
+        return self._sessions("WHERE closed_wall_ms IS NULL ORDER BY id", ())
 
     def session(self, session_id: int) -> dict[str, Any] | None:
-        r = self.db.execute(
-            f"SELECT {_SESSION_COLUMNS} FROM table_sessions WHERE id = ?", (session_id,)
-        ).fetchone()
-        return _session_dict(r) if r else None
+        found = self._sessions("WHERE id = ?", (session_id,))
+        return found[0] if found else None
 
     def sessions_opened(
         self, from_wall_ms: int, to_wall_ms: int, table_id: str | None = None
     ) -> list[dict[str, Any]]:
         """Sessions opened in [from, to) by the wall clock, oldest first."""
-        q = (
-            f"SELECT {_SESSION_COLUMNS} FROM table_sessions "
-            "WHERE opened_wall_ms >= ? AND opened_wall_ms < ?"
-        )
+        q = "WHERE opened_wall_ms >= ? AND opened_wall_ms < ?"
         args: tuple[Any, ...] = (from_wall_ms, to_wall_ms)
         if table_id is not None:
             q += " AND table_id = ?"
             args += (table_id,)
-        rows = self.db.execute(q + " ORDER BY opened_wall_ms, id", args)
-        return [_session_dict(r) for r in rows]
+        return self._sessions(q + " ORDER BY opened_wall_ms, id", args)
 
     def last_session_id(self) -> int:
         row = self.db.execute("SELECT coalesce(max(id), 0) FROM table_sessions").fetchone()
@@ -106,61 +109,57 @@ class SessionReader:
     def session_frames(self, sessions: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
         """Per session, the frames played in it (``frame_play`` rows with the
         match's players): those that ended between its open and its close,
-        and the one still in play at its close (``end_id`` None, ``last_t``
-        its newest event's device time)."""
+        and the one still in play at its close (``finished`` false, its end
+        time that of its newest event by then).  One query for them all."""
         out: dict[int, list[dict[str, Any]]] = {s["id"]: [] for s in sessions}
-        by_table: dict[str, list[dict[str, Any]]] = {}
-        for s in sessions:
-            by_table.setdefault(s["table_id"], []).append(s)
-        newest = None
-        for table_id, group in by_table.items():
-            lo = min(s["open_event_id"] for s in group)
-            if any(s["close_event_id"] is None for s in group):
-                newest = self.newest_event_id() if newest is None else newest
-            hi = max(
-                s["close_event_id"] if s["close_event_id"] is not None else newest or 0
-                for s in group
-            )
-            rows = self.db.execute(
-                "SELECT f.match_id, f.frame, f.start_id, f.start_t, f.end_id, f.end_t, f.winner, "
-                "m.players FROM frame_play f LEFT JOIN matches m ON m.match_id = f.match_id "
-                "WHERE f.table_id = ? AND f.start_id <= ? AND coalesce(f.end_id, f.start_id) > ? "
-                "ORDER BY f.start_id",
-                (table_id, hi, lo),
+        if not sessions:
+            return out
+        newest = self.newest_event_id()
+        players: dict[str, Any] = {}
+        cur = self.db.cursor()
+        cur.row_factory = None
+        for chunk in _chunks([s["id"] for s in sessions]):
+            marks = ",".join("?" * len(chunk))
+            rows = cur.execute(
+                "SELECT s.id, f.match_id, f.frame, f.start_t, f.end_t, f.winner, m.players, "
+                "f.end_id IS NOT NULL AND f.end_id <= coalesce(s.close_event_id, ?1), "
+                "coalesce(s.close_event_id, ?1) "
+                "FROM table_sessions s JOIN frame_play f ON f.table_id = s.table_id "
+                "AND f.start_id <= coalesce(s.close_event_id, ?1) AND ("
+                "(f.end_id > s.open_event_id AND f.end_id <= coalesce(s.close_event_id, ?1)) "
+                "OR (f.start_id > s.open_event_id "
+                "AND (f.end_id IS NULL OR f.end_id > coalesce(s.close_event_id, ?1)))) "
+                "LEFT JOIN matches m ON m.match_id = f.match_id "
+                f"WHERE s.id IN ({marks}) ORDER BY s.id, f.start_id",
+                (newest, *chunk),
             ).fetchall()
-            for s in group:
-                a = s["open_event_id"]
-                c = s["close_event_id"] if s["close_event_id"] is not None else newest or 0
-                for r in rows:
-                    end = r["end_id"]
-                    if end is not None and a < end <= c:
-                        out[s["id"]].append(_frame_dict(r, True, r["end_t"]))
-                    elif a < r["start_id"] <= c and (end is None or end > c):
-                        out[s["id"]].append(_frame_dict(r, False, self._last_t(r, c)))
+            for sid, match_id, frame, start_t, end_t, winner, names, finished, upto in rows:
+                if match_id not in players:
+                    players[match_id] = json.loads(names) if names else None
+                if not finished:
+                    end_t = self._last_t(match_id, frame, upto)
+                out[sid].append(
+                    {
+                        "match_id": match_id,
+                        "frame": frame,
+                        "start_t": start_t,
+                        "end_t": end_t,
+                        "winner": winner if finished else None,
+                        "finished": bool(finished),
+                        "players": players[match_id],
+                    }
+                )
         return out
 
-    def _last_t(self, frame: sqlite3.Row, upto_id: int) -> int | None:
+    def _last_t(self, match_id: str, frame: int, upto_id: int) -> int | None:
+        """The device time of a frame's newest accepted event up to an id."""
         row = self.db.execute(
             "SELECT ev FROM events WHERE match_id = ? AND frame = ? AND id <= ? "
             "AND rejected IS NULL ORDER BY id DESC LIMIT 1",
-            (frame["match_id"], frame["frame"], upto_id),
+            (match_id, frame, upto_id),
         ).fetchone()
         t = json.loads(row[0]).get("t") if row and row[0] else None
         return t if isinstance(t, int) and not isinstance(t, bool) else None
-
-
-def _frame_dict(r: sqlite3.Row, finished: bool, end_t: int | None) -> dict[str, Any]:
-    """A frame of a session; one still in play at the close ends, for its
-    minutes in play, at its newest event by then."""
-    return {
-        "match_id": r["match_id"],
-        "frame": r["frame"],
-        "start_t": r["start_t"],
-        "end_t": end_t,
-        "winner": r["winner"] if finished else None,
-        "finished": finished,
-        "players": json.loads(r["players"]) if r["players"] else None,
-    }
 
 
 def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:

@@ -210,11 +210,7 @@ async def day_report(request: web.Request) -> web.StreamResponse:
     report = views.day_report(daemon.reader, billing, day, now, names, table)
     if request.match_info.get("fmt") == "csv":
         return _csv(views.day_csv(report, _lang(request)), f"day-{day.isoformat()}.csv")
-    report["formatted"] = {
-        "venue": views.formatted_totals(report["venue"]),
-        "tables": {t["table"]: views.formatted_totals(t) for t in report["tables"]},
-        "bills": {str(b["session_id"]): views.bill_summary(b) for b in report["bills"]},
-    }
+    report["formatted"] = views.formatted_report(report, _lang(request))
     return _json({"schema": 1, "report": report})
 
 

@@ -51,6 +51,7 @@ def desk(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
 
 
 def sign_in(page: Any) -> None:
+    page.set_default_timeout(60_000)  # the table is real firmware on a shared machine
     page.wait_for_selector("#token-form:not([hidden])")
     page.fill("#token", TOKEN)
     page.click("#token-save")

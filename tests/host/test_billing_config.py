@@ -3,6 +3,7 @@ ConfigError naming its key, and each currency is written its own way."""
 
 from __future__ import annotations
 
+import random
 import tomllib
 
 import pytest
@@ -174,9 +175,52 @@ def test_each_currency_is_written_its_own_way(minor: int, currency: str, en: str
     assert money.fmt(minor, currency, "fa") == fa
 
 
+@pytest.mark.parametrize("currency", ["GBP", "EUR", "INR", "PKR", "USD", "IRR", "IRT"])
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_amounts_are_written_as_babel_writes_them(currency: str, lang: str) -> None:
+    from decimal import Decimal
+
+    from babel.numbers import format_currency, format_decimal
+
+    rng = random.Random(currency + lang)
+    amounts = [0, 1, -1, 99, 100, 123_456_789, -98_765] + [
+        rng.randint(-(10**9), 10**9) for _ in range(200)
+    ]
+    locale = "fa_IR" if lang == "fa" else money._ENGLISH.get(currency, "en")
+    for minor in amounts:
+        value = Decimal(minor).scaleb(-money.minor_digits(currency))
+        if currency in ("IRR", "IRT"):
+            unit = money._IRANIAN[currency][lang]
+            n = format_decimal(value, format="#,##0", locale=locale, numbering_system="default")
+            want = f"{n} {unit}"
+        else:
+            want = format_currency(value, currency, locale=locale, numbering_system="default")
+        if lang == "fa":
+            want = money.persian_digits(want)
+        assert money.fmt(minor, currency, lang) == want
+
+
 def test_amounts_in_and_out() -> None:
     assert money.to_minor("12.50", "GBP") == 1250 and money.to_minor(3, "IRT") == 3
     assert money.plain(-1250, "GBP") == "-12.50" and money.plain(5000, "IRR") == "5000"
     for bad in ("1.234", "abc", "inf", True, None, [1]):
         with pytest.raises(money.MoneyError):
             money.to_minor(bad, "GBP")
+
+
+def test_receipt_dates_are_jdatetimes_solar_hijri_and_plain_gregorian() -> None:
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    import jdatetime
+
+    from baulk.host import billing_views
+
+    for ms in (1_740_846_600_000, 1_711_000_000_000, 1_742_500_000_000, 1_767_225_600_000):
+        local = datetime.fromtimestamp(ms / 1000, ZoneInfo("Asia/Tehran"))
+        j = jdatetime.datetime.fromgregorian(datetime=local, locale="fa_IR")
+        want = money.persian_digits(j.strftime("%a %d %B %Y، %H:%M"))
+        assert billing_views.when(ms, "Asia/Tehran", "fa") == want
+        assert billing_views.when(ms, "UTC", "en") == datetime.fromtimestamp(
+            ms / 1000, UTC
+        ).strftime("%a %-d %b %Y, %H:%M")

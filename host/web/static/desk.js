@@ -429,7 +429,7 @@ function renderDay(data) {
   heads("day-head", ["table", "sessions", "minutes_open", "in_play", "frames", "currency", "charged", "corrections", "total"]);
   const rows = [];
   const add = (label, totals, money, cls) => {
-    const list = money[LANG].length ? money[LANG] : [{ currency: "", charged: "", corrections: "", total: "" }];
+    const list = money.length ? money : [{ currency: "", charged: "", corrections: "", total: "" }];
     for (const m of list) {
       const tr = el("tr", cls);
       cells(tr, [label, num(totals.sessions), t("minutes", { n: totals.minutes_open }),
@@ -448,7 +448,7 @@ function renderDay(data) {
     const tr = el("tr", "session-row");
     const link = el("a", null, t("session", { n: b.session_id }));
     link.href = withLang("/desk/receipt/" + b.session_id);
-    const f = r.formatted.bills[String(b.session_id)][LANG];
+    const f = r.formatted.bills[String(b.session_id)];
     cells(tr, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
       t("minutes", { n: b.minutes_open }), t("minutes", { n: b.minutes_in_play }), num(b.frames_played), f.total]);
     return tr;

@@ -25,6 +25,7 @@ is rounded half up, and the totals are sums of lines.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -77,30 +78,49 @@ def billable_minutes(open_ms: int, tariff: Tariff) -> int:
     return max(steps * tariff.round_min, tariff.minimum_min)
 
 
+@functools.lru_cache(maxsize=64)
+def _zone(name: str) -> ZoneInfo:
+    return ZoneInfo(name)
+
+
+def _next_edge(local: datetime, minute: int, edges: list[int]) -> int:
+    """The wall-clock ms of the first of ``edges`` (minutes of the local day)
+    after ``local``, or of the next midnight."""
+    edge = min([e for e in edges if e > minute] + [DAY_MIN])
+    into_day = local.hour * HOUR_MS + local.minute * MINUTE_MS + local.second * 1000
+    midnight_ms = int(local.timestamp() * 1000) - local.microsecond // 1000 - into_day
+    guess = midnight_ms + edge * MINUTE_MS
+    there = datetime.fromtimestamp(guess / 1000, local.tzinfo)
+    if (there.hour * 60 + there.minute) % DAY_MIN == edge % DAY_MIN:
+        return guess
+    # A clock change (summer time) lies before the edge: count in local time.
+    midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
+    return int((midnight + timedelta(minutes=edge)).timestamp() * 1000)
+
+
 def stretches(start_ms: int, minutes: int, tariff: Tariff) -> list[Stretch]:
     """The billable minutes from ``start_ms`` cut where the rate changes
     (a peak begins or ends, or the day turns), local time."""
-    tz = ZoneInfo(tariff.timezone)
+    tz = _zone(tariff.timezone)
     end = start_ms + minutes * MINUTE_MS
+    if not tariff.peaks:
+        return [Stretch(start_ms, end, tariff.per_hour, False)] if end > start_ms else []
     out: list[Stretch] = []
     pos = start_ms
     while pos < end:
         local = datetime.fromtimestamp(pos / 1000, tz)
         minute = local.hour * 60 + local.minute
         day = local.weekday()
-        edges = [DAY_MIN]
+        edges = []
+        rate, peak = tariff.per_hour, False
         for p in tariff.peaks:
             if day in p.days:
-                edges += [m for m in (p.start_min, p.end_min) if m > minute]
-        midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-        boundary = midnight + timedelta(minutes=min(edges))
-        nxt = min(end, int(boundary.timestamp() * 1000))
-        if nxt <= pos:  # a clock change folded the boundary back: take a minute
+                edges += (p.start_min, p.end_min)
+                if p.start_min <= minute < p.end_min:
+                    rate, peak = p.per_hour, True
+        nxt = min(end, _next_edge(local, minute, edges))
+        if nxt <= pos:  # a clock change folded the edge back: take a minute
             nxt = min(end, pos + MINUTE_MS)
-        rate = tariff.rate_at(day, minute)
-        peak = rate != tariff.per_hour or any(
-            day in p.days and p.start_min <= minute < p.end_min for p in tariff.peaks
-        )
         if out and out[-1].per_hour == rate and out[-1].peak == peak and out[-1].end_ms == pos:
             out[-1] = Stretch(out[-1].start_ms, nxt, rate, peak)
         else:

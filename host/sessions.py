@@ -321,9 +321,11 @@ class TableSessions:
             desk.light_unsupported = True
 
     def send_light(self, table_id: str) -> None:
+        """Tell the table's controller the light's state.  A table without a
+        tariff has no sessions, and its light is left as the venue wires it."""
         rt = self.daemon.tables.get(table_id)
         desk = self.desk(table_id)
-        if rt is None or rt.channel is None:
+        if rt is None or rt.channel is None or self.billing.tariff_for(table_id) is None:
             return
         seq = rt.channel.send(Light(on=desk.light_wanted))
         if seq:

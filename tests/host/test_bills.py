@@ -87,6 +87,30 @@ def test_the_wall_clock_set_forward_or_back_changes_nothing(venue: HandVenue, sh
     assert bill["closed_ms"] == opened + 82 * MIN  # when it closed, by the clock that timed it
 
 
+def test_peak_hours_are_local_across_a_change_to_summer_time(venue: HandVenue) -> None:
+    # Sunday 30 March 2025, London: at 01:00 GMT the clocks go to 02:00 BST.
+    # Open 00:30 GMT for 3 h by the monotonic clock: it ends at 04:30 BST.
+    # Off-peak 00:30 GMT-03:00 BST is 90 min (600/h: 900), the peak
+    # 03:00-04:00 BST 60 min (1,200/h: 1,200), then 30 min off-peak (300).
+    t = tariff(
+        name="sunday",
+        currency="GBP",
+        per_hour=6,
+        peak=[{"days": ["sun"], "from": "03:00", "to": "04:00", "per_hour": 12}],
+        tz="Europe/London",
+    )
+    opened = wall(2025, 3, 30, 0, 30)
+    sid = venue.open("t1", t, stamp(opened, 0))
+    venue.close(sid, stamp(opened + 180 * MIN, 180 * MIN))
+    bill = venue.bill(sid)
+    assert [(x["minutes"], x["per_hour"], x["peak"], x["amount"]) for x in bill["lines"]] == [
+        (90, 600, False, 900),
+        (60, 1200, True, 1200),
+        (30, 600, False, 300),
+    ]
+    assert bill["total"] == 2400
+
+
 def test_a_pc_reboot_during_a_session_falls_back_to_the_wall_clock(venue: HandVenue) -> None:
     t = tariff(name="flat", currency="GBP", per_hour=6)
     opened = wall(2025, 3, 3, 10, 0)
@@ -242,3 +266,18 @@ def test_csv_cells_never_run_as_formulas(venue: HandVenue) -> None:
     assert "-0.50" in cells  # a negative amount stays a number
     assert all(billing_views.csv_cell(x) == x for x in ("-12.50", "3", "Ali"))
     assert billing_views.csv_cell("-1+2") == "'-1+2"
+
+
+def test_baulk_rebuild_makes_frame_play_again_from_the_events(venue: HandVenue) -> None:
+    from baulk.host.rebuild import rebuild
+
+    venue.play("t1", _best_of_5_frames())
+    db = sqlite3.connect(venue.path)
+    query = "SELECT * FROM frame_play ORDER BY match_id, frame"
+    before = db.execute(query).fetchall()
+    assert len(before) == 4 and all(row[5] is not None for row in before)  # four ended frames
+    db.execute("DELETE FROM frame_play")
+    db.commit()
+    rebuild(venue.path)
+    assert db.execute(query).fetchall() == before
+    db.close()

@@ -111,7 +111,7 @@ def stretches(start_ms: int, minutes: int, tariff: Tariff) -> list[Stretch]:
         local = datetime.fromtimestamp(pos / 1000, tz)
         minute = local.hour * 60 + local.minute
         day = local.weekday()
-        edges = []
+        edges: list[int] = []
         rate, peak = tariff.per_hour, False
         for p in tariff.peaks:
             if day in p.days:

@@ -72,6 +72,9 @@ class App:
         self.journal = jr.Journal(hw.flash)
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
+        light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
+        if light is not None:  # as the host last left it, before the link is up
+            light.value(0 if self.journal.light else 1)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
@@ -312,6 +315,16 @@ class App:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
                     self.submit(ev, _SRC_HOST, seq)
+                elif mtype == messages.LIGHT:
+                    # The state and its seq go to flash together, before the
+                    # ack goes out (SPEC.md 7.6); then the relay switches.
+                    j = self.journal
+                    j.light = body[0]
+                    j.delivered = seq
+                    j._save_meta()
+                    light = self.hw.led.light
+                    if light is not None:
+                        light.value(0 if body[0] else 1)
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True

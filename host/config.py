@@ -24,6 +24,9 @@ port = "/dev/ttyACM0"       # either a port path ...
 baud = 115200
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
+
+[billing]                   # table sessions and their tariffs (host/tariffs.py, docs/BILLING.md)
+[[tariff]]
 ```
 
 Every mistake is reported as :class:`ConfigError` with a sentence that names
@@ -39,6 +42,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from baulk.host import tariffs as tariffs_mod
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047
@@ -88,6 +93,8 @@ class Config:
     @property
     def tls(self) -> bool:
         return self.tls_cert is not None
+
+    billing: tariffs_mod.Billing = field(default_factory=tariffs_mod.Billing)
 
     def table(self, table_id: str) -> TableConfig | None:
         for t in self.tables:
@@ -145,7 +152,9 @@ def parse(
 ) -> Config:
     """Build a Config from parsed TOML; raise ConfigError on any mistake."""
     env = dict(os.environ) if env is None else env
-    _unknown(data, ("server", "store", "autodetect", "table", "mqtt"), "config")
+    _unknown(
+        data, ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff"), "config"
+    )
     server = _section(data, "server")
     _unknown(
         server, ("bind", "port", "operator_token", "tls_cert", "tls_key", "session_hours"), "server"
@@ -223,6 +232,10 @@ def parse(
         if serials.count(s) > 1:
             raise ConfigError(f"serial number {s!r} is given to two tables")
     mqtt = _section(data, "mqtt")
+    try:
+        billing = tariffs_mod.parse(data, set(ids))
+    except tariffs_mod.TariffError as e:
+        raise ConfigError(str(e)) from None
     return Config(
         tables=tuple(tables),
         bind=bind,
@@ -235,6 +248,7 @@ def parse(
         tls_cert=tls_cert,
         tls_key=tls_key,
         session_hours=hours,
+        billing=billing,
     )
 
 

@@ -25,6 +25,7 @@ from baulk.host.actions import OperatorActions
 from baulk.host.devices import DeviceHandler
 from baulk.host.link import PortFinder, TableChannel, fixed_path
 from baulk.host.live import LiveHub, TableView
+from baulk.host.sessions import TableSessions
 from baulk.host.shadow import ShadowReferee
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader
 from baulk.host.tables import TableRuntime
@@ -55,6 +56,7 @@ class Daemon:
         self.tables: dict[str, TableRuntime] = {}
         self.devices = DeviceHandler(self)
         self.actions = OperatorActions(self)
+        self.sessions = TableSessions(self)  # table sessions, bills, the light
         self._dirty: set[str] = set()
         self._publish_armed = False
         self._last_publish = 0.0
@@ -64,6 +66,8 @@ class Daemon:
     async def start(self) -> None:
         self.committer.start()
         self._restore()
+        self.sessions.restore()
+        self.sessions.start()
         for t in self.config.tables:
             locate = self.locators.get(t.id)
             if t.port is not None:
@@ -90,6 +94,7 @@ class Daemon:
             self.mark(table_id)
 
     async def stop(self) -> None:
+        await self.sessions.stop()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

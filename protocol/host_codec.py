@@ -532,6 +532,14 @@ class Error:
     seq: int | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class Light:
+    """The table light's relay: on while the table has a session open."""
+
+    TYPE: ClassVar[int] = messages.LIGHT
+    on: bool
+
+
 Record = (
     Hello
     | Welcome
@@ -545,6 +553,7 @@ Record = (
     | SnapshotRequest
     | Log
     | Error
+    | Light
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

@@ -30,6 +30,7 @@ TIME = const(9)
 SNAPSHOT_REQUEST = const(10)
 LOG = const(11)
 ERROR = const(12)
+LIGHT = const(13)  # the table light's relay (host -> device)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -49,6 +50,7 @@ TYPES = {
     SNAPSHOT_REQUEST: ("snapshot_request", HOST, False),
     LOG: ("log", DEVICE, False),
     ERROR: ("error", BOTH, False),
+    LIGHT: ("light", HOST, True),
 }
 
 
@@ -215,6 +217,7 @@ SCHEMA = {
         2: ("type", UINT, 0, U8, 0),
         3: ("seq", UINT, 0, U32, 0),
     },
+    LIGHT: {0: ("on", BOOL, 0, 0, REQ)},
 }
 
 # Bodies that may carry engine input keys this catalogue does not know yet,

@@ -70,5 +70,6 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     return Kit(
         table, ticks, ring, beams, colours, colour.load(flash + "/calibration.json"),
         cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
-        StatusLed(pin_out(cfg.LED)), Watchdog(make_wdt), serial, flash + "/journal",
+        StatusLed(pin_out(cfg.LED), None if cfg.LIGHT is None else pin_out(cfg.LIGHT)),
+        Watchdog(make_wdt), serial, flash + "/journal",
     )  # fmt: skip

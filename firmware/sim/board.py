@@ -10,7 +10,17 @@
 
 # The firmware modules are imported where they are first needed, so that a
 # heap measurement can tell the simulator's own memory from the firmware's.
-from .devices import SimI2C, SimMux, SimPin, SimSsd1306, SimTcs34725, SimUart, SimWdt, VirtualClock
+from .devices import (
+    SimI2C,
+    SimMux,
+    SimPin,
+    SimRelay,
+    SimSsd1306,
+    SimTcs34725,
+    SimUart,
+    SimWdt,
+    VirtualClock,
+)
 
 
 class Config:
@@ -130,6 +140,11 @@ class SimBoard:
         return self._pin(n, 1)
 
     def _pin_out(self, n):
+        if n == self.cfg.LIGHT:
+            # The relay drops out while the board is dark: a new, idle pin per boot.
+            relay = SimRelay(n)
+            self.pins[n] = relay
+            return relay
         return self._pin(n, 1)
 
     def _column(self, col):
@@ -308,6 +323,11 @@ class SimBoard:
             self.advance(hold + gap)
 
     # -- what comes out ----------------------------------------------------------------
+    def light(self):
+        """True while the table light's relay has the lamp lit."""
+        relay = self.pins.get(self.cfg.LIGHT)
+        return relay is not None and relay.lit()
+
     def text(self):
         """The display's 8 lines, read back from the simulated SSD1306's memory."""
         return self.display.text()

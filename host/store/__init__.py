@@ -29,6 +29,7 @@ from .records import (
     NameFixRow,
     Projection,
     RawRow,
+    SessionWrite,
     StoredEvent,
 )
 from .schema import StoreError, connect
@@ -45,6 +46,7 @@ __all__ = [
     "NameFixRow",
     "Projection",
     "RawRow",
+    "SessionWrite",
     "Store",
     "StoreError",
     "StoreReader",

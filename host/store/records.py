@@ -103,12 +103,33 @@ class NameFixRow:
 
 
 @dataclass
+class SessionWrite:
+    """One change to a table session (host/sessions.py): ``open``, ``confirm``,
+    ``close`` or ``correct``.  Times are (wall_ms, mono_ms, boot) of the PC."""
+
+    op: str
+    session_id: int
+    table_id: str = ""
+    who: str | None = None
+    wall_ms: int = 0
+    mono_ms: int = 0
+    boot: str = ""
+    how: str = "desk"  # open: "desk" or "auto"
+    tariff: dict[str, Any] | None = None  # open: the tariff it opens under
+    from_event: tuple[int, int] | None = None  # open: (boot, seq) of its first event
+    reason: str | None = None  # close: "desk" or "idle"; correct: the operator's reason
+    amount: int = 0  # correct: minor units, + or -
+    payer: str | None = None  # correct: who it is charged to (None: the table)
+
+
+@dataclass
 class Batch:
     events: list[EventRow] = field(default_factory=list)
     links: list[LinkRow] = field(default_factory=list)
     raws: list[RawRow] = field(default_factory=list)
     commands: list[CommandRow] = field(default_factory=list)
     name_fixes: list[NameFixRow] = field(default_factory=list)
+    sessions: list[SessionWrite] = field(default_factory=list)
 
     def __len__(self) -> int:
         return (
@@ -117,6 +138,7 @@ class Batch:
             + len(self.raws)
             + len(self.commands)
             + len(self.name_fixes)
+            + len(self.sessions)
         )
 
     def __add__(self, later: Batch) -> Batch:
@@ -126,6 +148,7 @@ class Batch:
             self.raws + later.raws,
             self.commands + later.commands,
             self.name_fixes + later.name_fixes,
+            self.sessions + later.sessions,
         )
 
 

@@ -28,6 +28,7 @@ from .records import (
     NameFixRow,
     Projection,
     RawRow,
+    SessionWrite,
     StoredEvent,
 )
 from .schema import connect, dumps, now_ms
@@ -70,6 +71,7 @@ class Store:
         self.db = connect(self.path)
         self.commits = 0
         self.rows = 0
+        self.play = PlayTracker()
 
     def close(self) -> None:
         self.db.close()
@@ -109,6 +111,8 @@ class Store:
                     "VALUES (?,?,?,?)",
                     (f.match_id, dumps(f.players), f.who, f.at_ms),
                 )
+            for s in batch.sessions:
+                write_session(db, s)
             db.execute("COMMIT")
         except BaseException:
             _roll_back(db)
@@ -127,6 +131,8 @@ class Store:
         db.execute("SAVEPOINT events")
         before = db.total_changes
         db.executemany(_INSERT_EVENT, [_event_values(r) for r in rows])
+        # The rows went in one after the other: their ids run up to this one.
+        last_id = db.execute("SELECT last_insert_rowid()").fetchone()[0]
         if db.total_changes - before != len(rows):
             db.execute("ROLLBACK TO events")
             db.execute("RELEASE events")
@@ -141,6 +147,10 @@ class Store:
         for row in rows:
             if row.applied is not None and row.applied.projects:
                 project(db, row.table_id, row.rx_ms, row.applied)
+        if any(self.play.concerns(r.table_id, r.ev, r.applied) for r in rows):
+            first = last_id - len(rows) + 1
+            for i, row in enumerate(rows):
+                self.play.note(db, first + i, row.table_id, row.ev, row.applied)
 
     def _event(self, row: EventRow) -> None:
         db = self.db
@@ -157,6 +167,7 @@ class Store:
             db.execute(_INSERT_RAW, (row.table_id, row.rx_ms, row.mtype, row.seq, row.raw))
         if row.applied is not None:
             project(db, row.table_id, row.rx_ms, row.applied)
+            self.play.note(db, int(cur.lastrowid or 0), row.table_id, row.ev, row.applied)
 
     def _link(self, row: LinkRow) -> None:
         self.db.execute("INSERT OR IGNORE INTO links (table_id) VALUES (?)", (row.table_id,))
@@ -177,11 +188,14 @@ class Store:
             db.execute("DELETE FROM matches")
             db.execute("DELETE FROM frames")
             db.execute("DELETE FROM breaks")
+            db.execute("DELETE FROM frame_play")
+            play = PlayTracker()
             for table_id, projected in tables:
                 updates = []
                 for e, a in projected:
                     updates.append((a.match_id, a.frame, e.id))
                     project(db, table_id, e.rx_ms, a)
+                    play.note(db, e.id, table_id, e.ev, a)
                 db.executemany("UPDATE events SET match_id = ?, frame = ? WHERE id = ?", updates)
             db.execute("COMMIT")
         except BaseException:
@@ -233,6 +247,130 @@ def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) ->
             "UPDATE matches SET ended_ms = ?, winner = ? WHERE match_id = ?",
             (at_ms, a.winner, a.match_id),
         )
+
+
+# ---------------------------------------------------------------------- play and sessions
+# Inputs that set a frame up rather than play it: a frame's play starts with
+# the first accepted input after them.
+_SET_UP = ("match", "toss", "order")
+_FRAME_ENDED = (
+    "INSERT INTO frame_play (match_id, frame, table_id, start_id, start_t, end_id, end_t, winner) "
+    "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (match_id, frame) DO UPDATE SET "
+    "end_id = excluded.end_id, end_t = excluded.end_t, winner = excluded.winner"
+)
+
+
+def _device_t(ev: dict[str, Any] | None) -> int | None:
+    t = ev.get("t") if ev else None
+    return t if isinstance(t, int) and not isinstance(t, bool) else None
+
+
+class PlayTracker:
+    """Writes ``frame_play``: a frame begins at its first accepted input of
+    play and ends at the event that finished it, each with its id and the
+    device's own time ``t``.  It remembers the frame each table is in, so an
+    event costs one comparison and a frame two writes."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, tuple[str, int]] = {}
+
+    def concerns(self, table_id: str, ev: dict[str, Any] | None, a: Projection | None) -> bool:
+        if a is None or not a.accepted or a.match_id is None or ev is None:
+            return False
+        if a.frames_done:
+            return True
+        return (
+            a.frame >= 1
+            and ev.get("ev") not in _SET_UP
+            and self.current.get(table_id) != (a.match_id, a.frame)
+        )
+
+    def note(
+        self,
+        db: sqlite3.Connection,
+        event_id: int,
+        table_id: str,
+        ev: dict[str, Any] | None,
+        a: Projection | None,
+    ) -> None:
+        if not self.concerns(table_id, ev, a):
+            return
+        assert a is not None and a.match_id is not None
+        t = _device_t(ev)
+        key = (a.match_id, a.frame)
+        if (
+            a.frame >= 1
+            and self.current.get(table_id) != key
+            and ev
+            and ev.get("ev") not in _SET_UP
+        ):
+            self.current[table_id] = key
+            db.execute(
+                "INSERT OR IGNORE INTO frame_play (match_id, frame, table_id, start_id, start_t) "
+                "VALUES (?,?,?,?,?)",
+                (a.match_id, a.frame, table_id, event_id, t),
+            )
+        for f in a.frames_done:
+            db.execute(
+                _FRAME_ENDED,
+                (a.match_id, f.frame, table_id, event_id, t, event_id, t, f.winner),
+            )
+
+
+def write_session(db: sqlite3.Connection, w: SessionWrite) -> None:
+    """One change to a table session.  The daemon checked it against the
+    sessions it holds; a write the store still refuses (a second open
+    session, a closed one changed) is logged and skipped, so it can never
+    hold up the commits that ack the devices."""
+    if w.op == "open":
+        anchor = None
+        if w.from_event is not None:
+            row = db.execute(
+                "SELECT id FROM events WHERE table_id = ? AND boot_id = ? AND seq = ?",
+                (w.table_id, w.from_event[0], w.from_event[1]),
+            ).fetchone()
+            anchor = row[0] - 1 if row else None
+        if anchor is None:
+            anchor = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+        cur = db.execute(
+            "INSERT OR IGNORE INTO table_sessions (id, table_id, how, opened_by, opened_wall_ms, "
+            "opened_mono_ms, opened_boot, open_event_id, tariff) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                w.session_id,
+                w.table_id,
+                w.how,
+                w.who,
+                w.wall_ms,
+                w.mono_ms,
+                w.boot,
+                anchor,
+                dumps(w.tariff or {}),
+            ),
+        )
+    elif w.op == "confirm":
+        cur = db.execute(
+            "UPDATE table_sessions SET confirmed_wall_ms = ?, confirmed_by = ? "
+            "WHERE id = ? AND closed_wall_ms IS NULL AND confirmed_wall_ms IS NULL",
+            (w.wall_ms, w.who, w.session_id),
+        )
+    elif w.op == "close":
+        cur = db.execute(
+            "UPDATE table_sessions SET closed_wall_ms = ?, closed_mono_ms = ?, closed_boot = ?, "
+            "close_event_id = (SELECT coalesce(max(id), 0) FROM events), closed_by = ?, "
+            "close_reason = ? WHERE id = ? AND closed_wall_ms IS NULL",
+            (w.wall_ms, w.mono_ms, w.boot, w.who, w.reason, w.session_id),
+        )
+    elif w.op == "correct" and w.reason and w.reason.strip():
+        cur = db.execute(
+            "INSERT INTO bill_corrections (session_id, created_wall_ms, who, amount, payer, "
+            "reason) SELECT id, ?, ?, ?, ?, ? FROM table_sessions WHERE id = ?",
+            (w.wall_ms, w.who, w.amount, w.payer, w.reason.strip(), w.session_id),
+        )
+    else:
+        log.error("session %d: %r is not a session change; skipped", w.session_id, w.op)
+        return
+    if cur.rowcount != 1:
+        log.error("session %d: the store refused %r; skipped", w.session_id, w.op)
 
 
 class GroupCommitter:
@@ -303,6 +441,10 @@ class GroupCommitter:
 
     def submit_name_fix(self, row: NameFixRow) -> None:
         self.pending.name_fixes.append(row)
+        self._poke()
+
+    def submit_session(self, row: SessionWrite) -> None:
+        self.pending.sessions.append(row)
         self._poke()
 
     def _poke(self) -> None:

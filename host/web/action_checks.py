@@ -24,7 +24,7 @@ _NOT_IN_NAMES = ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp")
 _ZWNJ = "\u200c"
 
 
-def _name(v: Any, what: str) -> str:
+def check_name(v: Any, what: str) -> str:
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"{what} must be a non-empty name")
     text: str = v.strip()
@@ -46,9 +46,9 @@ def _players(players: Any) -> list[Any]:
         if isinstance(p, list):
             if not 1 <= len(p) <= 2:
                 raise ValueError(f"team {i + 1} must have one or two players")
-            clean.append([_name(x, f"player {i + 1}.{j + 1}") for j, x in enumerate(p)])
+            clean.append([check_name(x, f"player {i + 1}.{j + 1}") for j, x in enumerate(p)])
         else:
-            clean.append(_name(p, f"player {i + 1}"))
+            clean.append(check_name(p, f"player {i + 1}"))
     return clean
 
 
@@ -75,7 +75,7 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("breaker must be 0 or 1")
     who = data.get("who")
     if who is not None:
-        who = _name(who, "who")
+        who = check_name(who, "who")
     ev = {"ev": "match", "players": clean, "best_of": best_of, "reds": reds, "breaker": breaker}
     try:
         parse_event(ev)
@@ -89,7 +89,7 @@ def parse_command(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     data = dict(data)
     who = data.pop("who", None)
     if who is not None:
-        who = _name(who, "who")
+        who = check_name(who, "who")
     name = data.get("ev")
     if not isinstance(name, str) or name not in names.EVENTS:
         raise ValueError(f"ev must be one of: {', '.join(n for n in names.EVENTS if n != 'match')}")
@@ -106,4 +106,4 @@ def parse_names(data: dict[str, Any]) -> tuple[list[Any], str | None]:
     """Check a name correction: the players as for a new match, and ``who``."""
     _unknown_keys(data, {"players", "who"})
     who = data.get("who")
-    return _players(data.get("players")), _name(who, "who") if who is not None else None
+    return _players(data.get("players")), check_name(who, "who") if who is not None else None

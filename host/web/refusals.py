@@ -70,7 +70,10 @@ _RULES: list[tuple[str, str]] = [
     (r"the body must be a JSON object(?:: .*)?", "درخواست ساختار درستی ندارد"),
     (_WHAT + r" must be a non-empty name", "{what}: نام لازم است"),
     (_WHAT + r" is longer than (?P<n>\d+) bytes", "{what}: نام بیش از {n} بایت است"),
-    (_WHAT + r" must not hold control characters", "{what}: نام نویسه‌ای نمایش‌ناپذیر دارد"),
+    (
+        _WHAT + r" must not hold control, invisible or direction characters \(U\+[^)]*\)",
+        "{what}: نام نویسه‌ای نامرئی، کنترلی یا جهت‌دار دارد",
+    ),
     (
         r"unknown key '(?P<key>[^']*)' \(allowed: (?P<text>.*)\)",
         "کلید ناشناخته‌ی {key} (کلیدهای مجاز: {text})",

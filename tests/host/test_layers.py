@@ -23,6 +23,11 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
 ]
 LAYERS[-1][1].add("replay_cmd")
+# Table sessions and billing (docs/BILLING.md): clocks, money and tariffs are
+# tools; bills and the sessions keeper are state; their pages are web.
+LAYERS[0][1].update({"clock", "money", "tariffs"})
+LAYERS[3][1].update({"bills", "sessions"})
+LAYERS[4][1].add("billing_views")
 COMMANDS = {name for name in LAYERS[-1][1] if name.endswith("_cmd")}
 
 

@@ -279,6 +279,8 @@ def valid_vectors() -> list[dict[str, Any]]:
         valid("command_foul", M.COMMAND, w({"ev": "foul", "kind": "touch", "ball": "red"}), 12),
         valid("time", M.TIME, {0: 1767225600000, 1: 210}),
         valid("snapshot_request", M.SNAPSHOT_REQUEST, {}),
+        valid("light_on", M.LIGHT, {0: True}, 13, "the table light on: a session opened"),
+        valid("light_off", M.LIGHT, {0: False}, 14),
         valid(
             "log", M.LOG, {0: M.LOG_WARN, 1: "pocket ml colour sensor: low confidence", 2: 81234}
         ),
@@ -400,6 +402,12 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             cobs_encode(build(M.ACK, 0, 0, b"\xa2\x00\x01\x09\x81\x81\x81\x81\x00")),
             "body",
             "five nested containers",
+        ),
+        invalid(
+            "light_not_bool",
+            cobs_encode(build(M.LIGHT, REL, 13, cbor2.dumps({0: 1}))),
+            "body",
+            "light on must be true or false, not 1",
         ),
         invalid(
             "out_of_range",

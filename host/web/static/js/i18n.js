@@ -107,6 +107,8 @@ export function setupPage() {
     a.hreflang = LANG === "fa" ? "en" : "fa";
   }
   for (const e of document.querySelectorAll("[data-t]")) e.textContent = t(e.dataset.t);
+  // links to another page of the site stay in this page's language
+  for (const a of document.querySelectorAll("a[data-site-link]")) a.href = withLang(a.dataset.siteLink);
   const lost = byId("feed-lost");
   if (lost) lost.textContent = t("feed_lost");
 }

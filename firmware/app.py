@@ -32,6 +32,7 @@ from .handset import Handset
 from .hw.clock import Monotonic
 from .hw.led import FAST, SLOW, STEADY
 from .hw.ring import EDGE_RAIL, EDGE_STRIKE
+from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"
 _TICK_MS = const(2)
@@ -100,8 +101,6 @@ class App:
         self.sensor_stroke = self.engine.stroke_open and hw.rest is not None
         self.message = None
         self.message_at = 0
-        from .painter import Painter
-
         self.painter = Painter(hw.display, self.handset)
         self.lines = [None] * screens.ROWS  # type: list[list[object] | None]
         self.shown = [0] * screens.ROWS  # type: list[object]  # 0: draw it (it may hold noise)
@@ -139,6 +138,7 @@ class App:
             reason = why.args[0] if why.args else "refused"
         if e.players != players:
             self.handset.forget_names()  # they showed the last match's players
+            self._redraw()  # rows name players by side: the same parts, other names
         body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
         seq = self.journal.append(body, ev["t"])
         self.link.assigned(seq)
@@ -356,8 +356,11 @@ class App:
         if why is not None:
             self.link.send(messages.ERROR, {0: messages.ERR_REFUSED, 1: why, 2: mtype, 3: seq})
             return
+        self._redraw()  # another layout, or a name drawn anew
+
+    def _redraw(self):
         for i in range(screens.ROWS):
-            self.shown[i] = 0  # every row again: another layout, or a name redrawn
+            self.shown[i] = 0
         self.dirty = True
 
     def _display(self, now):
@@ -383,25 +386,22 @@ class App:
         lines = self.lines
         shown = self.shown
         persian = self.handset.persian
-        for r in range(screens.rows(self)):
+        for r in range(4 if persian else screens.ROWS):
             row = lines[r]
             if row != shown[r]:
                 if persian:
                     self.painter.persian(r, row or (), self.engine)
                     self.pages = 3 << (2 * r)
                 else:
-                    self.painter.english(r, self.row_text(row))
+                    self.painter.english(r, text_of(self.engine, row) if row else "")
                     self.pages = 1 << r
                 shown[r] = row
                 return
 
-    def row_text(self, row):
-        return screens.text_of(self.engine, row) if row else ""
-
     def screen(self):
         """The rows the display shows (or is about to show), as English text."""
         screens.render(self, self.lines)
-        return [self.row_text(row) for row in self.lines]
+        return [text_of(self.engine, row) if row else "" for row in self.lines]
 
     # -- the asyncio task on the board -------------------------------------------------
     async def run(self):

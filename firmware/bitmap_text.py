@@ -5,7 +5,7 @@
 #
 # A string is found by its English text: screens and flows keep writing their
 # English words, and the Persian one is looked up under the same words, so a
-# new screen's Persian text is one line in host/handset_texts.py.
+# new screen's Persian is one line in host/handset_texts.py.
 #
 # File layout (little-endian), 16-pixel lines in the SSD1306's own order
 # (MONO_VLSB: one byte a column of 8 pixels, page 0 columns then page 1):
@@ -16,8 +16,9 @@
 #       width x 2 bytes of pixels
 #
 # In ROMFS the file is read in place through a memoryview: no pixel is copied
-# into the heap.  From a plain filesystem (.mpy files in /lib) each line is
-# read into one bounded buffer instead.
+# into the heap.  From a plain filesystem (.mpy files in /lib) the file stays
+# open and the painter reads each line's pixels straight into the display's
+# frame buffer.
 
 try:
     from micropython import const
@@ -28,10 +29,7 @@ except ImportError:  # CPython
 
 
 _HEADER = const(8)
-_ENTRY = const(8)
-_LINE_MAX = const(128)  # columns in a line at the most: the display's width
 _KEY_MASK = const(0xFFFFFF)
-_MAGIC = b"BKT1"
 
 
 def key(text):
@@ -52,37 +50,24 @@ def key(text):
 
 class BitmapText:
     def __init__(self, path):
-        self.mv = None  # the file in place (ROMFS)
-        self.f = None  # or the open file, read a line at a time
-        self.buf = None
         f = open(path, "rb")  # noqa: SIM115 (kept open when not in ROMFS)
         try:
-            self.mv = memoryview(f)
+            self.src = memoryview(f)  # type: ignore[arg-type]  # ROMFS: the file in place
             f.close()
-        except TypeError:  # not in ROMFS: no buffer protocol
-            self.f = f
-            self.buf = bytearray(1 + 2 * _LINE_MAX)
+        except TypeError:  # a plain filesystem: no buffer protocol
+            self.src = f  # type: ignore[assignment]
         head = self._read(0, _HEADER)
-        if bytes(head[0:4]) != _MAGIC:
-            raise ValueError("not a handset text file: " + path)
+        if head[0:4] != b"BKT1":
+            raise ValueError(path)
         self.count = head[4] | (head[5] << 8)
         self.digit_w = head[6]
-        self.digits = _HEADER + _ENTRY * self.count
-
-    def close(self):
-        if self.f is not None:
-            self.f.close()
-            self.f = None
-        self.mv = None
 
     def _read(self, at, n):
-        if self.mv is not None:
-            return self.mv[at : at + n]
-        f = self.f
-        f.seek(at)
-        mv = memoryview(self.buf)[:n]
-        f.readinto(mv)
-        return mv
+        src = self.src
+        if type(src) is memoryview:
+            return bytes(src[at : at + n]) if n > 1 else src[at : at + 1]
+        src.seek(at)
+        return src.read(n)
 
     def _u32(self, at):
         b = self._read(at, 4)
@@ -95,7 +80,7 @@ class BitmapText:
         hi = self.count - 1
         while lo <= hi:
             mid = (lo + hi) >> 1
-            at = _HEADER + mid * _ENTRY
+            at = _HEADER + mid * 8
             got = self._u32(at)
             if got == k:
                 return self._u32(at + 4)
@@ -105,25 +90,17 @@ class BitmapText:
                 hi = mid - 1
         return -1
 
-    def lines(self, entry):
-        return self._read(entry, 1)[0]
-
-    def _line_at(self, entry, line):
+    def line(self, entry, n=-1):
+        """Line n of an entry: (its width, where its pixels start: page 0
+        columns, then page 1); n -1: the entry's number of lines, and -1."""
+        if n < 0:
+            return self._read(entry, 1)[0], -1
         at = entry + 1
-        for _ in range(line):
+        while n:
             at += 1 + 2 * self._read(at, 1)[0]
-        return at
-
-    def width(self, entry, line=0):
-        return self._read(self._line_at(entry, line), 1)[0]
-
-    def line(self, entry, line=0):
-        """(width, its pixels: page 0 columns, then page 1)."""
-        at = self._line_at(entry, line)
-        w = self._read(at, 1)[0]
-        return w, self._read(at + 1, 2 * w)
+            n -= 1
+        return self._read(at, 1)[0], at + 1
 
     def digit(self, d):
-        """The pixels of the Persian digit d (digit_w columns a page)."""
-        w = self.digit_w
-        return self._read(self.digits + d * 2 * w, 2 * w)
+        """Where the pixels of the Persian digit d start (digit_w columns a page)."""
+        return _HEADER + 8 * self.count + 2 * d * self.digit_w

@@ -64,12 +64,14 @@ ASK_OFF = const(17)  # the app asks which ball went off the table
 INFO = const(18)
 
 # Fouls in the order the referee reaches for them, as codes in names.FOUL_KINDS
-# (bytes, not a tuple of names: MicroPython keeps a literal tuple in RAM).
+# (a bytes literal, which stays in flash: MicroPython keeps a tuple of
+# constants in RAM, even the one a bytes((...)) call would take).
 # Page 1: wrong ball first, no contact, push, touch, double hit, feet off floor.
-FOUL_ORDER = bytes((
-    13, 4, 14, 15, 0, 1, 2, 3, 7, 8, 17, 16, 10, 11, 12, 5, 6, 9, 18, 19, 20, 21, 22, 23,
-))  # fmt: skip
-# The menu, in one string for the same reason; menu_item(i) is the i-th.
+FOUL_ORDER = (
+    b"\x0d\x04\x0e\x0f\x00\x01\x02\x03\x07\x08\x11\x10"
+    b"\x0a\x0b\x0c\x05\x06\x09\x12\x13\x14\x15\x16\x17"
+)
+# The menu, in one string for the same reason (options "a|b|c": see label()).
 MENU_ITEMS = (
     "new match|award frame|award match|re-rack|toss|spots|claim frame|edge replace|"
     "order (dbl)|link info"
@@ -84,16 +86,12 @@ _M_CLAIM = const(6)
 _M_EDGE = const(7)
 _M_ORDER = const(8)
 BEST_OFS = range(1, 36, 2)
-REDS_CHOICE = bytes((15, 10, 6))
+REDS_CHOICE = b"\x0f\x0a\x06"  # 15, 10, 6
 _REDS_LABELS = "15 reds|10 reds|6 reds"
 
 
 def short(name):
     return name.replace("_", " ")
-
-
-def menu_item(i):
-    return MENU_ITEMS.split("|")[i]
 
 
 def foul_label(i):

@@ -44,8 +44,11 @@ def name_text(e, ref):
     return p if type(p) is str else p[i & 1]
 
 
-def text_of(e, parts):
-    """An English row: its parts as one line of at most 16 characters."""
+def text_of(e, parts, cols=_COLS):
+    """An English row: its parts as one line of `cols` characters, the parts
+    after None at its right end; cols 0: the whole text (a question, wrapped)."""
+    if type(parts) is str:
+        return parts
     left = ""
     right = None
     for p in parts:
@@ -66,21 +69,21 @@ def text_of(e, parts):
         else:
             right += s
     if right is None:
-        return left[:_COLS]
-    room = _COLS - len(right) - 1
+        return left[:cols] if cols else left
+    if not cols:
+        return left + " " + right
+    room = cols - len(right) - 1
     if len(left) > room:
         left = left[:room]
-    return left + " " * (_COLS - len(left) - len(right)) + right
+    return left + " " * (cols - len(left) - len(right)) + right
 
 
 class Painter:
     def __init__(self, display, handset):
         self.d = display
         self.hs = handset
+        self.fbuf = memoryview(display.buf)  # names and lines are read into it
         self.missing = 0  # fixed texts with no Persian line (drawn in Latin)
-
-    def clear(self):
-        self.d.fb.fill(0)
 
     def english(self, page, text):
         fb = self.d.fb
@@ -103,12 +106,11 @@ class Painter:
         for i in range(split):
             x = self._spaced(row, parts[i], x, e)
         if split < n:
-            total = 0
+            x = 0
             for i in range(split + 1, n):
-                w = self._part(row, parts[i], -1, e)
+                w = -self._part(row, parts[i], 0, e, False)
                 if w:
-                    total += w + _GAP
-            x = total
+                    x += w + _GAP
             for i in range(split + 1, n):
                 x = self._spaced(row, parts[i], x, e)
 
@@ -117,98 +119,85 @@ class Painter:
         left = self._part(row, p, x - _GAP, e)
         return x if left == x - _GAP else left
 
-    def _part(self, row, p, right, e):
-        """Draw part p with its right edge at `right` (exclusive); returns
-        its left edge.  With right == -1 only measures: returns the width."""
+    def _part(self, row, p, right, e, draw=True):
+        """Draw part p with its right edge at `right` (exclusive); returns its
+        left edge (draw False: only measures it)."""
         texts = self.hs.texts
         t = type(p)
-        if t is int and p >= 0:
-            return self._number(row, p, right)
         if t is int:
-            return self._name(row, p, right, e)
-        if t is str or t is tuple:
-            line = 0
-            if t is tuple:
-                p, line = p
-            entry = texts.find(p)
-            if entry >= 0:
-                if right < 0:
-                    return texts.width(entry, line)
-                w, mv = texts.line(entry, line)
-                self._blit(row, right - w, w, mv)
-                return right - w
+            if p < 0:
+                return self._name(row, p, right, e, draw)
+            return self._number(row, p, right, draw)
+        if t is bytes:
+            return self._latin(row, p.decode(), right, draw)
+        line = 0
+        if t is tuple:
+            p, line = p
+        entry = texts.find(p)
+        if entry < 0:
             p = p.strip()
-            if right >= 0 and p:
+            if draw and p:
                 self.missing += 1
-            return self._latin(row, p, right)
-        return self._latin(row, p.decode(), right)
-
-    def _latin(self, row, s, right):
-        w = 8 * len(s)
-        if right < 0:
-            return w
-        self.d.fb.text(s, right - w, row * 16 + _LATIN_Y, 1)
+            return self._latin(row, p, right, draw)
+        w, at = texts.line(entry, line)
+        if draw:
+            self._blit(row, right - w, w, texts.src, at)
         return right - w
 
-    def _number(self, row, n, right):
+    def _latin(self, row, s, right, draw):
+        w = 8 * len(s)
+        if draw:
+            self.d.fb.text(s, right - w, row * 16 + _LATIN_Y, 1)
+        return right - w
+
+    def _number(self, row, n, right, draw):
         texts = self.hs.texts
         dw = texts.digit_w
-        digits = 1
-        m = n
-        while m >= 10:
-            m //= 10
-            digits += 1
-        w = digits * (dw + _DIGIT_GAP) - _DIGIT_GAP
-        if right < 0:
-            return w
-        x = right - dw  # the last digit first: numbers read left to right
-        while True:
-            self._blit(row, x, dw, texts.digit(n % 10))
-            n //= 10
-            if not n:
-                break
-            x -= dw + _DIGIT_GAP
+        w = len("%d" % n) * (dw + _DIGIT_GAP) - _DIGIT_GAP
+        if draw:
+            x = right - dw  # the last digit first: numbers read left to right
+            while True:
+                self._blit(row, x, dw, texts.src, texts.digit(n % 10))
+                n //= 10
+                if not n:
+                    break
+                x -= dw + _DIGIT_GAP
         return right - w
 
-    def _name(self, row, ref, right, e):
+    def _name(self, row, ref, right, e, draw):
         players = e.players
         if ref >= -2 and players is not None and type(players[-1 - ref]) is not str:
             # Doubles: both partners, "A and B"
             side = -1 - ref
-            x = self._part(row, -3 - 2 * side, right, e)
-            if right < 0:
-                return (
-                    x
-                    + _GAP
-                    + self._part(row, "/", -1, e)
-                    + _GAP
-                    + self._part(row, -4 - 2 * side, -1, e)
-                )
-            x = self._part(row, "/", x - _GAP, e)
-            return self._part(row, -4 - 2 * side, x - _GAP, e)
-        i = -1 - ref if ref >= -2 else -3 - ref
-        if ref >= -2:
-            i *= 2  # a side in singles: its first member's bitmap
-        w, mv = self.hs.name(i)
+            x = self._part(row, -3 - 2 * side, right, e, draw)
+            x = self._part(row, "/", x - _GAP, e, draw)
+            return self._part(row, -4 - 2 * side, x - _GAP, e, draw)
+        i = 2 * (-1 - ref) if ref >= -2 else -3 - ref  # a side in singles: its bitmap
+        w = self.hs.widths[i]
         if not w:
-            return self._latin(row, name_text(e, ref), right)
-        if right < 0:
-            return w
-        self._blit(row, right - w, w, mv)
+            return self._latin(row, name_text(e, ref), right, draw)
+        if draw:
+            try:
+                with open(self.hs.path("name%d" % i), "rb") as f:
+                    self._blit(row, right - w, w, f, 2)
+            except OSError:
+                pass  # gone from flash: the row shows no name rather than a wrong one
         return right - w
 
-    def _blit(self, row, x, w, mv):
-        """Copy w columns of two pages (page 0 columns, then page 1) to x."""
-        buf = self.d.buf
-        first = 0
-        if x < 0:
-            first = -x
-        last = w
-        if x + w > _WIDTH:
-            last = _WIDTH - x
+    def _blit(self, row, x, w, src, at):
+        """Copy w columns of two pages (page 0 columns, then page 1) from src
+        at `at` (a memoryview in place, or an open file) to x."""
+        first = -x if x < 0 else 0
+        last = _WIDTH - x if x + w > _WIDTH else w
         if first >= last:
             return
+        fbuf = self.fbuf
+        in_place = type(src) is memoryview
         for page in (0, 1):
-            at = (row * 2 + page) * _WIDTH + x
-            src = page * w
-            buf[at + first : at + last] = mv[src + first : src + last]
+            to = (row * 2 + page) * _WIDTH + x
+            fro = at + page * w
+            if in_place:
+                fbuf[to + first : to + last] = src[fro + first : fro + last]
+            else:
+                src.seek(fro + first)
+                src.readinto(fbuf[to + first : to + last])

@@ -29,8 +29,7 @@ from . import names
 from .painter import text_of
 
 _COLS = const(16)
-ROWS = const(8)
-_FA_ROWS = const(4)
+ROWS = const(8)  # in English; in Persian the first 4
 
 
 _ABBR = "redyelgrnbrnblupnkblkwht"  # three letters a ball, by its code
@@ -65,37 +64,25 @@ def wrap(text, width=_COLS):
     return out
 
 
-def _parts(x):
-    return x if type(x) is list else [x]
-
-
 # -- the pieces -------------------------------------------------------------------
-def link_word(app):
+def _title(f):
+    return f.title if type(f.title) is list else [f.title]
+
+
+def link_row(app, word_only=False):
     link = app.link
     if link.session.refused:
-        return "LINK REFUSED"
-    return "link up" if link.up else "link down"
-
-
-def link_row(app):
-    word = link_word(app)
-    if word == "link up":
-        return [word, None, "#", app.journal.next - 1]
-    if word == "link down":
-        return [word, None, app.table.encode()]
-    return [word]
-
-
-def _mark(e, side):
-    return ">" if e.striker == side and not e.match_over else " "
+        return ["LINK REFUSED"]
+    if word_only:
+        return ["link up" if link.up else "link down"]
+    if link.up:
+        return ["link up", None, "#", app.journal.next - 1]
+    return ["link down", None, app.table.encode()]
 
 
 def player_row(e, side):
-    return [_mark(e, side), -1 - side, None, e.s0 if side == 0 else e.s1]
-
-
-def frame_row(e):
-    return ["F", e.frame, " bo", e.best_of, None, e.f0, "-", e.f1]
+    mark = ">" if e.striker == side and not e.match_over else " "
+    return [mark, -1 - side, None, e.s0 if side == 0 else e.s1]
 
 
 def ball_on_row(e):
@@ -162,7 +149,7 @@ def score_rows(app, out):
         out[3] = [" match, or wait"]
         out[4] = [" for the host"]
         return
-    out[0] = frame_row(e)
+    out[0] = ["F", e.frame, " bo", e.best_of, None, e.f0, "-", e.f1]
     out[1] = player_row(e, 0)
     out[2] = player_row(e, 1)
     if e.match_over:
@@ -195,7 +182,7 @@ def _option_row(f, j):
 def prompt_rows(app, out):
     f = app.flow
     e = app.engine
-    out[0] = _parts(f.title)
+    out[0] = _title(f)
     step = f.step
     if step == kf.SPOTS:
         body = [["colour keys:"], ["toggle a spot"], ["WHITE: behind"]]
@@ -221,7 +208,7 @@ def prompt_rows(app, out):
             body.append(["7 more..."])
         hint = "ball=number BACK"
     else:
-        body = [[line] for line in wrap(text_of_long(e, f.question))]
+        body = [[line] for line in wrap(text_of(e, f.question, 0))]
         if step in (kf.CONFIRM, kf.UNDO):
             hint = "OK yes  BACK no"
         elif step == kf.FOUL_BALL:
@@ -231,16 +218,6 @@ def prompt_rows(app, out):
     for i in range(6):
         out[1 + i] = body[i] if i < len(body) else None
     out[7] = [hint]
-
-
-def text_of_long(e, x):
-    """Parts as one English text of any length (questions are wrapped)."""
-    if type(x) is str:
-        return x
-    s = ""
-    for p in x:
-        s += text_of(e, [p]) if type(p) is not str else p
-    return s
 
 
 def _english(app, out):
@@ -271,7 +248,7 @@ def _paragraph(app, text, out, first, last):
             out[first] = [line.encode()]
             first += 1
         return first
-    for i in range(texts.lines(entry)):
+    for i in range(texts.line(entry)[0]):
         if first > last:
             break
         out[first] = [(text, i)]
@@ -314,13 +291,13 @@ def _persian_score(app, out):
     row = break_row(e)
     row[0:3] = []  # the break is on the row above
     row.append(None)
-    row.append(link_word(app))
+    row.extend(link_row(app, True))
     out[3] = row
 
 
 def _persian_prompt(app, out):
     f = app.flow
-    out[0] = _parts(f.title)
+    out[0] = _title(f)
     step = f.step
     if step == kf.SPOTS:
         row = _spots_taken(f) or ["none"]
@@ -345,7 +322,7 @@ def _persian_prompt(app, out):
                 row.extend(_option_row(f, first + j + 1))
             out[1 + j // 2] = row
         if f.count() > 7:
-            out[0] = _parts(f.title) + [None, "7 more..."]
+            out[0] = _title(f) + [None, "7 more..."]
     else:
         q = f.question
         if type(q) is str:
@@ -371,8 +348,3 @@ def render(app, out):
         _persian_prompt(app, out)
     else:
         _persian_score(app, out)
-
-
-def rows(app):
-    """How many rows the display has in the language shown."""
-    return _FA_ROWS if app.handset.persian else ROWS

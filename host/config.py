@@ -19,6 +19,8 @@ name = "Table 1"            # what the boards show
 port = "/dev/ttyACM0"       # either a port path ...
 # serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
 baud = 115200
+handset_lang = "fa"         # the referee's handset in Persian ("en": English);
+                            # unset: the language the device keeps on its flash
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
 ```
@@ -35,6 +37,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from baulk.firmware.names import LANGS as HANDSET_LANGS
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047
@@ -57,6 +61,7 @@ class TableConfig:
     port: str | None = None
     serial_number: str | None = None
     baud: int = DEFAULT_BAUD
+    handset_lang: str | None = None  # sent to the device at each connection
 
 
 @dataclass(frozen=True)
@@ -160,7 +165,7 @@ def parse(
         where = f"table[{i}]"
         if not isinstance(t, dict):
             raise ConfigError(f"{where} must be a table")
-        _unknown(t, ("id", "name", "port", "serial_number", "baud"), where)
+        _unknown(t, ("id", "name", "port", "serial_number", "baud", "handset_lang"), where)
         tid = t.get("id")
         if not valid_table_id(tid):
             raise ConfigError(f"{where}.id must be 1-32 letters, digits, '-' or '_', not {tid!r}")
@@ -172,7 +177,12 @@ def parse(
         baud = _expect(t, "baud", int, where) or DEFAULT_BAUD
         if baud <= 0:
             raise ConfigError(f"{where}.baud must be positive")
-        tables.append(TableConfig(str(tid), name, dev, serial, baud))
+        lang = t.get("handset_lang")
+        if lang is not None and lang not in HANDSET_LANGS:
+            raise ConfigError(
+                f"{where}.handset_lang must be one of {', '.join(HANDSET_LANGS)}, not {lang!r}"
+            )
+        tables.append(TableConfig(str(tid), name, dev, serial, baud, lang))
     ids = [t.id for t in tables]
     for tid in ids:
         if ids.count(tid) > 1:

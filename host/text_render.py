@@ -88,6 +88,7 @@ class Line:
         """The SSD1306's order (MONO_VLSB): page 0's columns, then page 1's."""
         out = bytearray(2 * self.width)
         px = self.image.load()
+        assert px is not None
         for x in range(self.width):
             for y in range(HEIGHT):
                 if px[x, y]:
@@ -110,12 +111,12 @@ def draw(text: str, rtl: bool | None = True) -> Line:
     left, _top, right, _bottom = probe.textbbox(
         (0, BASELINE), text, font=f, anchor="ls", direction=direction, language="fa"
     )
-    width = max(1, right - left)
+    width = max(1, int(right - left))
     canvas = Image.new("1", (width + 4, HEIGHT + 16), 0)
     d = ImageDraw.Draw(canvas)
     d.fontmode = "1"
     d.text(
-        (2 - left, BASELINE + 8),
+        (2 - int(left), BASELINE + 8),
         text,
         font=f,
         fill=1,

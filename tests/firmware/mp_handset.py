@@ -178,7 +178,7 @@ def scenario_screens():
     b.keys("back")
     d.perform({"ev": "rest"})
     b.settle(300)
-    s.shot("respot")
+    s.shot("foul_after_ask")
     s.offline("link_down")
     b.keys("menu", "green", "red", "ok")  # award match to Ali
     b.settle(300)

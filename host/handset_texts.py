@@ -16,6 +16,31 @@ from __future__ import annotations
 
 from baulk.firmware import keypad_flow, names
 
+# The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
+# printed on the caps, Persian as printed under it on a Persian handset's
+# sheet (scripts/keypad_legends.py) and as the handset's hints name the keys.
+KEYS = {
+    "red": ("RED", "قرمز"),
+    "yellow": ("YELLOW", "زرد"),
+    "green": ("GREEN", "سبز"),
+    "brown": ("BROWN", "قهوه‌ای"),
+    "blue": ("BLUE", "آبی"),
+    "pink": ("PINK", "صورتی"),
+    "black": ("BLACK", "سیاه"),
+    "white": ("WHITE", "سفید"),
+    "foul": ("FOUL", "خطا"),
+    "miss": ("MISS", "میس"),
+    "free": ("FREE BALL", "توپ آزاد"),
+    "again": ("PLAY AGN", "دوباره"),
+    "replace": ("REPLACE", "بازگردانی"),
+    "undo": ("UNDO", "برگرداندن"),
+    "concede": ("CONCEDE", "واگذاری"),
+    "menu": ("MENU", "منو"),
+    "ok": ("OK", "تأیید"),
+    "back": ("BACK", "برگشت"),
+    "nom": ("NOM", "اعلام"),
+    "off": ("OFF", "بیرون"),
+}
 BALLS = {
     "red": "قرمز",
     "yellow": "زرد",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from baulk.host import config as config_mod
+from baulk.host.handset import Handsets
 from baulk.host.link import PortFinder, TableChannel, fixed_path, wall_ms
 from baulk.host.live import LiveHub, TableView
 from baulk.host.shadow import ShadowReferee
@@ -94,6 +95,9 @@ class Daemon:
         self._tasks: list[asyncio.Task[None]] = []
         self.web: Any = None  # the aiohttp runner, when serving
         self.url: str | None = None
+        # Handset hook (host/handset.py): each table's handset language and the
+        # players' names drawn for it.  Used in on_hello and on_delivery below.
+        self.handsets = Handsets(config)
 
     # ------------------------------------------------------------------ start and stop
     async def start(self, serve: bool = True) -> None:
@@ -309,6 +313,8 @@ class Daemon:
         )
         rt.view.status = self._status(rt, channel)
         self._mark(channel.table_id)
+        # Handset hook: the language, and the names of the match it plays.
+        self.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
 
     def on_delivery(
         self,
@@ -334,6 +340,8 @@ class Daemon:
             applied = rt.shadow.apply(ev, key, scores, rejected, now)
             if applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
+                # Handset hook: a new match, its players' names drawn for the handset.
+                self.handsets.on_players(table_id, channel, applied.new_match.get("players"))
             row = EventRow(
                 table_id,
                 key[0],

@@ -27,6 +27,7 @@ from baulk.firmware.engine import Rejected, parse_event
 from baulk.host import reports
 from baulk.host.config import valid_table_id
 from baulk.host.live import SCHEMA_VERSION, SERVER
+from baulk.host.web import handset_api
 
 if TYPE_CHECKING:
     from baulk.host.run_cmd import Daemon
@@ -431,6 +432,7 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_get("/api/live", api_live)
     r.add_post("/api/tables/{table}/match", act_match)
     r.add_post("/api/tables/{table}/command", act_command)
+    handset_api.add_routes(app)  # GET/POST /api/tables/{table}/handset: the handset's language
     r.add_static("/static/", STATIC, append_version=False)
     return app
 

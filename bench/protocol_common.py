@@ -3,11 +3,13 @@ stream of frames as a table sends them during play."""
 
 from __future__ import annotations
 
+import base64
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
+from baulk.host.handset import name_bitmap_body
 from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
@@ -39,6 +41,9 @@ def one_of_each() -> list[tuple[str, int, int, dict[Any, Any], dict[str, Any]]]:
         ("snapshot_request", M.SNAPSHOT_REQUEST, 0, {}, {}),
         ("log", M.LOG, 0, {0: 2, 1: "pocket ml colour sensor: low confidence", 2: 81234}, {}),
         ("error", M.ERROR, 0, {0: 5, 1: "no match is set up: send setup_match first", 2: 8}, {}),
+        ("settings (handset in Persian)", M.SETTINGS, 11, {0: 1}, {}),
+        # a name as host/handset.py draws it for the handset: "Reza", 25 x 16 pixels
+        ("name_bitmap (a name)", M.NAME_BITMAP, 12, name_bitmap_body("Reza", 1, 0), {}),
     ]
     out = []
     for label, mtype, seq, body, _ in rows:
@@ -63,7 +68,8 @@ def named(mtype: int, seq: int, body: dict[Any, Any]) -> dict[str, Any]:
         d.update(st)
     else:
         for k, v in body.items():
-            d[schema[k][0]] = v
+            # bytes as a JSON protocol would carry them: base64 text
+            d[schema[k][0]] = base64.b64encode(v).decode() if isinstance(v, bytes) else v
     return d
 
 

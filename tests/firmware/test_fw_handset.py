@@ -426,6 +426,7 @@ def test_the_language_and_names_outlive_a_power_cut_without_the_host() -> None:
     assert out["delivered_after_reset"] == out["seq"] > 1
 
 
+@pytest.mark.micropython
 @pytest.mark.parametrize("scenario", ["screens", "doubles", "refused", "flash"])
 def test_cpython_and_micropython_agree(scenario: str, tmp_path: Path) -> None:
     assert on_cpython(scenario, tmp_path) == on_micropython(scenario)

@@ -73,6 +73,22 @@ class OperatorActions:
         self.daemon.mark(table_id)
         return {"status": "done", "names": names_of(players)}
 
+    async def set_handset_lang(self, table_id: str, lang: str) -> dict[str, Any]:
+        """The referee's handset language (host/handset.py): sent now, or at
+        the table's next hello when it is offline; the device keeps it."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        seq = self.daemon.handsets.set_lang(table_id, lang, rt.channel)
+        if seq and rt.channel is not None and rt.channel.state == "online":
+            return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
+        return {
+            "status": "queued",
+            "table": table_id,
+            "lang": lang,
+            "message": "the table is not online; its handset gets the language when it connects",
+        }
+
     async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
         """Send an action to the table and wait a little for its answer."""
         rt = self.daemon.tables.get(table_id)

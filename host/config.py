@@ -22,6 +22,8 @@ name = "Table 1"            # what the boards show
 port = "/dev/ttyACM0"       # either a port path ...
 # serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
 baud = 115200
+handset_lang = "fa"         # the referee's handset in Persian ("en": English);
+                            # unset: the language the device keeps on its flash
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
 
@@ -43,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from baulk.firmware.names import LANGS as HANDSET_LANGS
 from baulk.host import tariffs as tariffs_mod
 
 DEFAULT_BIND = "127.0.0.1"
@@ -74,6 +77,7 @@ class TableConfig:
     port: str | None = None
     serial_number: str | None = None
     baud: int = DEFAULT_BAUD
+    handset_lang: str | None = None  # sent to the device at each connection
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ def parse(
         where = f"table[{i}]"
         if not isinstance(t, dict):
             raise ConfigError(f"{where} must be a table")
-        _unknown(t, ("id", "name", "port", "serial_number", "baud"), where)
+        _unknown(t, ("id", "name", "port", "serial_number", "baud", "handset_lang"), where)
         tid = t.get("id")
         if not valid_table_id(tid):
             raise ConfigError(f"{where}.id must be 1-32 letters, digits, '-' or '_', not {tid!r}")
@@ -222,7 +226,13 @@ def parse(
                 f"{where}.baud must be a serial port's rate such as {DEFAULT_BAUD} "
                 f"(one of {', '.join(map(str, BAUD_RATES))}), not {_shown(baud)}"
             )
-        tables.append(TableConfig(str(tid), name, dev, serial, baud))
+        lang = t.get("handset_lang")
+        if lang is not None and lang not in HANDSET_LANGS:
+            raise ConfigError(
+                f"{where}.handset_lang must be one of {', '.join(HANDSET_LANGS)}, "
+                f"not {_shown(lang)}"
+            )
+        tables.append(TableConfig(str(tid), name, dev, serial, baud, lang))
     ids = [t.id for t in tables]
     for tid in ids:
         if ids.count(tid) > 1:

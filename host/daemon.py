@@ -23,6 +23,7 @@ from typing import Any
 from baulk.host import config as config_mod
 from baulk.host.actions import OperatorActions
 from baulk.host.devices import DeviceHandler
+from baulk.host.handset import Handsets
 from baulk.host.link import PortFinder, TableChannel, fixed_path
 from baulk.host.live import LiveHub, TableView
 from baulk.host.sessions import TableSessions
@@ -56,6 +57,8 @@ class Daemon:
         self.tables: dict[str, TableRuntime] = {}
         self.devices = DeviceHandler(self)
         self.actions = OperatorActions(self)
+        # Each table's handset language, and the players' names drawn for it.
+        self.handsets = Handsets(config)
         self.sessions = TableSessions(self)  # table sessions, bills, the light
         self._dirty: set[str] = set()
         self._publish_armed = False

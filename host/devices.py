@@ -96,6 +96,8 @@ class DeviceHandler:
         rt.view.status = self.status(rt, channel)
         d.mark(channel.table_id)
         d.sessions.on_hello(channel.table_id)
+        # The handset's language, then the names of the match it plays.
+        d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
 
     def on_delivery(
         self,
@@ -120,6 +122,7 @@ class DeviceHandler:
             applied = rt.shadow.apply(record.input, key, record.scores, record.rejected, now)
             if applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
+                d.handsets.on_players(table_id, channel, applied.new_match.get("players"))
             row = EventRow(
                 table_id,
                 key[0],

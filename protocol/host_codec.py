@@ -540,6 +540,27 @@ class Light:
     on: bool
 
 
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The handset's settings (each one absent stays as the device has it)."""
+
+    TYPE: ClassVar[int] = messages.SETTINGS
+    lang: int | str | None = None  # a code into names.LANGS
+
+
+@dataclasses.dataclass(frozen=True)
+class NameBitmap:
+    """A player's name, drawn by the host for the handset (1 bit a pixel,
+    rows from the top, the leftmost pixel in each byte's high bit)."""
+
+    TYPE: ClassVar[int] = messages.NAME_BITMAP
+    side: int
+    member: int
+    width: int
+    height: int
+    bits: bytes
+
+
 Record = (
     Hello
     | Welcome
@@ -554,6 +575,8 @@ Record = (
     | Log
     | Error
     | Light
+    | Settings
+    | NameBitmap
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

@@ -85,8 +85,10 @@ def nearest(ball):
 
 
 class SimBoard:
-    def __init__(self, flash="/flash", table="sim-1", cfg=None, serial=None, tick_ms=2, clock=None):
+    def __init__(self, flash="/flash", table="sim-1", cfg=None, serial=None, tick_ms=2, clock=None,
+                 texts=None):  # fmt: skip
         self.cfg = cfg if cfg is not None else Config()
+        self.texts = texts  # the handset's Persian text file (fa.bin), when not beside the code
         self.table = table
         self.flash = flash
         self.clock = clock if clock is not None else VirtualClock(1000)
@@ -175,7 +177,7 @@ class SimBoard:
         self.mux.mask = 0
         self.hw = kit.assemble(
             self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
-            self.clock.ticks_ms, self.table, self.flash, self._timer,
+            self.clock.ticks_ms, self.table, self.flash, self._timer, self.texts,
         )  # fmt: skip
         self.app = App(self.hw)
         self.next_tick = self.clock.now
@@ -288,7 +290,7 @@ class SimBoard:
     def key_position(self, name):
         from ..keypad_flow import KEY_NAMES
 
-        code = KEY_NAMES.index(name)
+        code = KEY_NAMES.split().index(name)
         return self.cfg.KEYMAP.index(bytes((code,)))
 
     def press(self, name, hold=80, bounce=0, at=None):

@@ -38,6 +38,7 @@ class Host:
         self.reader = frame.FrameReader()
         self.writer = frame.FrameWriter()
         self.events = []  # (seq, body)
+        self.errors = []  # error bodies the device sent
         self.states = 0
         self.connected = True
         self.frames = 0
@@ -57,6 +58,8 @@ class Host:
                 self.events.append((seq, body))
             elif what == "message" and mtype == messages.STATE:
                 self.states += 1
+            elif what == "message" and mtype == messages.ERROR:
+                self.errors.append(body)
         for m in self.session.poll(now):
             b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
 
@@ -459,11 +462,12 @@ def scenario_isr_alloc():
     return out
 
 
-name = sys.argv[1]
-if name == "keypad":
-    result = scenario_keypad(sys.argv[2])
-elif name == "contract":
-    result = scenario_contract(sys.argv[2])
-else:
-    result = globals()["scenario_" + name]()
-print(json.dumps(result))
+if __name__ == "__main__":  # (mp_handset.py imports the host and helpers above)
+    name = sys.argv[1]
+    if name == "keypad":
+        result = scenario_keypad(sys.argv[2])
+    elif name == "contract":
+        result = scenario_contract(sys.argv[2])
+    else:
+        result = globals()["scenario_" + name]()
+    print(json.dumps(result))

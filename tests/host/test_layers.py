@@ -15,10 +15,22 @@ HOST = Path(__file__).resolve().parents[2] / "host"
 # Module names below baulk.host, by layer, in import order.  "tools" are what
 # any layer may use: settings, the MicroPython runner, the match simulator.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("tools", {"config", "micropython", "mp_replay", "sim_match", "table_sim"}),
+    (
+        "tools",
+        {
+            "config",
+            "micropython",
+            "mp_replay",
+            "sim_match",
+            "table_sim",
+            "text_render",
+            "handset_font",
+            "handset_texts",
+        },
+    ),
     ("link", {"link"}),
     ("store", {"store"}),
-    ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild"}),
+    ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild", "handset"}),
     ("web and MQTT", {"web", "reports", "mqtt"}),
     ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
 ]

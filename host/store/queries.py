@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from . import stats_queries
 from .records import StoredEvent
 from .schema import connect
 
@@ -17,7 +18,7 @@ from .schema import connect
 _LAST_MATCH = (
     "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL"
 )
-_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid"
+_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid, src"
 
 
 def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -31,6 +32,7 @@ def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
         json.loads(r[6]) if r[6] else None,
         r[7],
         r[8],
+        r[9],
     )
 
 
@@ -172,6 +174,15 @@ class StoreReader:
             if points[-1] != scores:
                 points.append(scores)
         return out
+
+    # ------------------------------------------------------------------ statistics
+    def match_statistics(self, match_id: str) -> list[dict[str, Any]]:
+        """Each player's figures in one match (store/stats_queries.py)."""
+        return stats_queries.match_statistics(self.db, match_id)
+
+    def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]:
+        """Each finished frame's ball accounting (store/stats_queries.py)."""
+        return stats_queries.frame_accounts(self.db, match_id)
 
 
 def _match_dict(r: sqlite3.Row) -> dict[str, Any]:

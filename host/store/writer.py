@@ -21,6 +21,7 @@ from typing import Any
 
 from .records import Batch, CommandRow, EventRow, LinkRow, Projection, RawRow, StoredEvent
 from .schema import connect, dumps
+from .stats_writer import clear_stats, project_stats
 
 log = logging.getLogger("baulk.store")
 
@@ -161,6 +162,7 @@ class Store:
             db.execute("DELETE FROM matches")
             db.execute("DELETE FROM frames")
             db.execute("DELETE FROM breaks")
+            clear_stats(db)
             for table_id, projected in tables:
                 updates = []
                 for e, a in projected:
@@ -208,6 +210,7 @@ def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) ->
             "UPDATE matches SET ended_ms = ?, winner = ? WHERE match_id = ?",
             (at_ms, a.winner, a.match_id),
         )
+    project_stats(db, at_ms, a)
 
 
 class GroupCommitter:

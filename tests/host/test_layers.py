@@ -18,7 +18,20 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("tools", {"config", "micropython", "mp_replay", "sim_match", "table_sim"}),
     ("link", {"link"}),
     ("store", {"store"}),
-    ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild"}),
+    (
+        "state",
+        {
+            "shadow",
+            "live",
+            "tables",
+            "devices",
+            "actions",
+            "daemon",
+            "rebuild",
+            "match_play",
+            "frame_figures",
+        },
+    ),
     ("web and MQTT", {"web", "reports", "mqtt"}),
     ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
 ]

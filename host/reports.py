@@ -1,6 +1,7 @@
-"""Match reports: the frame scores, the breaks of 50 and over, and each
-frame's score as it progressed, as a page (HTML with SVG charts), as CSV and
-as JSON.  Everything is read from the store; nothing is kept here.
+"""Match reports: the frame scores, the breaks of 50 and over, each
+frame's score as it progressed, the players' statistics and each frame's ball
+accounting, as a page (HTML with SVG charts), as CSV and as JSON.  Everything
+is read from the store; nothing is kept here.
 """
 
 from __future__ import annotations
@@ -9,6 +10,10 @@ import csv
 import html
 import io
 from typing import Any, Protocol
+
+from baulk.host.web.stats_html import accounting_section, statistics_section
+from baulk.host.web.stats_html import name as _name
+from baulk.host.web.stats_html import num as _num
 
 BIG_BREAK = 50
 
@@ -21,6 +26,10 @@ class ReportSource(Protocol):
     def breaks(self, match_id: str, minimum: int = 50) -> list[dict[str, Any]]: ...
 
     def progression(self, match_id: str) -> dict[int, list[list[int]]]: ...
+
+    def match_statistics(self, match_id: str) -> list[dict[str, Any]]: ...
+
+    def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]: ...
 
 
 def names_of(players: Any) -> list[str]:
@@ -38,7 +47,9 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         return None
     frames = source.frames(match_id)
     progression = source.progression(match_id)
+    accounts = source.frame_accounts(match_id)
     for f in frames:
+        f["accounting"] = accounts.get(f["frame"])
         points = progression.get(f["frame"], [[0, 0]])
         # The event that ends a frame already carries the next frame's [0, 0]:
         # close the chart on the frame's final score instead.
@@ -49,7 +60,14 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         f["progression"] = points
     finished = {f["frame"] for f in frames}
     current = [
-        {"frame": n, "scores": pts[-1], "winner": None, "ended_ms": None, "progression": pts}
+        {
+            "frame": n,
+            "scores": pts[-1],
+            "winner": None,
+            "ended_ms": None,
+            "progression": pts,
+            "accounting": None,
+        }
         for n, pts in sorted(progression.items())
         if n not in finished
     ]
@@ -57,6 +75,7 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         "match": {**match, "names": names_of(match["players"])},
         "frames": frames + current,
         "breaks": source.breaks(match_id, BIG_BREAK),
+        "statistics": source.match_statistics(match_id),
     }
 
 
@@ -107,16 +126,14 @@ TEXT = {
         "export": "خروجی",
     },
 }
-_FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
-
-
-def _num(v: Any, lang: str) -> str:
-    s = str(v)
-    return s.translate(_FA_DIGITS) if lang == "fa" else s
 
 
 def chart_svg(
-    points: list[list[int]], names: list[str], width: int = 480, height: int = 160
+    points: list[list[int]],
+    names: list[str],
+    width: int = 480,
+    height: int = 160,
+    lang: str = "en",
 ) -> str:
     """A step chart of both players' scores through one frame."""
     top = max([max(p) for p in points] + [10])
@@ -136,7 +153,7 @@ def chart_svg(
     axis = (
         f'<line x1="30" y1="{height - 20}" x2="{width - 10}" y2="{height - 20}" stroke="#888"/>'
         f'<line x1="30" y1="10" x2="30" y2="{height - 20}" stroke="#888"/>'
-        f'<text x="4" y="18" fill="#aaa" font-size="12">{top}</text>'
+        f'<text x="4" y="18" fill="#aaa" font-size="12">{_num(top, lang)}</text>'
     )
     return (
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
@@ -151,43 +168,47 @@ def html_page(report: dict[str, Any], lang: str = "en") -> str:
     esc = html.escape
     rows = []
     for f in report["frames"]:
-        winner = esc(names[f["winner"]]) if f["winner"] in (0, 1) else t["in_play"]
+        winner = _name(names[f["winner"]]) if f["winner"] in (0, 1) else t["in_play"]
         rows.append(
             f"<tr><td>{_num(f['frame'], lang)}</td><td>{_num(f['scores'][0], lang)}</td>"
             f"<td>{_num(f['scores'][1], lang)}</td><td>{winner}</td></tr>"
         )
     breaks = [
-        f"<tr><td>{_num(b['frame'], lang)}</td><td>{esc(b['player'] or names[b['side']])}</td>"
+        f"<tr><td>{_num(b['frame'], lang)}</td><td>{_name(b['player'] or names[b['side']])}</td>"
         f"<td>{_num(b['points'], lang)}</td></tr>"
         for b in report["breaks"]
     ]
     charts = [
         f"<figure><figcaption>{t['frame']} {_num(f['frame'], lang)}</figcaption>"
-        f"{chart_svg(f['progression'], names)}</figure>"
+        f"{chart_svg(f['progression'], names, lang=lang)}</figure>"
         for f in report["frames"]
     ]
     mid = esc(m["match_id"])
     won = m.get("frames_won", [0, 0])
+    accounts = {f["frame"]: f["accounting"] for f in report["frames"] if f.get("accounting")}
     direction = "rtl" if lang == "fa" else "ltr"
     return f"""<!doctype html>
 <html lang="{lang}" dir="{direction}"><head><meta charset="utf-8">
 <title>{t["title"]}: {esc(names[0])} – {esc(names[1])}</title>
-<link rel="stylesheet" href="/static/report.css"></head>
+<link rel="stylesheet" href="/static/report.css">
+<link rel="stylesheet" href="/static/stats.css"></head>
 <body><main>
-<h1>{esc(names[0])} <span class="fw">{_num(won[0], lang)} – {_num(won[1], lang)}</span>
- {esc(names[1])}</h1>
-<p class="sub">{t["best_of"].format(n=_num(m["best_of"], lang))} · {mid}</p>
-<p class="export">{t["export"]}: <a href="/api/matches/{mid}/report.csv">CSV</a> ·
- <a href="/api/matches/{mid}/report.json">JSON</a></p>
+<h1>{_name(names[0])} <span class="fw">{_num(won[0], lang)} – {_num(won[1], lang)}</span>
+ {_name(names[1])}</h1>
+<p class="sub">{t["best_of"].format(n=_num(m["best_of"], lang))} · <bdi>{mid}</bdi></p>
+<p class="export">{t["export"]}: <a href="/api/matches/{mid}/report.csv"><bdi>CSV</bdi></a> ·
+ <a href="/api/matches/{mid}/report.json"><bdi>JSON</bdi></a></p>
 <h2>{t["frames"]}</h2>
-<table><thead><tr><th>{t["frame"]}</th><th>{esc(names[0])}</th><th>{esc(names[1])}</th>
+<table><thead><tr><th>{t["frame"]}</th><th>{_name(names[0])}</th><th>{_name(names[1])}</th>
 <th>{t["winner"]}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>
 <h2>{t["breaks"]}</h2>
 <table><thead><tr><th>{t["frame"]}</th><th>{t["player"]}</th><th>{t["points"]}</th></tr></thead>
 <tbody>{"".join(breaks) or f'<tr><td colspan="3">{t["none"]}</td></tr>'}</tbody></table>
 <h2>{t["progress"]}</h2>
-<p class="legend"><span class="p0">■ {esc(names[0])}</span>
- <span class="p1">■ {esc(names[1])}</span></p>
+<p class="legend"><span class="p0">■ {_name(names[0])}</span>
+ <span class="p1">■ {_name(names[1])}</span></p>
 <div class="charts">{"".join(charts)}</div>
+{statistics_section(report.get("statistics", []), lang)}
+{accounting_section(accounts, lang)}
 </main></body></html>
 """

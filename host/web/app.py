@@ -28,6 +28,7 @@ from baulk.host import reports
 from baulk.host.actions import ActionError
 from baulk.host.config import valid_table_id
 from baulk.host.live import SCHEMA_VERSION, SERVER
+from baulk.host.web import players
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -432,6 +433,7 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_get("/api/live", api_live)
     r.add_post("/api/tables/{table}/match", act_match)
     r.add_post("/api/tables/{table}/command", act_command)
+    players.add_routes(app, daemon.config.store_path)
     r.add_static("/static/", STATIC, append_version=False)
     return app
 

@@ -184,14 +184,10 @@ class FramePlay:
     doubles: bool
 
 
-class Before(NamedTuple):
-    """What the play needs of the engine from just before an event."""
-
-    stroke_open: bool
-    frame: int
-    reds: int
-    colours: int
-    snapshot: tuple[Any, ...] | None  # only for a pot between strokes
+# What the play needs of the engine from just before an event: (stroke open,
+# frame, reds, colours mask, snapshot).  The snapshot is taken only for a pot
+# between strokes.  A plain tuple: it is made for every event the host sees.
+Before = tuple[bool, int, int, int, tuple[Any, ...] | None]
 
 
 class MatchPlay:
@@ -210,9 +206,8 @@ class MatchPlay:
     # ------------------------------------------------------------------ following the engine
     def before(self, e: Engine, name: Any) -> Before:
         if e.stroke_open:
-            return Before(True, e.frame, e.reds, e.colours, None)
-        snap = e.snapshot() if name == "pot" else None
-        return Before(False, e.frame, e.reds, e.colours, snap)
+            return (True, e.frame, e.reds, e.colours, None)
+        return (False, e.frame, e.reds, e.colours, e.snapshot() if name == "pot" else None)
 
     def after(
         self,
@@ -227,9 +222,10 @@ class MatchPlay:
         """Follow one event the engine took (or refused).  ``ended``: it
         ended a frame."""
         name = ev.get("ev")
+        was_open, frame, reds, colours, snapshot = b
         if not accepted:
             if name == "pot" and src == _SENSOR:
-                notes = self._notes(b.frame)
+                notes = self._notes(frame)
                 notes.note(notes.refused, self._pot(ev, src, seq))
             return
         t = ev.get("t")
@@ -242,18 +238,18 @@ class MatchPlay:
         if name == "undo":
             self._undo()
             return
-        if b.stroke_open:
+        if was_open:
             action = self._open
-        elif name in ("foul", "miss") or (name == "pot" and e.snapshot() != b.snapshot):
+        elif name in ("foul", "miss") or (name == "pot" and e.snapshot() != snapshot):
             action = self._last_stroke()  # a late call: the engine settled that stroke again
         elif name == "pot":
-            notes = self._notes(b.frame)  # R3.12.1: fell by itself, put back
+            notes = self._notes(frame)  # R3.12.1: fell by itself, put back
             notes.note(notes.fell, self._pot(ev, src, seq))
             return
         elif name == "strike":
-            action = self._strike(e, b, t)
+            action = self._strike(e, frame, reds, colours, t)
         else:
-            action = self._call(e, b, str(name), t, ended)
+            action = self._call(e, frame, reds, colours, str(name), t, ended)
         if type(action) is Stroke:
             self._stroke_event(action, e, name, ev, src, seq, t, ended)
         if ended and action is not None:
@@ -318,15 +314,15 @@ class MatchPlay:
                 return a
         return None
 
-    def _strike(self, e: Engine, b: Before, t: int | None) -> Stroke:
+    def _strike(self, e: Engine, frame: int, reds: int, colours: int, t: int | None) -> Stroke:
         side = e.striker
         member = e.member_at(e.pos) if e.doubles else 0
         shot = None
         if t is not None and not self._undone_since_rest:
-            prev = self._previous_stroke(b.frame)
+            prev = self._previous_stroke(frame)
             if prev is not None and prev.rest_t is not None and t >= prev.rest_t:
                 shot = t - prev.rest_t
-        s = Stroke(b.frame, side, member, e.score_of(side), b.reds, b.colours, t, shot)
+        s = Stroke(frame, side, member, e.score_of(side), reds, colours, t, shot)
         self._open = s
         self._push(s)
         return s
@@ -380,11 +376,12 @@ class MatchPlay:
                 member = 1 - s.member if self.doubles else 0
             s.foul = (e.foul_side, member, names.FOUL_KINDS[kind], e.foul_points)
 
-    def _call(self, e: Engine, b: Before, name: str, t: int | None, ended: bool) -> Call:
-        before = b.reds + b.colours.bit_count()
-        c = Call(b.frame, name, t, (b.reds, b.colours.bit_count()))
+    def _call(
+        self, e: Engine, frame: int, reds: int, colours: int, name: str, t: int | None, ended: bool
+    ) -> Call:
+        c = Call(frame, name, t, (reds, colours.bit_count()))
         if not ended:
-            c.returned = max(0, e.reds + e.colours.bit_count() - before)
+            c.returned = max(0, e.reds + e.colours.bit_count() - reds - colours.bit_count())
         if name == "edge_replace":
             c.voids = self._last_stroke()
             if c.voids is not None:

@@ -282,3 +282,45 @@ def test_every_source_name_has_a_source_code() -> None:
         "keypad",
         "host",
     ]
+
+
+def test_doubles_figures_go_to_the_partner_who_played(tmp_path: Path) -> None:
+    # Order of play (R3.18): A1, B1, A2, B2.  A2's stroke gets a late foul.
+    s, k = SRC_SENSOR, SRC_KEYPAD
+    events: list[tuple[Event, int]] = [
+        ({"ev": "match", "players": [["A1", "A2"], ["B1", "B2"]], "best_of": 1}, SRC_HOST),
+        ({"ev": "strike", "t": 1000}, s),  # A1 breaks off
+        ({"ev": "rest", "t": 5000}, s),
+        ({"ev": "strike", "t": 12000}, s),  # B1: shot 7 s
+        ({"ev": "pot", "ball": "red", "pocket": "tl", "t": 13000}, s),
+        ({"ev": "rest", "t": 15000}, s),
+        ({"ev": "strike", "t": 24000}, s),  # B1 again: shot 9 s
+        ({"ev": "rest", "t": 27000}, s),  # B1's visit: 1
+        ({"ev": "strike", "t": 40000}, s),  # A2: shot 13 s
+        ({"ev": "rest", "t": 43000}, s),
+        ({"ev": "foul", "kind": "push", "t": 44000}, k),  # A2's foul: 4 to B
+        ({"ev": "strike", "t": 60000}, s),  # B2: shot 17 s
+        ({"ev": "rest", "t": 62000}, s),
+        ({"ev": "concede", "match": True, "t": 70000}, k),  # A concedes
+    ]
+    match_id = store_events(tmp_path / "s.sqlite", events)
+    reader = StoreReader(tmp_path / "s.sqlite")
+    try:
+        stats = {p["name"]: p for p in reader.match_statistics(match_id)}
+    finally:
+        reader.close()
+    assert [(p["side"], p["member"]) for p in stats.values()] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    strokes = {n: (p["strokes"], p["shot_ms"]["median"], p["visits"]) for n, p in stats.items()}
+    assert strokes == {
+        "A1": (1, None, 1),
+        "A2": (1, 13000, 1),
+        "B1": (2, 8000, 1),
+        "B2": (1, 17000, 1),
+    }
+    assert stats["A2"]["fouls"] == {
+        "count": 1,
+        "points": 4,
+        "kinds": [{"kind": "push", "count": 1, "points": 4}],
+    }
+    assert stats["B1"]["points"] == 1 and stats["A1"]["fouls"]["count"] == 0
+    assert [p["frames_won"] for p in stats.values()] == [0, 0, 1, 1]

@@ -205,7 +205,9 @@ def _matches_table(matches: list[dict[str, Any]], lang: str) -> str:
             f"<td>{result} {h.num(mine, lang)}–{h.num(theirs, lang)}</td>"
             f"<td><a href='{report}'>{t['report']}</a></td></tr>"
         )
-    head = "".join(f"<th scope='col'>{t[k]}</th>" for k in ("date", "opponent", "result", "report"))
+    head = "".join(
+        f"<th scope='col'>{t[k]}</th>" for k in ("date", "opponent", "result", "report_head")
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 

@@ -164,7 +164,8 @@ class Daemon:
             for e in self.reader.events_since_last_match(table_id):
                 if e.ev is None:
                     continue
-                a = rt.shadow.apply(e.ev, (e.boot_id, e.seq), e.scores, e.rejected, e.rx_ms)
+                key = (e.boot_id, e.seq)
+                a = rt.shadow.apply(e.ev, key, e.scores, e.rejected, e.rx_ms, e.src)
                 if a.new_match is not None:
                     rt.view.match = {"match_id": a.match_id, **a.new_match}
                 n += 1

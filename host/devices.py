@@ -119,7 +119,9 @@ class DeviceHandler:
         now = wall_ms()
         if isinstance(record, Event):
             key = (record.boot or rt.boot, seq)
-            applied = rt.shadow.apply(record.input, key, record.scores, record.rejected, now)
+            applied = rt.shadow.apply(
+                record.input, key, record.scores, record.rejected, now, record.source
+            )
             if applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
                 d.handsets.on_players(table_id, channel, applied.new_match.get("players"))

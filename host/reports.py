@@ -1,6 +1,7 @@
-"""Match reports: the frame scores, the breaks of 50 and over, and each
-frame's score as it progressed, as a page (HTML with SVG charts), as CSV and
-as JSON.  Everything is read from the store; nothing is kept here.
+"""Match reports: the frame scores, the breaks of 50 and over, each
+frame's score as it progressed, the players' statistics and each frame's ball
+accounting, as a page (HTML with SVG charts), as CSV and as JSON.  Everything
+is read from the store; nothing is kept here.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import io
 from typing import Any, Protocol
 
 from baulk.host import live
+from baulk.host.web.stats_html import accounting_section, statistics_section
+from baulk.host.web.stats_html import name as name_html
+from baulk.host.web.stats_html import num as _num
 
 BIG_BREAK = 50
 
@@ -23,6 +27,10 @@ class ReportSource(Protocol):
     def breaks(self, match_id: str, minimum: int = 50) -> list[dict[str, Any]]: ...
 
     def progression(self, match_id: str) -> dict[int, list[list[int]]]: ...
+
+    def match_statistics(self, match_id: str) -> list[dict[str, Any]]: ...
+
+    def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]: ...
 
 
 def names_of(players: Any) -> list[str]:
@@ -38,7 +46,9 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         return None
     frames = source.frames(match_id)
     progression = source.progression(match_id)
+    accounts = source.frame_accounts(match_id)
     for f in frames:
+        f["accounting"] = accounts.get(f["frame"])
         points = progression.get(f["frame"], [[0, 0]])
         # The event that ends a frame already carries the next frame's [0, 0]:
         # close the chart on the frame's final score instead.
@@ -49,7 +59,14 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         f["progression"] = points
     finished = {f["frame"] for f in frames}
     current = [
-        {"frame": n, "scores": pts[-1], "winner": None, "ended_ms": None, "progression": pts}
+        {
+            "frame": n,
+            "scores": pts[-1],
+            "winner": None,
+            "ended_ms": None,
+            "progression": pts,
+            "accounting": None,
+        }
         for n, pts in sorted(progression.items())
         if n not in finished
     ]
@@ -57,6 +74,7 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         "match": {**match, "names": names_of(match["players"])},
         "frames": frames + current,
         "breaks": source.breaks(match_id, BIG_BREAK),
+        "statistics": source.match_statistics(match_id),
     }
 
 
@@ -168,22 +186,10 @@ TEXT = {
         "fill_in": "با دست پر شود",
     },
 }
-_FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
-
-
-def _num(v: Any, lang: str) -> str:
-    s = str(v)
-    return s.translate(_FA_DIGITS) if lang == "fa" else s
 
 
 def texts(lang: str) -> dict[str, str]:
     return TEXT.get(lang, TEXT["en"])
-
-
-def name_html(name: str) -> str:
-    """A player's name as HTML: escaped, and isolated so that a Latin name on
-    a Persian page (or the reverse) keeps its own direction."""
-    return f'<bdi dir="auto">{html.escape(name)}</bdi>'
 
 
 def time_html(ms: int | None) -> str:
@@ -192,15 +198,20 @@ def time_html(ms: int | None) -> str:
     return f'<time data-ms="{int(ms)}"></time>' if ms else ""
 
 
-def head_html(title: str, lang: str, css: str = "report.css") -> str:
+def head_html(title: str, lang: str, *css: str) -> str:
+    """A server-rendered page's head: its language and direction, the fonts,
+    its stylesheets (report.css when none is named) and the dates' script."""
     direction = "rtl" if lang == "fa" else "ltr"
+    sheets = "".join(
+        f'<link rel="stylesheet" href="/static/{c}">\n' for c in (css or ("report.css",))
+    )
     return (
         f'<!doctype html>\n<html lang="{lang}" dir="{direction}"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<link rel="icon" href="data:,">\n'
         f"<title>{title}</title>\n"
         '<link rel="stylesheet" href="/static/fonts.css">\n'
-        f'<link rel="stylesheet" href="/static/{css}">\n'
+        f"{sheets}"
         '<script type="module" src="/static/js/dates.js"></script></head>\n'
     )
 
@@ -272,6 +283,7 @@ def html_page(report: dict[str, Any], lang: str = "en", table_name: str | None =
     ]
     mid = esc(m["match_id"])
     won = m.get("frames_won", [0, 0])
+    accounts = {f["frame"]: f["accounting"] for f in report["frames"] if f.get("accounting")}
     q = "?lang=fa" if lang == "fa" else ""
     facts = [t["best_of"].format(n=_num(m["best_of"], lang))]
     if m.get("reds"):
@@ -281,7 +293,8 @@ def html_page(report: dict[str, Any], lang: str = "en", table_name: str | None =
     if m.get("started_ms"):
         facts.append(time_html(m["started_ms"]))
     sep = '<span class="sep" aria-hidden="true">|</span>'
-    return f"""{head_html(f"{t['title']}: {esc(names[0])} – {esc(names[1])}", lang)}<body><main>
+    title = f"{t['title']}: {esc(names[0])} – {esc(names[1])}"
+    return f"""{head_html(title, lang, "report.css", "stats.css")}<body><main>
 <nav>{lang_link(lang)} <a href="/report/{mid}/sheet{q}">{t["sheet"]}</a></nav>
 <h1 class="result"><span class="n0">{name_html(names[0])}</span>
  <span class="fw"><span>{_num(won[0], lang)}</span><span>{_num(won[1], lang)}</span></span>
@@ -300,5 +313,7 @@ def html_page(report: dict[str, Any], lang: str = "en", table_name: str | None =
 <p class="legend"><span class="p0">■ {name_html(names[0])}</span>
  <span class="p1">■ {name_html(names[1])}</span></p>
 <div class="charts">{"".join(charts)}</div>
+{statistics_section(report.get("statistics", []), lang)}
+{accounting_section(accounts, lang)}
 </main></body></html>
 """

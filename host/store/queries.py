@@ -12,6 +12,7 @@ from typing import Any
 
 from baulk.protocol.messages import SETUP_MATCH
 
+from . import stats_queries
 from .records import StoredEvent
 from .schema import connect
 
@@ -19,7 +20,7 @@ from .schema import connect
 _LAST_MATCH = (
     "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL"
 )
-_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid"
+_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid, src"
 
 # A match is "replaced" when a later match started on its table before it
 # ended; it was "played" when a frame ended or a point was scored in it.
@@ -60,6 +61,7 @@ def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
         json.loads(r[6]) if r[6] else None,
         r[7],
         r[8],
+        r[9],
     )
 
 
@@ -363,6 +365,15 @@ class StoreReader(SessionReader):
             if points[-1] != scores:
                 points.append(scores)
         return out
+
+    # ------------------------------------------------------------------ statistics
+    def match_statistics(self, match_id: str) -> list[dict[str, Any]]:
+        """Each player's figures in one match (store/stats_queries.py)."""
+        return stats_queries.match_statistics(self.db, match_id)
+
+    def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]:
+        """Each finished frame's ball accounting (store/stats_queries.py)."""
+        return stats_queries.frame_accounts(self.db, match_id)
 
 
 def _match_dict(r: sqlite3.Row) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .frame_records import FrameRecord
+
 
 @dataclass
 class FrameResult:
@@ -35,6 +37,8 @@ class Projection:
     breaks: list[BreakResult] = field(default_factory=list)
     match_over: bool = False
     winner: int | None = None
+    # with frames_done: each frame's ball accounting and players' figures
+    frame_records: list[FrameRecord] = field(default_factory=list)
 
     @property
     def projects(self) -> bool:
@@ -163,3 +167,4 @@ class StoredEvent:
     scores: list[int] | None
     rejected: str | None
     invalid: str | None
+    src: int = 0  # protocol/SPEC.md event key -4: 0 a sensor, 1 the keypad, 2 the host

@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .stats_schema import STATS_SCHEMA
+
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -214,6 +216,7 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             db.execute("PRAGMA synchronous = FULL")
             db.executescript(SCHEMA)
             db.executescript(BILLING_SCHEMA)
+            db.executescript(STATS_SCHEMA)
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
                 (str(SCHEMA_VERSION),),

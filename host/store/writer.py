@@ -32,6 +32,7 @@ from .records import (
     StoredEvent,
 )
 from .schema import connect, dumps, now_ms
+from .stats_writer import clear_stats, project_stats
 
 log = logging.getLogger("baulk.store")
 
@@ -190,6 +191,7 @@ class Store:
             db.execute("DELETE FROM breaks")
             db.execute("DELETE FROM frame_play")
             play = PlayTracker()
+            clear_stats(db)
             for table_id, projected in tables:
                 updates = []
                 for e, a in projected:
@@ -247,6 +249,7 @@ def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) ->
             "UPDATE matches SET ended_ms = ?, winner = ? WHERE match_id = ?",
             (at_ms, a.winner, a.match_id),
         )
+    project_stats(db, at_ms, a)
 
 
 # ---------------------------------------------------------------------- play and sessions

@@ -482,7 +482,7 @@ async def _action(
 
 # ---------------------------------------------------------------------- the app
 def build_app(daemon: Daemon) -> web.Application:
-    from baulk.host.web import billing, handset_api  # they build on this module's helpers
+    from baulk.host.web import billing, handset_api, players  # they build on this module
 
     # Most connections the web side may hold: the process's descriptor limit
     # (raised to its hard limit where allowed) less what the tables and the
@@ -521,6 +521,7 @@ def build_app(daemon: Daemon) -> web.Application:
     r.add_post("/console/signout", console_sign_out)
     billing.add_routes(app)  # the desk: table sessions, bills, the daily report
     handset_api.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
+    players.add_routes(app, daemon.config.store_path)  # player pages and the registry
     r.add_get("/static/{path:.+}", static_file)
     return app
 

@@ -30,7 +30,21 @@ LAYERS: list[tuple[str, set[str]]] = [
     ),
     ("link", {"link"}),
     ("store", {"store"}),
-    ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild", "handset"}),
+    (
+        "state",
+        {
+            "shadow",
+            "live",
+            "tables",
+            "devices",
+            "actions",
+            "daemon",
+            "rebuild",
+            "handset",
+            "match_play",
+            "frame_figures",
+        },
+    ),
     ("web and MQTT", {"web", "reports", "mqtt"}),
     ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
 ]

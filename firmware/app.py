@@ -29,6 +29,7 @@ from . import keypad_flow as kf
 from . import link as lk
 from . import names, screens
 from .handset import Handset
+from .health import BALLS, GLITCHES, UNCLEAR, Health
 from .hw.clock import Monotonic
 from .hw.led import FAST, SLOW, STEADY
 from .hw.ring import EDGE_RAIL, EDGE_STRIKE
@@ -41,6 +42,8 @@ _MESSAGE_MS = const(6000)  # a refusal stays on the display this long
 _REDRAW_MS = const(1000)
 _RESET_GAP_MS = const(5000)  # after a reset, device time resumes this far on
 _QUEUE = const(12)  # sensor events waiting for a colour or the referee
+_HEALTH_SAVE_MS = const(1000)  # sensor counts go to flash at most this often
+_HEALTH_MS = const(60000)  # ... and to the host, when they changed
 
 # Event sources (messages.SRC_*, folded here; tests/test_wire_codes.py checks them).
 _SRC_SENSOR = const(0)
@@ -59,6 +62,8 @@ _B_NONE = const(-1)  # nothing after all: dropped
 
 
 def replay_one(engine, body):
+    if -1 not in body:
+        return  # a pocket check's result: no input of the rules (an event has scores)
     try:  # noqa: SIM105 (no contextlib on MicroPython)
         engine.apply(messages.wire_to_event(body))
     except rules.Rejected:
@@ -80,6 +85,12 @@ class App:
         # The language and the names' bitmaps: host messages that leave no
         # event, so the handset remembers the newest one it took.
         self.handset = Handset(hw.flash, hw.texts)
+        # The pockets' sensor counts, and the pockets the last check found faulty.
+        self.health = Health(hw.flash)
+        self.health_at = -_HEALTH_SAVE_MS
+        self.health_sent = 0
+        self.health_due = False
+        self.check = None  # the pocket check running (pocket_check.Check)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
@@ -135,6 +146,7 @@ class App:
         reason = None
         e = self.engine
         players = e.players
+        log_len = e.log_len
         try:
             e.apply(ev)
         except rules.Rejected as why:
@@ -143,10 +155,9 @@ class App:
             self.handset.forget_names()  # they showed the last match's players
             self._redraw()  # rows name players by side: the same parts, other names
         body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
-        seq = self.journal.append(body, ev["t"])
-        self.link.assigned(seq)
-        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body) == seq:
-            self.offered = seq
+        self.record(body, ev["t"])
+        if reason is None:
+            self.health.follow(e, ev, src, e.stroke_open or e.log_len != log_len)
         self.state_due = True
         self.dirty = True
         if reason is not None and src != _SRC_SENSOR:
@@ -154,6 +165,13 @@ class App:
         if self.journal.image_due():
             self.journal.write_image(e)
         return reason
+
+    def record(self, body, t, mtype=messages.EVENT):
+        """Journal a message of the device's reliable stream, then offer it."""
+        seq = self.journal.append(body, t)
+        self.link.assigned(seq)
+        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body, mtype) == seq:
+            self.offered = seq
 
     # -- one pass ----------------------------------------------------------------
     def tick(self):
@@ -173,7 +191,13 @@ class App:
             k = hw.keypad.get()
         self._ask(now)
         self._keep_questions()
+        if self.check is not None:
+            self.check.tick(now)
         self._link(now)
+        h = self.health
+        if h.dirty and now - self.health_at >= _HEALTH_SAVE_MS:
+            self.health_at = now
+            h.save()
         self._display(now)
         led = hw.led
         if self.flow.step != kf.IDLE or self.message:
@@ -186,12 +210,16 @@ class App:
         hw = self.hw
         ring = hw.ring
         at = self.clock.at
+        beams = False  # a beam edge or ball: its counts go to the health counts
         while ring.pending():
             src, level, tick = ring.get()
             t = at(tick)
             if src < 6:
+                beams = True
                 if hw.beams[src].edge(level, t):
-                    self._queue(_Q_POT, src, t)
+                    self._pot_seen(src, t)
+            elif self.check is not None:
+                continue  # the referee is handling balls, not playing
             elif src == EDGE_RAIL:
                 if hw.rail is not None and hw.rail.edge(level, t):
                     self._queue(_Q_OFF, -1, t)
@@ -201,7 +229,24 @@ class App:
                     hw.rest.motion(now)
         for b in hw.beams:
             if b.poll(now):
-                self._queue(_Q_POT, b.pocket, b.start)
+                beams = True
+                self._pot_seen(b.pocket, b.start)
+        if beams:
+            h = self.health
+            for b in hw.beams:
+                # The beams count since the last look; the flash keeps the sums.
+                if b.balls:
+                    h.count(BALLS + b.pocket, b.balls)
+                    b.balls = 0
+                if b.glitches:
+                    h.count(GLITCHES + b.pocket, b.glitches)
+                    b.glitches = 0
+
+    def _pot_seen(self, pocket, t):
+        if self.check is not None:
+            self.check.ball(pocket, self.hw.beams[pocket].start)
+        else:
+            self._queue(_Q_POT, pocket, t)
 
     def _queue(self, what, pocket, t):
         if len(self.queue) >= _QUEUE:
@@ -261,14 +306,20 @@ class App:
     def _colour(self, pocket):
         hw = self.hw
         sensors = hw.colours
+        if self.health.faulty(pocket):  # the last pocket check failed it: the referee names it
+            return _B_ASK
         if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
             self.last_colour = (-1, 0)
+            self.health.count(UNCLEAR + pocket)
             return _B_ASK
         c = self.rgbc
         cl = hw.classifier
         ball = cl.classify(c[0], c[1], c[2], c[3])
         self.last_colour = (ball, cl.confidence)
-        return ball if ball >= 0 else _B_ASK
+        if ball < 0:
+            self.health.count(UNCLEAR + pocket)
+            return _B_ASK
+        return ball
 
     def _ask(self, now):
         q = self.queue
@@ -278,7 +329,8 @@ class App:
         item[3] = _B_ASKED
         item[5] = True
         if item[0] == _Q_POT:
-            self.flow.ask(kf.ASK_POT, item[1], "which ball? (colour unclear)")
+            why = "which ball? (pocket faulty)" if self.health.faulty(item[1]) else None
+            self.flow.ask(kf.ASK_POT, item[1], why or "which ball? (colour unclear)")
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")
         self.dirty = True
@@ -309,7 +361,8 @@ class App:
         while self.offered < j.next - 1 and link.room() > 0:
             n = 0
             for seq, body in j.records(self.offered + 1, link.room()):
-                if link.offer(body) != seq:
+                mtype = messages.EVENT if -1 in body else messages.POCKET_CHECK
+                if link.offer(body, mtype) != seq:
                     return
                 self.offered = seq
                 n += 1
@@ -338,12 +391,14 @@ class App:
                         light.value(0 if body[0] else 1)
                 elif mtype == messages.SETTINGS or mtype == messages.NAME_BITMAP:
                     self._handset(mtype, seq, body)
+                elif mtype == messages.CHECK_REQUEST:
+                    self._check_request(seq)
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
                     self.state_at = -_STATE_MS
             elif what == "open" or what == "down" or what == "refused":
-                self.state_due = True
+                self.state_due = self.health_due = True
                 self.dirty = True
                 if what == "refused":
                     self.say(body)
@@ -353,6 +408,12 @@ class App:
         if link.up != self.was_up:
             self.was_up = link.up
             self.dirty = True
+        h = self.health
+        if link.up and (self.health_due or (h.unsent and now - self.health_sent >= _HEALTH_MS)):
+            self.health_due = h.unsent = False
+            self.health_sent = now
+            c = self.check
+            link.send(messages.HEALTH, h.body(c is not None, c.cmd if c is not None else 0))
         if self.state_due and link.up and now - self.state_at >= _STATE_MS:
             self.state_due = False
             self.state_at = now
@@ -360,6 +421,50 @@ class App:
                 messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.next - 1)
             )
         link.transmit(now)
+
+    # -- the pocket check (pocket_check.py) -------------------------------------------
+    def _check_request(self, seq):
+        # Its seq goes to flash before anything else, as a light's does, so a
+        # reset does not bring the same request back.
+        j = self.journal
+        j.delivered = seq
+        j._save_meta()
+        why = self.start_check(seq)
+        if why is not None:
+            self.link.send(
+                messages.ERROR, {0: messages.ERR_REFUSED, 1: why, 2: messages.CHECK_REQUEST, 3: seq}
+            )
+
+    def start_check(self, cmd=0):
+        """Start a pocket check (from the MENU, or the host's check_request
+        `cmd`): None, or why not (and nothing changes)."""
+        e = self.engine
+        if self.check is not None:
+            return "a pocket check is already running"
+        if e.active and not e.match_over and (e.frame_strokes or e.stroke_open):
+            return "no pocket check mid-frame: check before the match or between frames"
+        if self.queue:
+            return "a pot waits for the referee: name its ball first"
+        from .pocket_check import Check
+
+        self.flow.check()
+        self.check = Check(self, cmd)
+        self.health_due = self.dirty = True
+        return None
+
+    def stop_check(self):
+        """The check is over (its result is recorded), or the referee stopped
+        it (nothing changes); its module leaves the heap."""
+        import sys
+
+        self.check = None
+        self.flow.step = kf.IDLE
+        self.health_due = self.dirty = True
+        name = __name__[:-3] + "pocket_check"  # baulk.firmware.pocket_check
+        sys.modules.pop(name, None)
+        parent = sys.modules.get(name[:-13])
+        if parent is not None and "pocket_check" in parent.__dict__:
+            del parent.pocket_check
 
     # -- the handset display ---------------------------------------------------------
     def _handset(self, mtype, seq, body):

@@ -62,6 +62,7 @@ SPOTS = const(15)
 ASK_POT = const(16)  # the app asks which ball a pocket took
 ASK_OFF = const(17)  # the app asks which ball went off the table
 INFO = const(18)
+CHECK = const(19)  # a pocket check runs: its keys go to app.check (pocket_check.py)
 
 # Fouls in the order the referee reaches for them, as codes in names.FOUL_KINDS
 # (a bytes literal, which stays in flash: MicroPython keeps a tuple of
@@ -74,7 +75,7 @@ FOUL_ORDER = (
 # The menu, in one string for the same reason (options "a|b|c": see label()).
 MENU_ITEMS = (
     "new match|award frame|award match|re-rack|toss|spots|claim frame|edge replace|"
-    "order (dbl)|link info"
+    "order (dbl)|link info|pocket check"
 )
 _M_NEW = const(0)
 _M_AWARD_FRAME = const(1)
@@ -85,6 +86,7 @@ _M_SPOTS = const(5)
 _M_CLAIM = const(6)
 _M_EDGE = const(7)
 _M_ORDER = const(8)
+_M_CHECK = const(10)
 BEST_OFS = range(1, 36, 2)
 REDS_CHOICE = b"\x0f\x0a\x06"  # 15, 10, 6
 _REDS_LABELS = "15 reds|10 reds|6 reds"
@@ -198,6 +200,8 @@ class KeypadFlow:
                 self._send({"ev": "spots", "occupied": occ})
         elif step == INFO and k == _K_OK:
             self._cancel()
+        elif step == CHECK:
+            self.app.check.key(k)
 
     def _cancel(self):
         step = self.step
@@ -205,6 +209,8 @@ class KeypadFlow:
         self.draft = {}
         if step in (ASK_POT, ASK_OFF):
             self.app.answer(-1)  # BACK: no ball after all (a false trigger)
+        elif step == CHECK:
+            self.app.stop_check()  # stopped before the end: nothing changes
 
     def _send(self, ev):
         self.step = IDLE
@@ -355,9 +361,19 @@ class KeypadFlow:
         elif i == _M_ORDER:
             self.draft = {"ev": "order"}
             self._list(SIDE, "ORDER FOR", self._names())
+        elif i == _M_CHECK:
+            self.step = IDLE
+            why = self.app.start_check()
+            if why is not None:
+                self.app.say(why)
         else:
             self.step = INFO
             self.title = "LINK"
+
+    def check(self):
+        """A pocket check takes the handset (whatever list it showed)."""
+        self.step = CHECK
+        self.draft = {}
 
     # -- questions from the sensors -------------------------------------------
     def ask(self, step, pocket, question):

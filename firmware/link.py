@@ -58,9 +58,10 @@ class Link:
         """The journal numbered an event; hello must announce it (SPEC.md 7.6)."""
         self.session.assigned(seq)
 
-    def offer(self, body):
-        """Hand an event body to the reliable stream; its seq, or 0 when full."""
-        return self.session.send(messages.EVENT, body)
+    def offer(self, body, mtype=messages.EVENT):
+        """Hand a body of the reliable stream (an event, or a pocket check's
+        result) to the session; its seq, or 0 when full."""
+        return self.session.send(mtype, body)
 
     def send(self, mtype, body):
         self.session.send(mtype, body)

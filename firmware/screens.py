@@ -342,7 +342,9 @@ def render(app, out):
     in Persian only out[0:4] are shown."""
     for i in range(ROWS):
         out[i] = None
-    if not app.handset.persian:
+    if app.check is not None:
+        app.check.rows(out, app.handset.persian)
+    elif not app.handset.persian:
         _english(app, out)
     elif app.flow.step != kf.IDLE:
         _persian_prompt(app, out)

@@ -207,6 +207,23 @@ FA = {
     "link info": "اتصال",
     # the device's own refusals
     "too many sensor events: check the sensors": "رویداد حسگر زیاد است: حسگرها را ببینید",
+    "a pocket check is already running": "بررسی جیب‌ها همین حالا در جریان است",
+    "no pocket check mid-frame: check before the match or between frames": (
+        "بررسی جیب‌ها در میانه‌ی فریم نمی‌شود: پیش از مسابقه یا میان دو فریم"
+    ),
+    "a pot waits for the referee: name its ball first": "گلی منتظر داور است: اول توپش را بگویید",
+    # the pocket check (firmware/pocket_check.py)
+    "pocket check": "تست جیب",  # a list option: at most half a row
+    "POCKET CHECK": "بررسی جیب‌ها",
+    "drop the white": "توپ سفید را بیندازید",
+    "into pocket": "در جیب",
+    "OK unseen  BACK": "تأیید: دیده نشد   برگشت",
+    "CHECK DONE": "بررسی تمام شد",
+    "all pockets ok": "همه‌ی جیب‌ها سالم‌اند",
+    "ok": "سالم",
+    "weak": "ضعیف",
+    "faulty": "خراب",
+    "which ball? (pocket faulty)": "کدام توپ؟ (جیب خراب)",
 }
 
 # The rules engine's refusals (firmware/engine.py, class Engine), shown on the

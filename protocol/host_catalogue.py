@@ -14,14 +14,17 @@ from . import messages as M
 from .messages import (
     ANY_COLOUR,
     BALL_ON,
+    BOOL,
     COLOURS,
     EVENT,
     FOUL,
+    HEALTH,
     HELLO,
     LOG,
     NAME,
     NAMES,
     NUL,
+    POCKET_CHECK,
     REQ,
     STATE,
     STATE_KEYS,
@@ -55,6 +58,34 @@ def _state_schema():
     return s
 
 
+# The pocket check (SPEC.md 7.6 `pocket_check`): what it found in each pocket
+# and why, as codes (firmware/pocket_check.py keeps them as constants:
+# tests/test_wire_codes.py holds the two together), and the code of "no ball
+# read" where a ball code goes.
+CHECK_VERDICTS = ("ok", "weak", "faulty")
+CHECK_REASONS = (
+    "none",
+    "no_break",
+    "beam_stuck",
+    "short_break",
+    "no_sensor",
+    "dark",
+    "wrong_ball",
+    "unclear",
+    "low_confidence",
+)
+NO_BALL = 255
+_POCKETS = len(names.POCKETS)
+
+
+def _per_pocket(most):
+    return (UINTS, (_POCKETS, 0, most), 0)
+
+
+def _with(name, spec, presence=REQ):
+    return (name, spec[0], spec[1], spec[2], presence)
+
+
 # type: {key: (name, kind, a, b, presence)}, as messages.SCHEMA
 DEVICE_SENT = {
     HELLO: {
@@ -74,7 +105,32 @@ DEVICE_SENT = {
         1: ("text", TEXT, 200, 0, REQ),
         2: ("t", UINT, 0, U63, 0),
     },
+    # The counts since the device's flash was new, per pocket (names.POCKETS
+    # order), and the pockets' state after the last pocket check.
+    HEALTH: {
+        0: _with("balls", _per_pocket(U32)),
+        1: _with("glitches", _per_pocket(U32)),
+        2: _with("unclear", _per_pocket(U32)),
+        3: _with("corrections", _per_pocket(U32)),
+        4: ("unplaced", UINT, 0, U32, 0),
+        5: ("faulty", UINT, 0, 63, 0),
+        6: ("weak", UINT, 0, 63, 0),
+        7: ("checking", BOOL, 0, 0, 0),
+        8: ("cmd", UINT, 1, U32, 0),
+    },
+    POCKET_CHECK: {
+        0: _with("verdicts", _per_pocket(len(CHECK_VERDICTS) - 1)),
+        1: _with("reasons", _per_pocket(U8)),
+        2: _with("break_ms", _per_pocket(U16)),
+        3: _with("confidence", _per_pocket(100)),
+        4: _with("read", _per_pocket(U8)),
+        5: ("cmd", UINT, 1, U32, 0),
+        6: ("t", UINT, 0, U63, 0),
+    },
 }
+# Only a device sends health, unreliably; the board does not hold the entry
+# (it sends health all the same: a type without an entry goes unreliably).
+M.TYPES[HEALTH] = ("health", M.DEVICE, False)
 for _t in DEVICE_SENT:
     M.SCHEMA[_t] = DEVICE_SENT[_t]
     M.REQUIRED[_t] = M.required_keys(DEVICE_SENT[_t])

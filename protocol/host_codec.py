@@ -561,6 +561,49 @@ class NameBitmap:
     bits: bytes
 
 
+@dataclasses.dataclass(frozen=True)
+class Health:
+    """The pockets' sensor counts since the device's flash was new (each a
+    list in names.POCKETS order), and the pockets' state after the last
+    pocket check (bitmasks over names.POCKETS)."""
+
+    TYPE: ClassVar[int] = messages.HEALTH
+    balls: list[int]
+    glitches: list[int]
+    unclear: list[int]
+    corrections: list[int]
+    unplaced: int | None = None  # corrections whose pocket is not known
+    faulty: int | None = None
+    weak: int | None = None
+    checking: bool | None = None  # a pocket check is running
+    cmd: int | None = None  # ... started by this check_request
+
+
+@dataclasses.dataclass(frozen=True)
+class PocketCheck:
+    """A pocket check's result, per pocket (names.POCKETS order): verdict and
+    reason codes (host_catalogue.CHECK_VERDICTS, CHECK_REASONS), how long the
+    ball broke the beam, the colour reading's confidence and the ball it read
+    (host_catalogue.NO_BALL: none)."""
+
+    TYPE: ClassVar[int] = messages.POCKET_CHECK
+    verdicts: list[int]
+    reasons: list[int]
+    break_ms: list[int]
+    confidence: list[int]
+    read: list[int]
+    cmd: int | None = None  # the check_request it answers (None: the handset's)
+    t: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRequest:
+    """Start a pocket check on the table (refused mid-frame)."""
+
+    TYPE: ClassVar[int] = messages.CHECK_REQUEST
+    who: str | None = None
+
+
 Record = (
     Hello
     | Welcome
@@ -577,6 +620,9 @@ Record = (
     | Light
     | Settings
     | NameBitmap
+    | Health
+    | PocketCheck
+    | CheckRequest
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

@@ -33,6 +33,9 @@ ERROR = const(12)
 LIGHT = const(13)  # the table light's relay (host -> device)
 SETTINGS = const(14)
 NAME_BITMAP = const(15)
+HEALTH = const(16)  # the pockets' sensor counts (device -> host; schema in host_catalogue.py)
+POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
+CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -55,6 +58,8 @@ TYPES = {
     LIGHT: ("light", HOST, True),
     SETTINGS: ("settings", HOST, True),
     NAME_BITMAP: ("name_bitmap", HOST, True),
+    POCKET_CHECK: ("pocket_check", DEVICE, True),  # here: the device sends it reliably
+    CHECK_REQUEST: ("check_request", HOST, True),
 }
 
 
@@ -237,6 +242,7 @@ SCHEMA = {
         3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
         4: ("bits", BYTES, _BITMAP_BYTES, 0, REQ),
     },
+    CHECK_REQUEST: {0: ("who", TEXT, NAME_BYTES, 0, 0)},
 }
 
 # Bodies that may carry engine input keys this catalogue does not know yet,

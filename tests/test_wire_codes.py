@@ -20,6 +20,7 @@ import pytest
 
 from baulk.firmware import names
 from baulk.protocol import frame
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +91,22 @@ MESSAGE_TYPES = {
     "light": 13,
     "settings": 14,
     "name_bitmap": 15,
+    "health": 16,
+    "pocket_check": 17,
+    "check_request": 18,
 }
+CHECK_VERDICTS = ["ok", "weak", "faulty"]
+CHECK_REASONS = [
+    "none",
+    "no_break",
+    "beam_stuck",
+    "short_break",
+    "no_sensor",
+    "dark",
+    "wrong_ball",
+    "unclear",
+    "low_confidence",
+]
 LANGS = ["en", "fa"]
 SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}
 ERRORS = {
@@ -110,6 +126,9 @@ def test_name_tables_keep_their_codes() -> None:
     assert list(names.COLOURS) == BALLS[1:7]
     assert list(names.BALL_VALUES) == [1, 2, 3, 4, 5, 6, 7, 0]  # R1.5
     assert list(names.LANGS) == LANGS
+    assert list(C.CHECK_VERDICTS) == CHECK_VERDICTS
+    assert list(C.CHECK_REASONS) == CHECK_REASONS
+    assert C.NO_BALL == 255
 
 
 def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
@@ -161,6 +180,7 @@ BALL_CONSTS = {f"_{b.upper()}": i for i, b in enumerate(BALLS)}
 # copy of that table's code.
 FAMILIES = {
     "firmware/engine.py": {"_EV_": EVENTS, "_K_": [k for k, _ in FOUL_KINDS]},
+    "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS},
 }
 
 
@@ -194,6 +214,8 @@ def test_the_copies_are_really_found() -> None:
     assert {"_SRC_SENSOR", "_SRC_HOST"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert {"_SRC_KEYPAD"} <= {n for n, _, _ in copies("firmware/keypad_flow.py")}
     assert {"_YELLOW", "_PINK", "_BLACK"} <= {n for n, _, _ in copies("firmware/respot.py")}
+    check = {n for n, _, _ in copies("firmware/pocket_check.py")}
+    assert {"_V_OK", "_V_WEAK", "_V_FAULTY", "_R_NO_BREAK", "_R_LOW_CONFIDENCE"} <= check
 
 
 def test_limits_the_engine_and_the_wire_share_agree() -> None:

@@ -307,6 +307,49 @@ def valid_vectors() -> list[dict[str, Any]]:
             "log", M.LOG, {0: M.LOG_WARN, 1: "pocket ml colour sensor: low confidence", 2: 81234}
         ),
         valid(
+            "health",
+            M.HEALTH,
+            {
+                0: [412, 388, 131, 129, 405, 397],
+                1: [0, 3, 0, 0, 71, 0],
+                2: [2, 1, 0, 0, 9, 1],
+                3: [1, 0, 0, 0, 6, 0],
+                4: 2,
+                5: 0b010000,
+            },
+            note="pocket bl: 71 beam glitches, 9 unclear colours, 6 corrections; faulty at the "
+            "last check",
+        ),
+        valid(
+            "health_checking",
+            M.HEALTH,
+            {0: [0] * 6, 1: [0] * 6, 2: [0] * 6, 3: [0] * 6, 7: True, 8: 21},
+            note="a pocket check is running, started by the host's check_request 21",
+        ),
+        valid(
+            "pocket_check",
+            M.POCKET_CHECK,
+            {
+                0: [0, 0, 1, 0, 2, 0],
+                1: [0, 0, 8, 0, 1, 0],
+                2: [16, 15, 17, 14, 0, 15],
+                3: [97, 95, 52, 98, 0, 96],
+                4: [7, 7, 7, 7, C.NO_BALL, 7],
+                5: 21,
+                6: 5012345,
+            },
+            57,
+            "ml weak (low confidence), bl faulty (the beam saw no ball); the check "
+            "check_request 21 asked for",
+        ),
+        valid(
+            "check_request",
+            M.CHECK_REQUEST,
+            {0: "desk"},
+            21,
+            "start a pocket check; the device refuses it mid-frame (error 5)",
+        ),
+        valid(
             "error",
             M.ERROR,
             {
@@ -430,6 +473,35 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             cobs_encode(build(M.LIGHT, REL, 13, cbor2.dumps({0: 1}))),
             "body",
             "light on must be true or false, not 1",
+        ),
+        invalid(
+            "pocket_check_five_pockets",
+            cobs_encode(
+                build(
+                    M.POCKET_CHECK,
+                    REL,
+                    58,
+                    cbor2.dumps(
+                        {0: [0] * 5, 1: [0] * 5, 2: [15] * 5, 3: [90] * 5, 4: [7] * 5},
+                        canonical=True,
+                    ),
+                )
+            ),
+            "body",
+            "a verdict for 5 pockets: a table has 6",
+        ),
+        invalid(
+            "health_negative_count",
+            cobs_encode(
+                build(
+                    M.HEALTH,
+                    0,
+                    0,
+                    cbor2.dumps({0: [-1, 0, 0, 0, 0, 0], 1: [0] * 6, 2: [0] * 6, 3: [0] * 6}),
+                )
+            ),
+            "body",
+            "a count below 0",
         ),
         invalid(
             "out_of_range",

@@ -1,0 +1,200 @@
+# The pre-match pocket check (hardware/calibration.md, "The pocket check"):
+# the referee drops the cue ball through each pocket in turn, tl to br, and
+# the device holds what its beam and colour sensor made of it against the
+# calibration:
+#
+#   the beam     the break must end, and last at least twice the beam's
+#                debounce (hw/beam.py): a shorter one is the beam catching the
+#                ball's edge, one step from missing it (weak); no break at all
+#                (the referee presses OK: the ball went, nothing was seen) or
+#                one that does not end is faulty
+#   the colour   the reading, taken when play takes it (the board's colour
+#                delay after the break), must be the cue ball by the
+#                calibrated centroids (hw/colour.py, /calibration.json) with a
+#                confidence of twice the threshold; under that it is weak;
+#                another ball, a reading too unclear to name, nothing in front
+#                of the sensor or a sensor that does not answer is faulty
+#
+# A pocket found faulty has its pots named by the referee (app.py asks, as
+# for an unclear colour) until a later check passes it.  The result goes to
+# the host as a `pocket_check` message, journaled like an event (SPEC.md 7.6).
+#
+# This module is imported when a check starts and dropped when it ends
+# (app.py), so it takes no heap while a match is played.
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
+
+
+from ..protocol import messages
+from . import names
+
+# Verdicts and reasons: codes of host_catalogue.CHECK_VERDICTS, CHECK_REASONS
+# (tests/test_wire_codes.py holds them together).
+_V_OK = const(0)
+_V_WEAK = const(1)
+_V_FAULTY = const(2)
+_R_NONE = const(0)
+_R_NO_BREAK = const(1)
+_R_BEAM_STUCK = const(2)
+_R_SHORT_BREAK = const(3)
+_R_NO_SENSOR = const(4)
+_R_DARK = const(5)
+_R_WRONG_BALL = const(6)
+_R_UNCLEAR = const(7)
+_R_LOW_CONFIDENCE = const(8)
+_WHITE = const(7)
+_NO_BALL = const(255)
+_STUCK_MS = const(2000)  # a break this long is a beam blocked, not a ball
+_N = const(6)
+
+_WAIT = const(0)  # for the ball in the pocket being checked
+_DROP = const(1)  # the beam broke: for its end and the colour reading
+_DONE = const(2)  # every pocket checked: the result shown until OK
+
+_K_OK = const(16)  # keypad_flow's OK
+_VERDICT = "ok|weak|faulty"
+
+
+class Check:
+    def __init__(self, app, cmd=0):
+        self.app = app
+        self.cmd = cmd  # the host's check_request (0: from the handset)
+        self.pocket = 0
+        self.state = _WAIT
+        self.start = 0
+        self.verdicts = bytearray(_N)
+        self.reasons = bytearray(_N)
+        self.break_ms = [0] * _N
+        self.confidence = bytearray(_N)
+        self.read = bytearray(b"\xff" * _N)
+        self.colour_read = False
+
+    # -- what the app hands on ------------------------------------------------------
+    def ball(self, pocket, start):
+        """A pocket's beam counted a ball whose break began at `start`."""
+        if self.state == _WAIT and pocket == self.pocket:
+            self.state = _DROP
+            self.start = start
+            self.colour_read = False
+
+    def key(self, k):
+        if k != _K_OK:
+            return
+        if self.state == _WAIT:  # the ball went through and the beam saw nothing
+            self._verdict(_V_FAULTY, _R_NO_BREAK, 0)
+        elif self.state == _DONE:
+            self.app.stop_check()
+
+    def tick(self, now):
+        if self.state != _DROP:
+            return
+        app = self.app
+        hw = app.hw
+        p = self.pocket
+        if not self.colour_read and now - self.start >= hw.colour_delay_ms:
+            self.colour_read = True
+            self._colour(hw, p)
+        beam = hw.beams[p]
+        if beam.low:
+            if now - self.start >= _STUCK_MS:
+                self._verdict(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
+            return
+        if not self.colour_read:
+            return
+        length = beam.restored - self.start
+        why = self.reasons[p]  # what the colour reading found, if anything
+        if why:
+            self._verdict(_V_FAULTY, why, length)
+        elif length < 2 * beam.debounce_ms:
+            self._verdict(_V_WEAK, _R_SHORT_BREAK, length)
+        elif self.confidence[p] < 2 * hw.classifier.threshold:
+            self._verdict(_V_WEAK, _R_LOW_CONFIDENCE, length)
+        else:
+            self._verdict(_V_OK, _R_NONE, length)
+
+    # -- judging ----------------------------------------------------------------------
+    def _colour(self, hw, p):
+        c = self.app.rgbc
+        if p >= len(hw.colours) or not hw.colours[p].read(c):
+            self.reasons[p] = _R_NO_SENSOR
+            return
+        cl = hw.classifier
+        ball = cl.classify(c[0], c[1], c[2], c[3])
+        self.confidence[p] = cl.confidence
+        if ball >= 0:
+            self.read[p] = ball
+            if ball != _WHITE:
+                self.reasons[p] = _R_WRONG_BALL
+        elif cl.features(c[0], c[1], c[2], c[3])[3] < cl.darkest:
+            self.reasons[p] = _R_DARK
+        else:
+            self.reasons[p] = _R_UNCLEAR
+
+    def _verdict(self, verdict, reason, length):
+        p = self.pocket
+        self.verdicts[p] = verdict
+        self.reasons[p] = reason
+        self.break_ms[p] = length if length < 0xFFFF else 0xFFFF
+        app = self.app
+        app.dirty = True
+        if p + 1 < _N:
+            self.pocket = p + 1
+            self.state = _WAIT
+            return
+        self.state = _DONE
+        faulty = weak = 0
+        for i in range(_N):
+            if self.verdicts[i] == _V_FAULTY:
+                faulty |= 1 << i
+            elif self.verdicts[i] == _V_WEAK:
+                weak |= 1 << i
+        app.health.checked(faulty, weak)
+        body = {
+            0: list(self.verdicts),
+            1: list(self.reasons),
+            2: self.break_ms,
+            3: list(self.confidence),
+            4: list(self.read),
+            6: app.t(),
+        }
+        if self.cmd:
+            body[5] = self.cmd
+        app.record(body, body[6], messages.POCKET_CHECK)
+        app.health_due = True
+
+    # -- the handset ----------------------------------------------------------------------
+    def rows(self, out, persian):
+        """The check's screen (screens.py's rows of parts); Persian shows out[0:4]."""
+        if self.state == _DONE:
+            out[0] = ["CHECK DONE"]
+            r = 1
+            for i in range(_N):
+                if self.verdicts[i] != _V_OK and r < 7:
+                    out[r] = [names.POCKETS[i], " ", self.word(i)]
+                    r += 1
+            if r == 1:
+                out[1] = ["all pockets ok"]
+                r = 2
+            if not persian or r < 4:
+                out[7 if not persian else r] = ["OK close"]
+            return
+        out[0] = ["POCKET CHECK"]
+        out[1] = ["drop the white"]
+        out[2] = ["into pocket ", names.POCKETS[self.pocket]]
+        if persian:
+            out[3] = ["OK unseen  BACK"]
+            return
+        for i in range(0, self.pocket, 2):  # what the pockets checked so far gave
+            row = [names.POCKETS[i], " ", self.word(i)]
+            if i + 1 < self.pocket:
+                row.extend((None, names.POCKETS[i + 1], " ", self.word(i + 1)))
+            out[4 + i // 2] = row
+        out[7] = ["OK unseen  BACK"]
+
+    def word(self, i):
+        return _VERDICT.split("|")[self.verdicts[i]]

@@ -213,4 +213,6 @@ def test_type_ids_are_unique_and_frozen() -> None:
         M.LIGHT,
         M.SETTINGS,
         M.NAME_BITMAP,
+        M.POCKET_CHECK,
+        M.CHECK_REQUEST,
     }

@@ -12,7 +12,7 @@ from baulk.host.link import wall_ms
 from baulk.host.live import names_of
 from baulk.host.store import CommandRow, NameFixRow
 from baulk.protocol import messages
-from baulk.protocol.host_codec import Command, SetupMatch, body_of
+from baulk.protocol.host_codec import CheckRequest, Command, SetupMatch, body_of
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -89,7 +89,21 @@ class OperatorActions:
             "message": "the table is not online; its handset gets the language when it connects",
         }
 
-    async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
+    async def start_pocket_check(self, table_id: str, who: str | None = None) -> dict[str, Any]:
+        """Ask the table to run a pocket check (firmware/pocket_check.py): the
+        device refuses it mid-frame, and says so."""
+        result = await self.forward(table_id, CheckRequest(who=who))
+        if result["status"] == "done":
+            return {
+                "status": "done",
+                "seq": result["seq"],
+                "message": "the pocket check runs on the handset: drop the white into each pocket",
+            }
+        return result
+
+    async def forward(
+        self, table_id: str, action: SetupMatch | Command | CheckRequest
+    ) -> dict[str, Any]:
         """Send an action to the table and wait a little for its answer."""
         rt = self.daemon.tables.get(table_id)
         if rt is None or rt.channel is None:
@@ -121,7 +135,7 @@ class OperatorActions:
         return {"status": "done", "seq": seq, "scores": result["scores"]}
 
 
-def _named(action: SetupMatch | Command) -> dict[str, Any]:
+def _named(action: SetupMatch | Command | CheckRequest) -> dict[str, Any]:
     """The action as the store keeps it: its fields by name."""
     return {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
 

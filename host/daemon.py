@@ -28,7 +28,7 @@ from baulk.host.link import PortFinder, TableChannel, fixed_path
 from baulk.host.live import LiveHub, TableView
 from baulk.host.sessions import TableSessions
 from baulk.host.shadow import ShadowReferee
-from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader
+from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
 from baulk.host.tables import TableRuntime
 
 log = logging.getLogger("baulk.daemon")
@@ -170,6 +170,7 @@ class Daemon:
                     rt.view.match = {"match_id": a.match_id, **a.new_match}
                 n += 1
             rt.view.events = self.reader.event_count(table_id)
+            rt.view.sensors = sensor_queries.board_sensors(self.reader.db, table_id)
             if rt.view.match is not None:
                 fixed = self.reader.name_fix(str(rt.view.match["match_id"]))
                 if fixed is not None:

@@ -10,10 +10,20 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link import TableChannel, wall_ms
-from baulk.host.store import EventRow, LinkRow, RawRow
+from baulk.host.store import EventRow, HealthRow, LinkRow, PocketCheckRow, RawRow
+from baulk.host.store.sensor_queries import masks
 from baulk.host.tables import TableRuntime
 from baulk.protocol import messages
-from baulk.protocol.host_codec import Error, Event, Hello, Log, Record, State
+from baulk.protocol.host_codec import (
+    Error,
+    Event,
+    Health,
+    Hello,
+    Log,
+    PocketCheck,
+    Record,
+    State,
+)
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -143,6 +153,22 @@ class DeviceHandler:
             if record.cmd:
                 answer = {"rejected": record.rejected, "scores": record.scores, "seq": seq}
                 self._answered(rt, record.cmd, answer)
+        elif isinstance(record, PocketCheck):
+            # Its event row keeps the stream's place; the result goes beside it.
+            check = PocketCheckRow(
+                record.verdicts,
+                record.reasons,
+                record.break_ms,
+                record.confidence,
+                record.read,
+                record.cmd,
+                record.t,
+            )
+            row = EventRow(
+                table_id, rt.boot, seq, now, None, raw=raw, mtype=mtype, pocket_check=check
+            )
+            rt.view.sensors = {**rt.view.sensors, "checking": False, "at_ms": now}
+            log.info("table %s: pocket check done: %s", table_id, record.verdicts)
         else:
             why = reason or f"a {messages.type_name(mtype)} is not a device event"
             log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
@@ -163,6 +189,8 @@ class DeviceHandler:
             rt.device_state_at = record.at
             self._check_device_state(rt)
             d.mark(channel.table_id)
+        elif isinstance(record, Health):
+            self._health(rt, channel.table_id, record)
         elif isinstance(record, Log):
             log.log(_LOG_LEVELS[record.level], "table %s says: %s", channel.table_id, record.text)
         elif isinstance(record, Error):
@@ -174,6 +202,35 @@ class DeviceHandler:
                 )
 
     # ------------------------------------------------------------------ helpers
+    def _health(self, rt: TableRuntime, table_id: str, h: Health) -> None:
+        """The device's sensor counts: stored (each replaces the last) and
+        put on the board; a check it started answers the operator's action."""
+        d = self.daemon
+        now = wall_ms()
+        d.committer.submit_health(
+            HealthRow(
+                table_id,
+                now,
+                list(h.balls),
+                list(h.glitches),
+                list(h.unclear),
+                list(h.corrections),
+                h.unplaced or 0,
+                h.faulty or 0,
+                h.weak or 0,
+                bool(h.checking),
+            )
+        )
+        rt.view.sensors = {
+            "checking": bool(h.checking),
+            "faulty": masks(h.faulty or 0),
+            "weak": masks(h.weak or 0),
+            "at_ms": now,
+        }
+        if h.checking and h.cmd:
+            self._answered(rt, h.cmd, {"rejected": None, "scores": None, "seq": h.cmd})
+        d.mark(table_id)
+
     def _answered(self, rt: TableRuntime, seq: int, result: dict[str, Any]) -> None:
         """The device answered the operator action it got as ``seq``."""
         fut = rt.waiting.pop(seq, None)

@@ -72,6 +72,12 @@ class TableView:
     store: dict[str, Any] = field(default_factory=lambda: {"ok": True})
     # {"match_id", "players"}: names corrected at the desk (host/web/name_fixes.py)
     names_fix: dict[str, Any] | None = None
+    # The pockets' sensors (host/sensors.py): a pocket check running, the
+    # pockets the last one failed or found weak, and when the store last
+    # heard of them (the console reads the detail when this changes).
+    sensors: dict[str, Any] = field(
+        default_factory=lambda: {"checking": False, "faulty": [], "weak": [], "at_ms": None}
+    )
 
     def board(self) -> dict[str, Any]:
         state: dict[str, Any] | None = None
@@ -101,6 +107,7 @@ class TableView:
             "alerts": extras.get("alerts", []),
             "events": self.events,
             "store": self.store,
+            "sensors": self.sensors,
         }
 
 

@@ -23,6 +23,7 @@ from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
 from baulk.host.frame_figures import frame_record
 from baulk.host.match_play import MatchPlay
+from baulk.host.sensors import SensorLog
 from baulk.host.store import BreakResult, FrameResult, Projection
 from baulk.protocol.messages import SRC_SENSOR
 
@@ -98,6 +99,7 @@ class ShadowReferee:
         self.last_event: Event | None = None
         self._state: dict[str, Any] | None = None
         self.play = MatchPlay()  # the match's strokes as undo leaves them
+        self.sensors = SensorLog()  # the sensors' pots undo may take back
 
     # ------------------------------------------------------------------ applying
     @property
@@ -131,6 +133,7 @@ class ShadowReferee:
         accepted = True
         reason: str | None = None
         before = self.play.before(e, name)
+        log_len = e.log_len
         try:
             e.apply(ev)
         except Rejected as why:
@@ -169,6 +172,7 @@ class ShadowReferee:
             out.frame_records.append(frame_record(self.play.frame_play(f.frame, f.scores), f))
         if not accepted:
             return out
+        out.disagreements = self.sensors.after(e, ev, src, log_len)
         if name == "match":
             out.new_match = {
                 "players": ev.get("players"),

@@ -24,6 +24,18 @@ class BreakResult:
 
 
 @dataclass
+class Disagreement:
+    """A pocket's sensors and the referee disagreed (host/sensors.py):
+    ``kind`` changed, taken_back or keyed; balls and pocket by name (None:
+    not known, or none)."""
+
+    kind: str
+    pocket: str | None
+    sensor_ball: str | None
+    keyed_ball: str | None
+
+
+@dataclass
 class Projection:
     """What one stored event made: the match it belongs to and what it opened
     or finished.  The shadow referee works it out (host/shadow.py); the store
@@ -39,11 +51,18 @@ class Projection:
     winner: int | None = None
     # with frames_done: each frame's ball accounting and players' figures
     frame_records: list[FrameRecord] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
 
     @property
     def projects(self) -> bool:
         """Does it write anything beside its event row?"""
-        return bool(self.new_match or self.frames_done or self.breaks or self.match_over)
+        return bool(
+            self.new_match
+            or self.frames_done
+            or self.breaks
+            or self.match_over
+            or self.disagreements
+        )
 
 
 @dataclass
@@ -63,6 +82,37 @@ class EventRow:
     raw: bytes | None = None
     mtype: int = 0
     applied: Projection | None = None
+    pocket_check: PocketCheckRow | None = None  # the stream's message was a pocket check
+
+
+@dataclass
+class PocketCheckRow:
+    """A pocket check's result (SPEC.md ``pocket_check``), per pocket in
+    names.POCKETS order, with codes as the wire has them."""
+
+    verdicts: list[int]
+    reasons: list[int]
+    break_ms: list[int]
+    confidence: list[int]
+    read: list[int]
+    cmd: int | None = None
+    t: int | None = None
+
+
+@dataclass
+class HealthRow:
+    """A table's newest sensor counts (SPEC.md ``health``)."""
+
+    table_id: str
+    rx_ms: int
+    balls: list[int]
+    glitches: list[int]
+    unclear: list[int]
+    corrections: list[int]
+    unplaced: int = 0
+    faulty: int = 0
+    weak: int = 0
+    checking: bool = False
 
 
 @dataclass
@@ -134,6 +184,7 @@ class Batch:
     commands: list[CommandRow] = field(default_factory=list)
     name_fixes: list[NameFixRow] = field(default_factory=list)
     sessions: list[SessionWrite] = field(default_factory=list)
+    health: list[HealthRow] = field(default_factory=list)
 
     def __len__(self) -> int:
         return (
@@ -143,6 +194,7 @@ class Batch:
             + len(self.commands)
             + len(self.name_fixes)
             + len(self.sessions)
+            + len(self.health)
         )
 
     def __add__(self, later: Batch) -> Batch:
@@ -153,6 +205,7 @@ class Batch:
             self.commands + later.commands,
             self.name_fixes + later.name_fixes,
             self.sessions + later.sessions,
+            self.health + later.health,
         )
 
 

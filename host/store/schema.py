@@ -8,9 +8,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .sensor_schema import SENSOR_SCHEMA
 from .stats_schema import STATS_SCHEMA
 
-SCHEMA_VERSION = 1
+# 2: the pockets' sensors (.sensor_schema), added to a store of version 1
+# as it is opened.
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -217,9 +220,15 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             db.executescript(SCHEMA)
             db.executescript(BILLING_SCHEMA)
             db.executescript(STATS_SCHEMA)
+            db.executescript(SENSOR_SCHEMA)
             db.execute(
                 "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
                 (str(SCHEMA_VERSION),),
+            )
+            # An older store has every table now; a newer one is left as it is.
+            db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema' AND CAST(value AS INTEGER) < ?",
+                (str(SCHEMA_VERSION), SCHEMA_VERSION),
             )
         return db
     except sqlite3.DatabaseError as e:

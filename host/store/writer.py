@@ -24,6 +24,7 @@ from .records import (
     Batch,
     CommandRow,
     EventRow,
+    HealthRow,
     LinkRow,
     NameFixRow,
     Projection,
@@ -114,6 +115,8 @@ class Store:
                 )
             for s in batch.sessions:
                 write_session(db, s)
+            for h in batch.health:
+                write_health(db, h)
             db.execute("COMMIT")
         except BaseException:
             _roll_back(db)
@@ -146,6 +149,8 @@ class Store:
             [(r.table_id, r.rx_ms, r.mtype, r.seq, r.raw) for r in rows if r.raw is not None],
         )
         for row in rows:
+            if row.pocket_check is not None:
+                write_pocket_check(db, row)
             if row.applied is not None and row.applied.projects:
                 project(db, row.table_id, row.rx_ms, row.applied)
         if any(self.play.concerns(r.table_id, r.ev, r.applied) for r in rows):
@@ -166,6 +171,8 @@ class Store:
             return
         if row.raw is not None:
             db.execute(_INSERT_RAW, (row.table_id, row.rx_ms, row.mtype, row.seq, row.raw))
+        if row.pocket_check is not None:
+            write_pocket_check(db, row)
         if row.applied is not None:
             project(db, row.table_id, row.rx_ms, row.applied)
             self.play.note(db, int(cur.lastrowid or 0), row.table_id, row.ev, row.applied)
@@ -190,6 +197,7 @@ class Store:
             db.execute("DELETE FROM frames")
             db.execute("DELETE FROM breaks")
             db.execute("DELETE FROM frame_play")
+            db.execute("DELETE FROM sensor_disagreements")
             play = PlayTracker()
             clear_stats(db)
             for table_id, projected in tables:
@@ -215,7 +223,26 @@ def _roll_back(db: sqlite3.Connection) -> None:
 
 
 def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) -> None:
-    """Write what one event made (a new match, finished frames, big breaks)."""
+    """Write what one event made (a new match, finished frames, big breaks,
+    disagreements between the sensors and the referee)."""
+    if a.accepted and a.disagreements:
+        db.executemany(
+            "INSERT INTO sensor_disagreements (table_id, match_id, frame, at_ms, kind, pocket, "
+            "sensor_ball, keyed_ball) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (
+                    table_id,
+                    a.match_id,
+                    a.frame,
+                    at_ms,
+                    d.kind,
+                    d.pocket,
+                    d.sensor_ball,
+                    d.keyed_ball,
+                )
+                for d in a.disagreements
+            ],
+        )
     if a.match_id is None or not a.accepted:
         return
     if a.new_match is not None:
@@ -250,6 +277,50 @@ def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) ->
             (at_ms, a.winner, a.match_id),
         )
     project_stats(db, at_ms, a)
+
+
+# ---------------------------------------------------------------------- the pockets' sensors
+def write_pocket_check(db: sqlite3.Connection, row: EventRow) -> None:
+    """A pocket check's result, beside the event row that keeps its seq."""
+    c = row.pocket_check
+    assert c is not None
+    db.execute(
+        "INSERT OR IGNORE INTO pocket_checks (table_id, boot_id, seq, rx_ms, cmd, t, verdicts, "
+        "reasons, break_ms, confidence, read) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            row.table_id,
+            row.boot_id,
+            row.seq,
+            row.rx_ms,
+            c.cmd,
+            c.t,
+            dumps(c.verdicts),
+            dumps(c.reasons),
+            dumps(c.break_ms),
+            dumps(c.confidence),
+            dumps(c.read),
+        ),
+    )
+
+
+def write_health(db: sqlite3.Connection, h: HealthRow) -> None:
+    """A table's newest sensor counts replace the ones before."""
+    db.execute(
+        "INSERT OR REPLACE INTO sensor_health (table_id, rx_ms, balls, glitches, unclear, "
+        "corrections, unplaced, faulty, weak, checking) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            h.table_id,
+            h.rx_ms,
+            dumps(h.balls),
+            dumps(h.glitches),
+            dumps(h.unclear),
+            dumps(h.corrections),
+            h.unplaced,
+            h.faulty,
+            h.weak,
+            int(h.checking),
+        ),
+    )
 
 
 # ---------------------------------------------------------------------- play and sessions
@@ -448,6 +519,10 @@ class GroupCommitter:
 
     def submit_session(self, row: SessionWrite) -> None:
         self.pending.sessions.append(row)
+        self._poke()
+
+    def submit_health(self, row: HealthRow) -> None:
+        self.pending.health.append(row)
         self._poke()
 
     def _poke(self) -> None:

@@ -482,7 +482,12 @@ async def _action(
 
 # ---------------------------------------------------------------------- the app
 def build_app(daemon: Daemon) -> web.Application:
-    from baulk.host.web import billing, handset_api, players  # they build on this module
+    from baulk.host.web import (  # they build on this module
+        billing,
+        handset_api,
+        players,
+        sensors_api,
+    )
 
     # Most connections the web side may hold: the process's descriptor limit
     # (raised to its hard limit where allowed) less what the tables and the
@@ -522,6 +527,7 @@ def build_app(daemon: Daemon) -> web.Application:
     billing.add_routes(app)  # the desk: table sessions, bills, the daily report
     handset_api.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
     players.add_routes(app, daemon.config.store_path)  # player pages and the registry
+    sensors_api.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
     r.add_get("/static/{path:.+}", static_file)
     return app
 

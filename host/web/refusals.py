@@ -116,6 +116,21 @@ _RULES: list[tuple[str, str]] = [
         r"name corrections need the venue's store: make them on the host of the table",
         "اصلاح نام‌ها روی رایانه‌ی همان میز انجام می‌شود",
     ),
+    # ------------------------------------------------------------- the pocket check
+    # (host/actions.py, firmware/app.py's start_check: the device's own words)
+    (
+        r"the pocket check runs on the handset: drop the white into each pocket",
+        "بررسی جیب‌ها روی دستگاه دستی در جریان است: توپ سفید را در هر جیب بیندازید",
+    ),
+    (
+        r"no pocket check mid-frame: check before the match or between frames",
+        "بررسی جیب‌ها در میانه‌ی فریم نمی‌شود: پیش از مسابقه یا میان دو فریم بررسی کنید",
+    ),
+    (r"a pocket check is already running", "بررسی جیب‌ها همین حالا در جریان است"),
+    (
+        r"a pot waits for the referee: name its ball first",
+        "گلی منتظر داور است: نخست توپش را روی دستگاه دستی بگویید",
+    ),
     # ------------------------------------------------------------- the rules engine
     (
         r"no match has been set up: send a match event first",

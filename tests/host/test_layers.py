@@ -53,6 +53,8 @@ LAYERS[-1][1].add("replay_cmd")
 # tools; bills and the sessions keeper are state; their pages are web.
 LAYERS[0][1].update({"clock", "money", "tariffs"})
 LAYERS[3][1].update({"bills", "sessions"})
+# The pockets' sensors (host/sensors.py): the shadow referee's disagreement log.
+LAYERS[3][1].add("sensors")
 LAYERS[4][1].add("billing_views")
 COMMANDS = {name for name in LAYERS[-1][1] if name.endswith("_cmd")}
 

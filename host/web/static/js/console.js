@@ -8,6 +8,7 @@ import {
 } from "./i18n.js";
 import { connect } from "./live.js";
 import { ball, linkClass, pair, statusText } from "./parts.js";
+import { showPockets } from "./pockets.js";
 
 setupPage();
 document.title = t("console") + " | " + t("brand");
@@ -70,7 +71,8 @@ async function act(path, bodies, clicked) {
   }
   const { status, data } = answer;
   if (status === 200) {
-    showResult("done", data.scores ? [t("done"), ": ", ...scoresText(data.scores)] : [t("done")], clicked);
+    const said = data.scores ? scoresText(data.scores) : data.message ? [data.message] : [];
+    showResult("done", said.length ? [t("done"), ": ", ...said] : [t("done")], clicked);
     return true;
   }
   if (status === 202) {
@@ -318,10 +320,25 @@ function tnName(key, name) {
   return [before, bdi(name), after || ""];
 }
 
+// The pockets box follows the selected table and what its board says of its
+// sensors (a check started, ended, new counts).
+let pocketsKey = null;
+
+function renderPockets(board) {
+  const sensors = board.sensors || {};
+  byId("check-running").hidden = !sensors.checking;
+  byId("pocket-check").disabled = !!sensors.checking;
+  const key = JSON.stringify([selected, sensors]);
+  if (key === pocketsKey) return;
+  pocketsKey = key;
+  showPockets(selected);
+}
+
 function renderPanel() {
   const board = boards.get(selected);
   byId("panel").hidden = !board;
   if (!board) return;
+  renderPockets(board);
   setKids("summary", summary(board));
   const st = board.state;
   const m = board.match;
@@ -381,7 +398,7 @@ function shownKey(board) {
   const st = board.state || {};
   return JSON.stringify([board.name, statusText(board.status), board.match,
     st.frames, st.scores, st.striker, st.ball_on, st.break, st.stroke_open, st.match_over,
-    st.player, st.frame]);
+    st.player, st.frame, board.sensors]);
 }
 
 function onBoard(board) {
@@ -472,6 +489,9 @@ async function start() {
   byId("sign-out").addEventListener("click", signOut);
   byId("match-form").addEventListener("submit", startMatch);
   byId("names-form").addEventListener("submit", fixNames);
+  byId("pocket-check").addEventListener("click", () => {
+    act("/api/tables/" + encodeURIComponent(selected) + "/pocket-check", [{}], performance.now());
+  });
   showSignedIn(!!csrf);
   connect(null, onBoard);
 }

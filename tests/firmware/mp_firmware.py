@@ -38,6 +38,8 @@ class Host:
         self.reader = frame.FrameReader()
         self.writer = frame.FrameWriter()
         self.events = []  # (seq, body)
+        self.checks = []  # (seq, body): pocket checks, in the same stream
+        self.health = []  # health bodies, newest last
         self.errors = []  # error bodies the device sent
         self.states = 0
         self.connected = True
@@ -56,6 +58,10 @@ class Host:
         for what, mtype, seq, body in self.session.drain():
             if what == "deliver" and mtype == messages.EVENT:
                 self.events.append((seq, body))
+            elif what == "deliver" and mtype == messages.POCKET_CHECK:
+                self.checks.append((seq, body))
+            elif what == "message" and mtype == messages.HEALTH:
+                self.health.append(body)
             elif what == "message" and mtype == messages.STATE:
                 self.states += 1
             elif what == "message" and mtype == messages.ERROR:

@@ -271,4 +271,5 @@ def scenario_flash():
     }
 
 
-print(json.dumps(globals()["scenario_" + sys.argv[1]]()))
+if __name__ == "__main__":  # (mp_pockets.py imports the screens and helpers above)
+    print(json.dumps(globals()["scenario_" + sys.argv[1]]()))

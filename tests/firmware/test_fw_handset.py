@@ -286,6 +286,7 @@ SINGLES_SCREENS: dict[str, list[Any]] = {
         [T("MENU"), None, MORE],
         two(1, T("claim frame"), T("edge replace")),
         two(3, T("order (dbl)"), T("link info")),
+        two(5, T("pocket check")),
     ],
     "link_info": [
         [T("LINK")],

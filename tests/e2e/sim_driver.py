@@ -70,3 +70,35 @@ class TableDriver:
 
     def state(self) -> dict[str, Any]:
         return self.sim.state()
+
+    # -- the pocket check (firmware/pocket_check.py) ---------------------------------
+    def press(self, *keys: str) -> None:
+        """The referee's keys, with no event expected of them."""
+        for key in keys:
+            self.sim._call(lambda k=key: self.sim.board.press(k, hold=60))
+            time.sleep(0.15)
+
+    def check_pocket(self) -> int | None:
+        """The pocket the running check waits for (6: done), None: no check."""
+
+        def take() -> int | None:
+            app = self.sim.app
+            check = app.check if app is not None else None
+            return None if check is None else (6 if check.state == 2 else int(check.pocket))
+
+        return self._read(take)  # type: ignore[no-any-return]
+
+    def drop_white(self, pocket: str, rgbc: list[int] | None = None, beam: bool = True) -> None:
+        """The referee drops the cue ball into a pocket during a check: in
+        front of its colour sensor and through its beam (beam=False: a dead
+        one, and the referee presses OK for the ball it did not see)."""
+        b = self.sim.board
+        where = names.POCKETS.index(pocket)
+        reading = rgbc if rgbc is not None else reading_for(7)
+        assert self.check_pocket() == where, "the check does not wait for this pocket"
+        if beam:
+            self.sim._call(lambda: b.pot(where, 7, rgbc=reading))
+        else:
+            self.sim._call(lambda: b.set_reading(where, reading))
+            self.press("ok")
+        wait_for(lambda: self.check_pocket() != where, timeout=10, what=f"the check took {pocket}")

@@ -328,7 +328,10 @@ function renderPockets(board) {
   const sensors = board.sensors || {};
   byId("check-running").hidden = !sensors.checking;
   byId("pocket-check").disabled = !!sensors.checking;
-  const key = JSON.stringify([selected, sensors]);
+  // Open, the box follows every event too: a disagreement is found by the
+  // host as the events arrive.
+  const open = byId("pockets-box").open;
+  const key = JSON.stringify([selected, sensors, open ? board.events : null]);
   if (key === pocketsKey) return;
   pocketsKey = key;
   showPockets(selected);
@@ -398,7 +401,7 @@ function shownKey(board) {
   const st = board.state || {};
   return JSON.stringify([board.name, statusText(board.status), board.match,
     st.frames, st.scores, st.striker, st.ball_on, st.break, st.stroke_open, st.match_over,
-    st.player, st.frame, board.sensors]);
+    st.player, st.frame, board.sensors, byId("pockets-box").open ? board.events : null]);
 }
 
 function onBoard(board) {
@@ -489,6 +492,10 @@ async function start() {
   byId("sign-out").addEventListener("click", signOut);
   byId("match-form").addEventListener("submit", startMatch);
   byId("names-form").addEventListener("submit", fixNames);
+  byId("pockets-box").addEventListener("toggle", () => {
+    const board = boards.get(selected);
+    if (board) renderPockets(board);
+  });
   byId("pocket-check").addEventListener("click", () => {
     act("/api/tables/" + encodeURIComponent(selected) + "/pocket-check", [{}], performance.now());
   });

@@ -23,7 +23,9 @@ function table(cls, head, rows) {
   const body = el("tbody");
   body.append(...rows);
   tbl.append(thead, body);
-  return tbl;
+  const wrap = el("div", "pockets-wrap"); // scrolls sideways on a narrow phone
+  wrap.append(tbl);
+  return wrap;
 }
 
 function verdict(v, reason) {

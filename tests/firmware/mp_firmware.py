@@ -228,7 +228,7 @@ def scenario_edges():
     # a beam glitch shorter than the debounce: nothing
     b.beam(1, width=2)
     b.advance(100)
-    out["glitches"] = b.hw.beams[1].glitches
+    out["glitches"] = b.app.health.body()[1][1]  # the beam's count, moved to the health counts
     d.perform({"ev": "rest"})
     b.settle(200)
     n = len(host.events)

@@ -134,7 +134,7 @@ def scenario_dead_beam():
     b.keys("red")  # the referee keys it
     d.perform({"ev": "rest"})
     b.settle(1500)
-    b.app.health_sent = -10**9  # the next counts now, not in a minute
+    b.app.health_sent = -(10**9)  # the next counts now, not in a minute
     b.settle(300)
     return {
         "checks": [check_of(c) for _, c in host.checks],

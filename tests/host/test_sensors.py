@@ -96,9 +96,9 @@ def test_the_log_holds_each_kind_of_disagreement_once() -> None:
          keyed({"ev": "pot", "ball": "red"}), key_rest, STRIKE, REST]
     ) == []  # fmt: skip
     # A pot keyed where no sensor pot was taken back: the sensor saw nothing.
-    assert replay(
-        [MATCH, STRIKE, keyed({"ev": "pot", "ball": "red", "pocket": "bl"}), REST]
-    ) == [["keyed", "bl", None, "red"]]
+    assert replay([MATCH, STRIKE, keyed({"ev": "pot", "ball": "red", "pocket": "bl"}), REST]) == [
+        ["keyed", "bl", None, "red"]
+    ]
     assert replay([MATCH, STRIKE, keyed({"ev": "pot", "ball": "red"}), REST]) == [
         ["keyed", None, None, "red"]
     ]

@@ -70,6 +70,7 @@ class App:
         self.clock = Monotonic(hw.ticks)
         self.engine = rules.Engine()
         self.journal = jr.Journal(hw.flash)
+        self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
         had = self.journal.next > 1
@@ -118,28 +119,38 @@ class App:
         self.dirty = True
 
     # -- the one door into the engine --------------------------------------------
-    def submit(self, ev, src, cmd=0):
+    def submit(self, ev, src, cmd=0, act=0):
         """Apply an input event, journal it, stream it.  Returns the refusal or None."""
         if "t" not in ev:
             ev["t"] = self.t()
         reason = None
         e = self.engine
+        ended = e.hist_len + e.match_over
         try:
             e.apply(ev)
         except rules.Rejected as why:
             reason = why.args[0] if why.args else "refused"
-        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
-        seq = self.journal.append(body, ev["t"])
-        self.link.assigned(seq)
-        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body) == seq:
-            self.offered = seq
+        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd, act)
+        j = self.journal
+        self._stream(messages.EVENT, body, j.append(body, ev["t"]))
+        # A checkpoint at every frame's end (and the match's), when its marks
+        # are full, and before an image (SPEC.md "Checkpoints").
+        if e.hist_len + e.match_over != ended or j.nmarks >= jr.MARKS or j.image_due():
+            seq, cp = j.checkpoint(self.key)
+            self._stream(messages.CHECKPOINT, cp, seq)
         self.state_due = True
         self.dirty = True
         if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
-        if self.journal.image_due():
-            self.journal.write_image(e)
+        if j.image_due():
+            j.write_image(e)
         return reason
+
+    def _stream(self, mtype, body, seq):
+        # A journaled record goes to the session now, or later from flash.
+        self.link.assigned(seq)
+        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(mtype, body) == seq:
+            self.offered = seq
 
     # -- one pass ----------------------------------------------------------------
     def tick(self):
@@ -294,8 +305,8 @@ class App:
         link = self.link
         while self.offered < j.next - 1 and link.room() > 0:
             n = 0
-            for seq, body in j.records(self.offered + 1, link.room()):
-                if link.offer(body) != seq:
+            for seq, kind, body in j.records(self.offered + 1, link.room()):
+                if link.offer(messages.CHECKPOINT if kind else messages.EVENT, body) != seq:
                     return
                 self.offered = seq
                 n += 1
@@ -307,11 +318,17 @@ class App:
         for what, mtype, seq, body in link.receive(now):
             if what == "deliver":
                 if mtype == messages.SETUP_MATCH or mtype == messages.COMMAND:
+                    act = body.get(-6, 0)
+                    if act and self.journal.applied(act):
+                        # A repeat (a restarted host sends what it has no
+                        # answer for): the event that answered it is in the
+                        # stream already.  Nothing is applied again.
+                        continue
                     ev = messages.wire_to_event(body)
                     if mtype == messages.SETUP_MATCH:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
-                    self.submit(ev, _SRC_HOST, seq)
+                    self.submit(ev, _SRC_HOST, seq, act)
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
@@ -331,7 +348,7 @@ class App:
             self.state_due = False
             self.state_at = now
             link.send(
-                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.next - 1)
+                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.last_event)
             )
         link.transmit(now)
 

@@ -30,6 +30,8 @@ TIME = const(9)
 SNAPSHOT_REQUEST = const(10)
 LOG = const(11)
 ERROR = const(12)
+# 13-18: reserved
+CHECKPOINT = const(19)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -49,6 +51,7 @@ TYPES = {
     SNAPSHOT_REQUEST: ("snapshot_request", HOST, False),
     LOG: ("log", DEVICE, False),
     ERROR: ("error", BOTH, False),
+    CHECKPOINT: ("checkpoint", DEVICE, True),
 }
 
 
@@ -75,6 +78,7 @@ FOUL = const(8)  # {0: side, 1: points, 2: kind code}
 BALL_ON = const(9)  # NAME over BALLS, or -1 for "any colour"
 COLOURS = const(10)  # bitmask over names.COLOURS, or an array of NAME
 WARNING = const(11)  # NAME over WARNINGS
+BYTES = const(12)  # a, b: fewest and most bytes
 
 REQ = const(1)  # the key must be present
 NUL = const(2)  # null is allowed
@@ -178,8 +182,12 @@ def raw_schema(required_ev):
     return s
 
 
+# -6 action: the operator action's id, never reused; the device applies each
+# id once (SPEC.md "Actions").
+_ACTION = ("action", UINT, 1, U63, 0)
 _COMMAND = raw_schema(True)
 _COMMAND[-1] = ("who", TEXT, NAME_BYTES, 0, 0)
+_COMMAND[-6] = _ACTION
 
 _SETUP = {
     7: ("players", PLAYERS, 0, 0, REQ),
@@ -188,6 +196,7 @@ _SETUP = {
     10: ("reds", UINT, 0, U8, 0),
     13: ("t", UINT, 0, U63, 0),
     -1: ("who", TEXT, NAME_BYTES, 0, 0),
+    -6: _ACTION,
 }
 
 # The schemas of the messages a device receives.  type: {key: (name, kind, a,
@@ -245,6 +254,8 @@ def _check_value(kind, a, b, v):
         return None if (type(v) is int and a <= v <= b) else "an integer %d..%d" % (a, b)
     if kind == TEXT:
         return None if _text_ok(v, a) else "text of at most %d bytes" % a
+    if kind == BYTES:
+        return None if (type(v) is bytes and a <= len(v) <= b) else "%d to %d bytes" % (a, b)
     if kind == BOOL:
         return None if (v is True or v is False) else "true or false"
     if kind in (NAME, WARNING):
@@ -412,7 +423,7 @@ def wire_to_event(m):
     return ev
 
 
-def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
+def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0, act=0):
     """The body of an event message: raw input and its settled result."""
     body = event_to_wire(ev)
     body[-1] = [scores[0], scores[1]]
@@ -424,6 +435,8 @@ def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
         body[-4] = src
     if cmd:
         body[-5] = cmd
+    if act:
+        body[-6] = act
     return body
 
 

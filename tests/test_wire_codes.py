@@ -87,6 +87,7 @@ MESSAGE_TYPES = {
     "snapshot_request": 10,
     "log": 11,
     "error": 12,
+    "checkpoint": 19,
 }
 SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}
 ERRORS = {

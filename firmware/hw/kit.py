@@ -3,6 +3,8 @@
 # and port; the simulator (sim/board.py) passes virtual ones and so runs this
 # very same wiring.
 
+from binascii import unhexlify
+
 from . import colour
 from .beam import PocketBeam
 from .keypad import Keypad
@@ -20,7 +22,8 @@ class Kit:
     """Everything the application talks to (rail, strike, rest: None when not fitted)."""
 
     def __init__(self, table, ticks, ring, beams, colours, classifier, colour_delay_ms, rail,
-                 strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash):  # fmt: skip
+                 strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash,
+                 key):  # fmt: skip
         self.table = table
         self.ticks = ticks
         self.ring = ring
@@ -38,6 +41,7 @@ class Kit:
         self.wdt = wdt
         self.serial = serial
         self.flash = flash
+        self.key = key  # the device key: it signs the journal's checkpoints
 
 
 def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, start_timer=None):
@@ -71,4 +75,16 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
         table, ticks, ring, beams, colours, colour.load(flash + "/calibration.json"),
         cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
         StatusLed(pin_out(cfg.LED)), Watchdog(make_wdt), serial, flash + "/journal",
+        load_key(flash + "/device_key"),
     )  # fmt: skip
+
+
+def load_key(path):
+    """The device key: hex in the file `baulk firmware deploy --key` writes
+    (docs/LEDGER.md).  A board without one signs with the empty key, which
+    no verifier accepts."""
+    try:
+        with open(path) as f:
+            return unhexlify(f.read().strip())
+    except (OSError, ValueError):
+        return b""

@@ -42,6 +42,8 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
         return "text", f"≤ {a} bytes"
     if kind == M.BOOL:
         return "bool", ""
+    if kind == M.BYTES:
+        return "bytes", f"{a} bytes" if a == b else f"{a}–{b} bytes"
     if kind in (M.NAME, M.WARNING):
         return "code or text", f"index in `{TABLES[id(a)]}`"
     if kind == M.BALL_ON:

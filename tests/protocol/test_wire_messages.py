@@ -200,4 +200,5 @@ def test_type_ids_are_unique_and_frozen() -> None:
     assert (M.HELLO, M.WELCOME, M.ERROR) == (1, 2, 12)  # frozen across majors
     assert len({t[0] for t in M.TYPES.values()}) == len(M.TYPES)
     assert set(M.TYPES) == set(C.SCHEMA)
-    assert {t for t in M.TYPES if M.is_reliable(t)} == {M.EVENT, M.SETUP_MATCH, M.COMMAND}
+    reliable = {M.EVENT, M.SETUP_MATCH, M.COMMAND, M.CHECKPOINT}
+    assert {t for t in M.TYPES if M.is_reliable(t)} == reliable

@@ -22,6 +22,8 @@ class ReportSource(Protocol):
 
     def progression(self, match_id: str) -> dict[int, list[list[int]]]: ...
 
+    def ledger(self, match_id: str) -> dict[str, Any] | None: ...
+
 
 def names_of(players: Any) -> list[str]:
     if not isinstance(players, list) or len(players) != 2:
@@ -29,8 +31,10 @@ def names_of(players: Any) -> list[str]:
     return [" & ".join(map(str, p)) if isinstance(p, list) else str(p) for p in players]
 
 
-def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
-    """The report of one match as plain data (the JSON export)."""
+def build(source: ReportSource, match_id: str, ledger: bool = False) -> dict[str, Any] | None:
+    """The report of one match as plain data (the JSON export).  With
+    ``ledger`` it carries what ``baulk verify`` needs to check it against the
+    device's signed checkpoints (docs/LEDGER.md)."""
     if len(match_id) > 100:
         return None
     match = source.match(match_id)
@@ -53,10 +57,38 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         for n, pts in sorted(progression.items())
         if n not in finished
     ]
-    return {
+    report: dict[str, Any] = {
         "match": {**match, "names": names_of(match["players"])},
         "frames": frames + current,
         "breaks": source.breaks(match_id, BIG_BREAK),
+    }
+    if ledger:
+        report["ledger"] = export_ledger(source.ledger(match_id))
+    return report
+
+
+def export_ledger(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The device's record of a match as the JSON report carries it: every
+    event's body as the device sent it, and the checkpoints, bytes in hex."""
+    if stored is None:
+        return None
+    return {
+        "table": stored["table"],
+        "events": [
+            {"seq": e["seq"], "boot": e["boot_id"], "body": e["body"].hex() if e["body"] else None}
+            for e in stored["events"]
+        ],
+        "checkpoints": [
+            {
+                "seq": c["seq"],
+                "boot": c["boot_id"],
+                "at": c["at_seq"],
+                "head": c["head"].hex(),
+                "marks": c["marks"].hex(),
+                "mac": c["mac"].hex(),
+            }
+            for c in stored["checkpoints"]
+        ],
     }
 
 

@@ -59,6 +59,23 @@ class EventRow:
     raw: bytes | None = None
     mtype: int = 0
     applied: Projection | None = None
+    action: int = 0  # the operator action it answers (event key -6)
+    body: bytes | None = None  # the body's bytes as the device sent them: the chain covers them
+
+
+@dataclass
+class CheckpointRow:
+    """A device checkpoint: the chain's head after event ``at_seq``, signed."""
+
+    table_id: str
+    boot_id: int
+    seq: int
+    rx_ms: int
+    at_seq: int
+    head: bytes
+    marks: bytes
+    mac: bytes
+    raw: bytes | None = None
 
 
 @dataclass
@@ -82,12 +99,18 @@ class RawRow:
 
 @dataclass
 class CommandRow:
+    """An operator action, stored before it is sent.  The writer gives it its
+    id, ``action``: (``epoch`` << 32) | its row id, so no two are alike even
+    across daemon restarts and a store restored from a backup."""
+
     table_id: str
     seq: int
     mtype: int
     body: dict[str, Any]
     who: str | None
     created_ms: int
+    epoch: int = 0
+    action: int = 0
 
 
 @dataclass
@@ -96,9 +119,16 @@ class Batch:
     links: list[LinkRow] = field(default_factory=list)
     raws: list[RawRow] = field(default_factory=list)
     commands: list[CommandRow] = field(default_factory=list)
+    checkpoints: list[CheckpointRow] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.events) + len(self.links) + len(self.raws) + len(self.commands)
+        return (
+            len(self.events)
+            + len(self.links)
+            + len(self.raws)
+            + len(self.commands)
+            + len(self.checkpoints)
+        )
 
     def __add__(self, later: Batch) -> Batch:
         return Batch(
@@ -106,6 +136,7 @@ class Batch:
             self.links + later.links,
             self.raws + later.raws,
             self.commands + later.commands,
+            self.checkpoints + later.checkpoints,
         )
 
 
@@ -120,3 +151,5 @@ class StoredEvent:
     scores: list[int] | None
     rejected: str | None
     invalid: str | None
+    action: int | None = None
+    body: bytes | None = None

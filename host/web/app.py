@@ -207,10 +207,10 @@ async def api_matches(request: web.Request) -> web.Response:
 
 async def api_match(request: web.Request) -> web.StreamResponse:
     daemon = request.app[DAEMON_KEY]
-    report = reports.build(daemon.reader, request.match_info["match"])
+    fmt = request.match_info.get("fmt", "json")
+    report = reports.build(daemon.reader, request.match_info["match"], ledger=fmt == "json")
     if report is None:
         return error(404, f"there is no match '{request.match_info['match']}'")
-    fmt = request.match_info.get("fmt", "json")
     if fmt == "csv":
         return web.Response(
             text=reports.to_csv(report),

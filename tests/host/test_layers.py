@@ -19,8 +19,11 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("link", {"link"}),
     ("store", {"store"}),
     ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild"}),
-    ("web and MQTT", {"web", "reports", "mqtt"}),
-    ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
+    ("web and MQTT", {"web", "reports", "mqtt", "verify"}),
+    (
+        "command",
+        {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd", "verify_cmd"},
+    ),
 ]
 LAYERS[-1][1].add("replay_cmd")
 COMMANDS = {name for name in LAYERS[-1][1] if name.endswith("_cmd")}

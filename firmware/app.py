@@ -73,6 +73,11 @@ class App:
         self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
+        if self.journal.nmarks:
+            # Events the last boot journaled but did not sign (the power went
+            # between an event and its checkpoint): signed now, so no
+            # checkpoint ever lists more than MARKS of them.
+            self.journal.checkpoint(self.key)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(

@@ -30,6 +30,7 @@ class DeviceHandler:
 
     def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
         status = channel.status()
+        status["stream"]["actions_waiting"] = len(rt.actions)  # stored, not yet answered
         if rt.refused is not None:
             status.update(link="offline", state="refused", reason=rt.refused)
         return status

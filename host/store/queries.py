@@ -130,20 +130,6 @@ class StoreReader:
         ).fetchall()
         return [{**dict(r), "body": json.loads(r["body"])} for r in rows]
 
-    def actions(self, table_id: str) -> list[dict[str, Any]]:
-        """Every operator action of the table with the seq of the event that
-        answered it (None: not answered yet)."""
-        rows = self.db.execute(
-            "SELECT c.action, c.mtype, c.who, c.created_ms, "
-            "(SELECT min(e.seq) FROM events e WHERE e.table_id = c.table_id "
-            "AND e.action = c.action) AS answer, "
-            "(SELECT count(*) FROM events e WHERE e.table_id = c.table_id "
-            "AND e.action = c.action) AS answers "
-            "FROM commands c WHERE c.table_id = ? AND c.action IS NOT NULL ORDER BY c.id",
-            (table_id,),
-        ).fetchall()
-        return [dict(r) for r in rows]
-
     # ------------------------------------------------------------------ the device's signed record
     def ledger(self, match_id: str) -> dict[str, Any] | None:
         """What it takes to check a match against the device's checkpoints

@@ -151,5 +151,3 @@ class StoredEvent:
     scores: list[int] | None
     rejected: str | None
     invalid: str | None
-    action: int | None = None
-    body: bytes | None = None

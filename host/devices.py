@@ -152,7 +152,8 @@ class DeviceHandler:
         else:
             why = reason or f"a {messages.type_name(mtype)} is not a device event"
             log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
-            body = host_codec.body_bytes(raw) if raw else None
+            # A device event the host cannot use is still in the device's chain.
+            body = host_codec.body_bytes(raw) if raw and mtype == messages.EVENT else None
             row = EventRow(
                 table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
             )

@@ -77,6 +77,7 @@ def export_ledger(stored: dict[str, Any] | None) -> dict[str, Any] | None:
         "events": [
             {"seq": e["seq"], "boot": e["boot_id"], "body": e["body"].hex() if e["body"] else None}
             for e in stored["events"]
+            if e["body"] is not None or e["invalid"] is None  # not a device event: not chained
         ],
         "checkpoints": [
             {

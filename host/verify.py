@@ -426,7 +426,11 @@ def verify_store(reader: StoreReader, match_id: str, key: bytes) -> Verdict:
     stored = reader.ledger(match_id)
     if stored is None:
         raise LedgerError(f"there is no match '{match_id}' in the store")
-    events = [LedgerEvent(e["seq"], e["boot_id"], e["body"], e) for e in stored["events"]]
+    events = [
+        LedgerEvent(e["seq"], e["boot_id"], e["body"], e)
+        for e in stored["events"]
+        if e["body"] is not None or e["invalid"] is None  # not a device event: not chained
+    ]
     cps = [_checkpoint(c["seq"], c["boot_id"], c["at_seq"], c["head"], c["marks"], c["mac"])
            for c in stored["checkpoints"]]  # fmt: skip
     first, last = _match_span(events, match_id)

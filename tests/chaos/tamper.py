@@ -143,7 +143,7 @@ def _tamper_report(rec: Record, kind: str, rng: random.Random) -> tuple[dict[str
         forged = _altered(bytes.fromhex(events[i]["body"]))[0].hex()
         events.insert(i + 1, {"seq": seq, "boot": events[i]["boot"], "body": forged})
         return report, (f"report {kind}", "inserted", seq, rec.covering(seq))
-    part = rng.choice(("frames", "breaks", "match")) if report["breaks"] else "frames"
+    part = rng.choice(["frames", "match"] + (["breaks"] if report["breaks"] else []))
     if part == "frames":
         f = rng.choice(report["frames"])
         f["scores"] = [f["scores"][0], f["scores"][1] + 1]

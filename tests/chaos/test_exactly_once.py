@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host.verify import TAMPERED
 from tests.chaos.exactly_once import run_host_crash, run_power_cuts
 
 pytestmark = pytest.mark.slow
@@ -25,7 +24,8 @@ def test_kill_9_between_an_action_and_its_answer_loses_and_doubles_none(tmp_path
     ev = f["events"]
     assert ev["lost"] == 0 and ev["doubled"] == 0 and ev["differing"] == 0, ev
     assert f["integrity"] == "ok" and f["clean_exit"] == 0
-    assert f["verify"] != TAMPERED  # the record still verifies (a match may be in play)
+    v = f["verify"]  # the record still verifies (a match may be in play)
+    assert v["tampered"] == 0 and v["verified"] >= 1 and v["uncovered"] <= 1, v
     assert f["log_errors"] == [], f["log_errors"]
 
 

@@ -144,7 +144,7 @@ class Journal:
                 self.delivered = image[3]
             if image[0] > 1:
                 self.head = image[4]
-                m = image[5]
+                m = image[5][: 4 * MARKS]  # the buffer keeps its size
                 self.marks[: len(m)] = m
                 self.nmarks = len(m) // 4
                 if len(image[6]) == len(self.acts):

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from baulk.firmware.sim.board import SIM_KEY
 from baulk.host import micropython
 from baulk.host.sim_match import generate_match
 
@@ -111,6 +112,11 @@ def test_the_chain_and_a_repeated_action_under_micropython() -> None:
     # the boot signed the events before the cut; the concession's frame end is signed
     assert len(cps) >= 2 and cps[-1][1]["0"] == out["seqs"][-1]
     assert cps[-1][1]["2"] == out["head"]
+    key = bytes.fromhex(SIM_KEY)  # the board read it from its flash (hw/kit.py)
+    for _, c in cps:
+        msg = c["0"].to_bytes(4, "big") + c["1"].to_bytes(4, "big")
+        msg += bytes.fromhex(c["2"]) + bytes.fromhex(c["3"])
+        assert hmac.new(key, msg, hashlib.sha256).hexdigest() == c["4"]
     stream = sorted(out["seqs"] + [s for s, _ in cps])
     assert stream == list(range(1, len(stream) + 1))
     assert out["acts"].endswith("%016x" % ((3 << 40) | 7))

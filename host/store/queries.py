@@ -281,6 +281,65 @@ class StoreReader(SessionReader):
         ).fetchone()
         return (int(row[0]), int(row[1])) if row else None
 
+    # ------------------------------------------------------------------ operator actions
+    def unanswered_actions(self, table_id: str) -> list[dict[str, Any]]:
+        """The table's operator actions that no stored event answers yet, in
+        the order they were made: a restarted daemon sends them again."""
+        rows = self.db.execute(
+            "SELECT action, mtype, body, who, created_ms FROM commands c "
+            "WHERE table_id = ? AND action IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM events e WHERE e.table_id = c.table_id AND e.action = c.action) "
+            "ORDER BY id",
+            (table_id,),
+        ).fetchall()
+        return [{**dict(r), "body": json.loads(r["body"])} for r in rows]
+
+    # ------------------------------------------------------------------ the device's signed record
+    def ledger(self, match_id: str) -> dict[str, Any] | None:
+        """What it takes to check a match against the device's checkpoints
+        (docs/LEDGER.md): the stored events from the newest checkpoint before
+        the match's first event to the first checkpoint at or after its last
+        one, with the body bytes the device sent and the columns the store
+        made of them, and those checkpoints.  None: no such match."""
+        span = self._match_span(match_id)
+        if span is None:
+            return None
+        table_id, first, last = span
+        row = self.db.execute(
+            "SELECT max(at_seq) FROM checkpoints WHERE table_id = ? AND at_seq < ?",
+            (table_id, first),
+        ).fetchone()
+        start = int(row[0]) if row and row[0] is not None else 0
+        row = self.db.execute(
+            "SELECT min(at_seq) FROM checkpoints WHERE table_id = ? AND at_seq >= ?",
+            (table_id, last),
+        ).fetchone()
+        end = int(row[0]) if row and row[0] is not None else last
+        checkpoints = self.db.execute(
+            "SELECT boot_id, seq, at_seq, head, marks, mac FROM checkpoints "
+            "WHERE table_id = ? AND at_seq BETWEEN ? AND ? ORDER BY at_seq, seq",
+            (table_id, start, end),
+        ).fetchall()
+        events = self.db.execute(
+            "SELECT seq, boot_id, body, src, cmd, ev, scores, rejected, invalid, action "
+            "FROM events WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq, id",
+            (table_id, start, end),
+        ).fetchall()
+        return {
+            "table": table_id,
+            "events": [dict(r) for r in events],
+            "checkpoints": [dict(r) for r in checkpoints],
+        }
+
+    def _match_span(self, match_id: str) -> tuple[str, int, int] | None:
+        # (table, first seq, last seq) of the events stored for a match
+        row = self.db.execute(
+            "SELECT table_id, min(seq), max(seq) FROM events WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return str(row[0]), int(row[1]), int(row[2])
+
     # ------------------------------------------------------------------ matches and reports
     def matches(
         self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False

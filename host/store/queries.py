@@ -360,17 +360,25 @@ class StoreReader(SessionReader):
     def referee_of(self, match_id: str) -> str | None:
         """The ``who`` of the operator's set-up that started this match (the
         console sends the referee's name there), or None when the match was
-        set up on the keypad or without a name.  The device names the command
-        that caused an event (``events.cmd``); the newest command of that
-        number sent before the event is the one (the numbers start again with
-        a new link)."""
+        set up on the keypad or without a name.  The event that answered the
+        set-up carries the action's id (``events.action``); events stored
+        before action ids name only the command's number on its link
+        (``events.cmd``), and then the newest command of that number sent
+        before the event is the one (the numbers start again with a link)."""
         row = self.db.execute(
-            "SELECT c.who FROM events e JOIN commands c "
-            "ON c.table_id = e.table_id AND c.seq = e.cmd "
-            "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
-            "AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+            "SELECT c.who FROM events e JOIN commands c ON c.action = e.action "
+            "WHERE e.match_id = ? AND e.name = 'match' AND e.action IS NOT NULL "
+            "AND c.mtype = ? ORDER BY e.id DESC LIMIT 1",
             (match_id, SETUP_MATCH),
         ).fetchone()
+        if row is None:
+            row = self.db.execute(
+                "SELECT c.who FROM events e JOIN commands c "
+                "ON c.table_id = e.table_id AND c.seq = e.cmd "
+                "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
+                "AND e.action IS NULL AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+                (match_id, SETUP_MATCH),
+            ).fetchone()
         return str(row[0]) if row is not None and row[0] else None
 
     def name_fix(self, match_id: str) -> list[Any] | None:

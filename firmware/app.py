@@ -59,11 +59,12 @@ _B_COLOUR = const(-2)  # waiting for the colour reading
 _B_ASK = const(-3)  # the referee must say
 _B_ASKED = const(-4)  # ... and the handset is asking
 _B_NONE = const(-1)  # nothing after all: dropped
+# The message type of each kind of journal record (journal.py: an event, a
+# pocket check's result, a checkpoint), as bytes: they stay in flash.
+_STREAM_TYPES = b"\x03\x11\x13"  # messages.EVENT, POCKET_CHECK, CHECKPOINT
 
 
 def replay_one(engine, body):
-    if -1 not in body:
-        return  # a pocket check's result: no input of the rules (an event has scores)
     try:  # noqa: SIM105 (no contextlib on MicroPython)
         engine.apply(messages.wire_to_event(body))
     except rules.Rejected:
@@ -77,6 +78,7 @@ class App:
         self.clock = Monotonic(hw.ticks)
         self.engine = rules.Engine()
         self.journal = jr.Journal(hw.flash)
+        self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
         light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
@@ -91,6 +93,11 @@ class App:
         self.health_sent = 0
         self.health_due = False
         self.check = None  # the pocket check running (pocket_check.Check)
+        if self.journal.nmarks:
+            # Events the last boot journaled but did not sign (the power went
+            # between an event and its checkpoint): signed now, so no
+            # checkpoint ever lists more than MARKS of them.
+            self.journal.checkpoint(self.key)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
@@ -139,7 +146,7 @@ class App:
         self.dirty = True
 
     # -- the one door into the engine --------------------------------------------
-    def submit(self, ev, src, cmd=0):
+    def submit(self, ev, src, cmd=0, act=0):
         """Apply an input event, journal it, stream it.  Returns the refusal or None."""
         if "t" not in ev:
             ev["t"] = self.t()
@@ -147,6 +154,7 @@ class App:
         e = self.engine
         players = e.players
         log_len = e.log_len
+        ended = e.hist_len + e.match_over
         try:
             e.apply(ev)
         except rules.Rejected as why:
@@ -154,23 +162,28 @@ class App:
         if e.players != players:
             self.handset.forget_names()  # they showed the last match's players
             self._redraw()  # rows name players by side: the same parts, other names
-        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
-        self.record(body, ev["t"])
         if reason is None:
             self.health.follow(e, ev, src, e.stroke_open or e.log_len != log_len)
+        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd, act)
+        j = self.journal
+        self._stream(messages.EVENT, body, j.append(body, ev["t"]))
+        # A checkpoint at every frame's end (and the match's), when its marks
+        # are full, and before an image (SPEC.md "Checkpoints").
+        if e.hist_len + e.match_over != ended or j.nmarks >= jr.MARKS or j.image_due():
+            seq, cp = j.checkpoint(self.key)
+            self._stream(messages.CHECKPOINT, cp, seq)
         self.state_due = True
         self.dirty = True
         if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
-        if self.journal.image_due():
-            self.journal.write_image(e)
+        if j.image_due():
+            j.write_image(e)
         return reason
 
-    def record(self, body, t, mtype=messages.EVENT):
-        """Journal a message of the device's reliable stream, then offer it."""
-        seq = self.journal.append(body, t)
+    def _stream(self, mtype, body, seq):
+        # A journaled record goes to the session now, or later from flash.
         self.link.assigned(seq)
-        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body, mtype) == seq:
+        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(mtype, body) == seq:
             self.offered = seq
 
     # -- one pass ----------------------------------------------------------------
@@ -360,9 +373,8 @@ class App:
         link = self.link
         while self.offered < j.next - 1 and link.room() > 0:
             n = 0
-            for seq, body in j.records(self.offered + 1, link.room()):
-                mtype = messages.EVENT if -1 in body else messages.POCKET_CHECK
-                if link.offer(body, mtype) != seq:
+            for seq, kind, body in j.records(self.offered + 1, link.room()):
+                if link.offer(_STREAM_TYPES[kind], body) != seq:
                     return
                 self.offered = seq
                 n += 1
@@ -374,11 +386,17 @@ class App:
         for what, mtype, seq, body in link.receive(now):
             if what == "deliver":
                 if mtype == messages.SETUP_MATCH or mtype == messages.COMMAND:
+                    act = body.get(-6, 0)
+                    if act and self.journal.applied(act):
+                        # A repeat (a restarted host sends what it has no
+                        # answer for): the event that answered it is in the
+                        # stream already.  Nothing is applied again.
+                        continue
                     ev = messages.wire_to_event(body)
                     if mtype == messages.SETUP_MATCH:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
-                    self.submit(ev, _SRC_HOST, seq)
+                    self.submit(ev, _SRC_HOST, seq, act)
                 elif mtype == messages.LIGHT:
                     # The state and its seq go to flash together, before the
                     # ack goes out (SPEC.md 7.6); then the relay switches.
@@ -418,7 +436,7 @@ class App:
             self.state_due = False
             self.state_at = now
             link.send(
-                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.next - 1)
+                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.last_event)
             )
         link.transmit(now)
 

@@ -164,7 +164,7 @@ class Check:
         }
         if self.cmd:
             body[5] = self.cmd
-        app.record(body, body[6], messages.POCKET_CHECK)
+        app._stream(messages.POCKET_CHECK, body, app.journal.note(body))
         app.health_due = True
 
     # -- the handset ----------------------------------------------------------------------

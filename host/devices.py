@@ -10,11 +10,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link import TableChannel, wall_ms
-from baulk.host.store import EventRow, HealthRow, LinkRow, PocketCheckRow, RawRow
+from baulk.host.store import CheckpointRow, EventRow, HealthRow, LinkRow, PocketCheckRow, RawRow
 from baulk.host.store.sensor_queries import masks
 from baulk.host.tables import TableRuntime
-from baulk.protocol import messages
+from baulk.protocol import host_codec, messages
 from baulk.protocol.host_codec import (
+    Checkpoint,
     Error,
     Event,
     Health,
@@ -40,6 +41,7 @@ class DeviceHandler:
 
     def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
         status = channel.status()
+        status["stream"]["actions_waiting"] = len(rt.actions)  # stored, not yet answered
         if rt.refused is not None:
             status.update(link="offline", state="refused", reason=rt.refused)
         return status
@@ -108,6 +110,7 @@ class DeviceHandler:
         d.sessions.on_hello(channel.table_id)
         # The handset's language, then the names of the match it plays.
         d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
+        d.actions.pump(rt)  # what waited for the table goes out now
 
     def on_delivery(
         self,
@@ -128,6 +131,9 @@ class DeviceHandler:
             return
         now = wall_ms()
         if isinstance(record, Event):
+            action = 0
+            if record.source == messages.SRC_HOST:
+                action = d.actions.answered(rt, record.action, record.cmd, seq, record)
             key = (record.boot or rt.boot, seq)
             applied = rt.shadow.apply(
                 record.input, key, record.scores, record.rejected, now, record.source
@@ -148,11 +154,10 @@ class DeviceHandler:
                 raw=raw,
                 mtype=mtype,
                 applied=applied,
+                action=action,
+                body=host_codec.body_bytes(raw) if raw else None,
             )
             rt.view.events += 1
-            if record.cmd:
-                answer = {"rejected": record.rejected, "scores": record.scores, "seq": seq}
-                self._answered(rt, record.cmd, answer)
         elif isinstance(record, PocketCheck):
             # Its event row keeps the stream's place; the result goes beside it.
             check = PocketCheckRow(
@@ -164,15 +169,36 @@ class DeviceHandler:
                 record.cmd,
                 record.t,
             )
+            # Not an event: outside the device's chain (host/verify.py skips it).
             row = EventRow(
-                table_id, rt.boot, seq, now, None, raw=raw, mtype=mtype, pocket_check=check
+                table_id,
+                rt.boot,
+                seq,
+                now,
+                None,
+                invalid="a pocket_check is not a device event (its result: pocket_checks)",
+                raw=raw,
+                mtype=mtype,
+                pocket_check=check,
             )
             rt.view.sensors = {**rt.view.sensors, "checking": False, "at_ms": now}
             log.info("table %s: pocket check done: %s", table_id, record.verdicts)
+        elif isinstance(record, Checkpoint):
+            boot = record.boot
+            d.committer.submit_checkpoint(
+                CheckpointRow(
+                    table_id, boot, seq, now, record.at, record.head, record.marks, record.mac, raw
+                )
+            )
+            return
         else:
             why = reason or f"a {messages.type_name(mtype)} is not a device event"
             log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
-            row = EventRow(table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype)
+            # A device event the host cannot use is still in the device's chain.
+            body = host_codec.body_bytes(raw) if raw and mtype == messages.EVENT else None
+            row = EventRow(
+                table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
+            )
         d.committer.submit_event(row)
         if row.applied is not None and isinstance(record, Event):
             d.sessions.on_event(table_id, record, (row.boot_id, seq), applied)
@@ -196,10 +222,10 @@ class DeviceHandler:
         elif isinstance(record, Error):
             log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
             d.sessions.on_error(channel.table_id, record)
-            if record.code == messages.ERR_REFUSED and record.seq is not None:
-                self._answered(
-                    rt, record.seq, {"rejected": record.text, "scores": None, "seq": None}
-                )
+            refusal = record.code == messages.ERR_REFUSED and record.seq is not None
+            # A pocket check's refusal, or else a scoring action's.
+            if refusal and not d.actions.check_answered(rt, record.seq or 0, record.text):
+                d.actions.refused(rt, record.seq or 0, record.text)
 
     # ------------------------------------------------------------------ helpers
     def _health(self, rt: TableRuntime, table_id: str, h: Health) -> None:
@@ -228,14 +254,8 @@ class DeviceHandler:
             "at_ms": now,
         }
         if h.checking and h.cmd:
-            self._answered(rt, h.cmd, {"rejected": None, "scores": None, "seq": h.cmd})
+            d.actions.check_answered(rt, h.cmd, None)
         d.mark(table_id)
-
-    def _answered(self, rt: TableRuntime, seq: int, result: dict[str, Any]) -> None:
-        """The device answered the operator action it got as ``seq``."""
-        fut = rt.waiting.pop(seq, None)
-        if fut is not None and not fut.done():
-            fut.set_result(result)
 
     def _check_device_state(self, rt: TableRuntime) -> None:
         key = rt.shadow.last_key

@@ -15,6 +15,8 @@ from .messages import (
     ANY_COLOUR,
     BALL_ON,
     BOOL,
+    BYTES,
+    CHECKPOINT,
     COLOURS,
     EVENT,
     FOUL,
@@ -47,6 +49,7 @@ def _event_schema():
     s[-3] = ("boot", UINT, 1, U32, 0)
     s[-4] = ("src", UINT, 0, 3, 0)
     s[-5] = ("cmd", UINT, 1, U32, 0)
+    s[-6] = ("action", UINT, 1, U63, 0)
     return s
 
 
@@ -126,6 +129,13 @@ DEVICE_SENT = {
         4: _with("read", _per_pocket(U8)),
         5: ("cmd", UINT, 1, U32, 0),
         6: ("t", UINT, 0, U63, 0),
+    },
+    CHECKPOINT: {
+        0: ("at", UINT, 0, U32, REQ),
+        1: ("boot", UINT, 1, U32, REQ),
+        2: ("head", BYTES, 32, 32, REQ),
+        3: ("marks", BYTES, 0, 128, REQ),
+        4: ("mac", BYTES, 32, 32, REQ),
     },
 }
 # Only a device sends health, unreliably; the board does not hold the entry

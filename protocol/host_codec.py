@@ -329,6 +329,16 @@ def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
     return wire
 
 
+def body_bytes(frame_bytes: bytes) -> bytes | None:
+    """The body of one stuffed frame (without its 0x00) exactly as it was
+    sent, or None when the frame is malformed: the bytes the device's hash
+    chain covers (SPEC.md "Checkpoints")."""
+    raw = _unstuff(frame_bytes)
+    if raw is None or len(raw) < _MIN_FRAME:
+        return None
+    return bytes(raw[5:-4])
+
+
 def parse(data: bytes | bytearray | memoryview) -> Frame:
     """Like decode_frame, but raises FrameError for anything but a good frame."""
     f = decode_frame(data)
@@ -456,6 +466,7 @@ class Event:
     boot: int | None = None
     src: int | None = None  # None: SRC_SENSOR
     cmd: int | None = None  # the host seq of the action it answers
+    action: int | None = None  # the id of the operator action it answers
 
     @property
     def source(self) -> int:
@@ -491,6 +502,7 @@ class SetupMatch:
     reds: int | None = None
     t: int | None = None
     who: str | None = None
+    action: int | None = None  # the action's id: the device applies it once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -500,6 +512,7 @@ class Command:
     TYPE: ClassVar[int] = messages.COMMAND
     input: dict[str, Any]
     who: str | None = None
+    action: int | None = None  # the action's id: the device applies it once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -604,6 +617,20 @@ class CheckRequest:
     who: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """The head of the device's hash chain after event ``at``, the CRC-32
+    marks of the events since the previous checkpoint, and their HMAC under
+    the device key (SPEC.md "Checkpoints")."""
+
+    TYPE: ClassVar[int] = messages.CHECKPOINT
+    at: int
+    boot: int
+    head: bytes
+    marks: bytes
+    mac: bytes
+
+
 Record = (
     Hello
     | Welcome
@@ -623,6 +650,7 @@ Record = (
     | Health
     | PocketCheck
     | CheckRequest
+    | Checkpoint
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

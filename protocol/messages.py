@@ -36,6 +36,7 @@ NAME_BITMAP = const(15)
 HEALTH = const(16)  # the pockets' sensor counts (device -> host; schema in host_catalogue.py)
 POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
 CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
+CHECKPOINT = const(19)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -60,6 +61,7 @@ TYPES = {
     NAME_BITMAP: ("name_bitmap", HOST, True),
     POCKET_CHECK: ("pocket_check", DEVICE, True),  # here: the device sends it reliably
     CHECK_REQUEST: ("check_request", HOST, True),
+    CHECKPOINT: ("checkpoint", DEVICE, True),
 }
 
 
@@ -86,7 +88,7 @@ FOUL = const(8)  # {0: side, 1: points, 2: kind code}
 BALL_ON = const(9)  # NAME over BALLS, or -1 for "any colour"
 COLOURS = const(10)  # bitmask over names.COLOURS, or an array of NAME
 WARNING = const(11)  # NAME over WARNINGS
-BYTES = const(12)  # a: most bytes
+BYTES = const(12)  # a, b: fewest and most bytes
 
 REQ = const(1)  # the key must be present
 NUL = const(2)  # null is allowed
@@ -196,8 +198,12 @@ def raw_schema(required_ev):
     return s
 
 
+# -6 action: the operator action's id, never reused; the device applies each
+# id once (SPEC.md "Actions").
+_ACTION = ("action", UINT, 1, U63, 0)
 _COMMAND = raw_schema(True)
 _COMMAND[-1] = ("who", TEXT, NAME_BYTES, 0, 0)
+_COMMAND[-6] = _ACTION
 
 _SETUP = {
     7: ("players", PLAYERS, 0, 0, REQ),
@@ -206,6 +212,7 @@ _SETUP = {
     10: ("reds", UINT, 0, U8, 0),
     13: ("t", UINT, 0, U63, 0),
     -1: ("who", TEXT, NAME_BYTES, 0, 0),
+    -6: _ACTION,
 }
 
 # The schemas of the messages a device receives.  type: {key: (name, kind, a,
@@ -240,7 +247,7 @@ SCHEMA = {
         1: ("member", UINT, 0, 1, REQ),
         2: ("width", UINT, 1, _BITMAP_WIDTH, REQ),
         3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
-        4: ("bits", BYTES, _BITMAP_BYTES, 0, REQ),
+        4: ("bits", BYTES, 0, _BITMAP_BYTES, REQ),
     },
     CHECK_REQUEST: {0: ("who", TEXT, NAME_BYTES, 0, 0)},
 }
@@ -273,10 +280,10 @@ def _check_value(kind, a, b, v):
         return None if (type(v) is int and a <= v <= b) else "an integer %d..%d" % (a, b)
     if kind == TEXT:
         return None if _text_ok(v, a) else "text of at most %d bytes" % a
+    if kind == BYTES:
+        return None if (type(v) is bytes and a <= len(v) <= b) else "%d to %d bytes" % (a, b)
     if kind == BOOL:
         return None if (v is True or v is False) else "true or false"
-    if kind == BYTES:
-        return None if (type(v) is bytes and len(v) <= a) else "bytes, at most %d" % a
     if kind in (NAME, WARNING):
         return None if _name_ok(v) else "a name code or a name"
     if kind == BALL_ON:
@@ -442,7 +449,7 @@ def wire_to_event(m):
     return ev
 
 
-def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
+def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0, act=0):
     """The body of an event message: raw input and its settled result."""
     body = event_to_wire(ev)
     body[-1] = [scores[0], scores[1]]
@@ -454,6 +461,8 @@ def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
         body[-4] = src
     if cmd:
         body[-5] = cmd
+    if act:
+        body[-6] = act
     return body
 
 

@@ -94,6 +94,7 @@ MESSAGE_TYPES = {
     "health": 16,
     "pocket_check": 17,
     "check_request": 18,
+    "checkpoint": 19,
 }
 CHECK_VERDICTS = ["ok", "weak", "faulty"]
 CHECK_REASONS = [

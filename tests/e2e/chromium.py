@@ -22,6 +22,10 @@ VIEWPORTS["phone"] = PHONE
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 expect = playwright_api.expect
+# A board paints within milliseconds; on a machine whose cores are busy with
+# other work it can take seconds.  The suite waits for what it expects, for
+# as long as that takes, up to half a minute (a failure, not a pass, pays it).
+expect.set_options(timeout=30_000)
 
 
 @contextmanager

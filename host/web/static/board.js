@@ -105,6 +105,8 @@ function render(board) {
   setText("table-name", board.name);
   if (changed("title", board.name)) document.title = board.name + " | " + t("brand");
   renderStatus(board.status);
+  const store = board.store || { ok: true };
+  if (changed("store", store.ok)) setText("store-failing", store.ok ? "" : t("store_failing"));
   const playing = !!(st && m);
   const waiting = !playing && waitingForController(board.status);
   body.classList.toggle("offline", board.status.link !== "online");

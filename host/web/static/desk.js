@@ -5,6 +5,7 @@
 // once into the sign-in form and never kept by the page.
 // Everything typed by a person (names, reasons) is drawn with textContent,
 // and in Persian wrapped in <bdi> so a Latin name keeps its own direction.
+import { alertWords } from "./js/alerts.js";
 import { LANG, bdi, el, num, params, setText, t, tn } from "./js/i18n.js";
 
 const PAGE = document.body.dataset.page;
@@ -108,15 +109,8 @@ function lightText(light) {
 function alertItem(a, names) {
   const li = el("li", "alert " + a.kind);
   li.dataset.kind = a.kind;
-  const table = names[a.table] || a.table;
-  if (a.kind === "no_session") li.append(sentence("alert_no_session", { table }));
-  else if (a.kind === "confirm") li.append(sentence("alert_confirm", { table }, { n: a.session }));
-  else if (a.kind === "idle") li.append(sentence("alert_idle", { table }, { n: a.session, m: a.minutes }));
-  else if (a.kind === "light") {
-    const want = dt(a.wanted ? "on" : "off");
-    const is = a.light === null ? dt("unknown") : dt(a.light ? "on" : "off");
-    li.append(sentence("alert_light", { table }, { want, is }));
-  }
+  const w = alertWords(a, names[a.table] || a.table);
+  li.append(sentence(w.key, w.names, w.vars));
   if (a.kind === "confirm") {
     const b = el("button", "confirm", dt("confirm"));
     b.addEventListener("click", () => act("/api/sessions/" + a.session + "/confirm"));

@@ -4,8 +4,9 @@
 // correct it, and score by hand when the handset is broken (R5.21).  Every
 // action shows what the table answered, in the page's language.
 import {
-  LANG, bdi, byId, el, num, params, setKids, setText, setupPage, t, withLang,
+  LANG, bdi, byId, el, num, params, setKids, setText, setupPage, t, tn, withLang,
 } from "./i18n.js";
+import { alertWords } from "./alerts.js";
 import { connect } from "./live.js";
 import { ball, linkClass, pair, statusText } from "./parts.js";
 import { showPockets } from "./pockets.js";
@@ -121,6 +122,7 @@ function nameInputs(box, doubles, values) {
       const input = el("input");
       input.type = "text";
       input.autocomplete = "off";
+      input.setAttribute("list", "known-players");
       input.dataset.side = side;
       input.dataset.label = label;
       input.value = values ? (doubles ? values[side][i] : values[side]) : "";
@@ -359,6 +361,10 @@ function renderPanel() {
     e.textContent = t("side_n", { n: Number(e.dataset.side) + 1 });
   }
   const id = encodeURIComponent(selected);
+  if (byId("panel").dataset.table !== selected) {
+    byId("panel").dataset.table = selected;
+    showHandset();
+  }
   byId("board-link").href = withLang("/table/" + id);
   const matchId = m && m.match_id;
   for (const [link, path] of [["report-link", ""], ["sheet-link", "/sheet"]]) {
@@ -414,6 +420,66 @@ function onBoard(board) {
   if (same && before === selected) return;
   renderTables();
   if (board.table === selected || before !== selected) renderPanel();
+}
+
+// ------------------------------------------------------------------ players
+// Names the registry knows (GET /api/players), offered as the operator types:
+// the same player is then spelled the same way from match to match.
+let lookup = null;
+
+function suggestPlayers(event) {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || input.getAttribute("list") !== "known-players") return;
+  clearTimeout(lookup);
+  const q = input.value.trim();
+  if (!q) return;
+  lookup = setTimeout(async () => {
+    const r = await fetch("/api/players?limit=8&q=" + encodeURIComponent(q));
+    if (!r.ok) return; // a board with no store, or nothing yet
+    const players = (await r.json()).players || [];
+    setKids("known-players", players.map((p) => {
+      const o = el("option");
+      o.value = p.name;
+      return o;
+    }));
+  }, 150);
+}
+
+// ------------------------------------------------------------------ the handset
+async function showHandset() {
+  const table = selected;
+  if (!table) return;
+  const r = await fetch("/api/tables/" + encodeURIComponent(table) + "/handset");
+  if (!r.ok || table !== selected) return;
+  const { lang } = await r.json();
+  for (const b of document.querySelectorAll("#handset-box button")) {
+    b.setAttribute("aria-pressed", b.dataset.handset === lang ? "true" : "false");
+  }
+}
+
+async function setHandset(lang, clicked) {
+  const path = "/api/tables/" + encodeURIComponent(selected) + "/handset";
+  await act(path, [{ lang }], clicked);
+  showHandset();
+}
+
+// ------------------------------------------------------------------ the desk's alerts
+const ALERTS_EVERY_MS = 5000;
+
+async function showAlerts() {
+  if (!csrf) return;
+  const r = await fetch("/api/desk", { headers: { "X-CSRF-Token": csrf }, credentials: "same-origin" });
+  if (!r.ok) return;
+  const desk = await r.json();
+  const names = Object.fromEntries((desk.tables || []).map((tb) => [tb.table, tb.name]));
+  const alerts = desk.alerts || [];
+  byId("alerts").hidden = !alerts.length;
+  setKids("alert-list", alerts.map((a) => {
+    const w = alertWords(a, names[a.table] || a.table);
+    const li = el("li", "alert " + a.kind);
+    li.append(...tn("desk_" + w.key, { ...w.vars, ...w.names }));
+    return li;
+  }));
 }
 
 // ------------------------------------------------------------------ sign-in
@@ -499,8 +565,14 @@ async function start() {
   byId("pocket-check").addEventListener("click", () => {
     act("/api/tables/" + encodeURIComponent(selected) + "/pocket-check", [{}], performance.now());
   });
+  byId("work").addEventListener("input", suggestPlayers);
+  for (const b of document.querySelectorAll("#handset-box button")) {
+    b.addEventListener("click", () => setHandset(b.dataset.handset, performance.now()));
+  }
   showSignedIn(!!csrf);
   connect(null, onBoard);
+  showAlerts();
+  setInterval(showAlerts, ALERTS_EVERY_MS);
 }
 
 start();

@@ -128,6 +128,10 @@ _RULES: list[tuple[str, str]] = [
     ),
     (r"a pocket check is already running", "بررسی جیب‌ها همین حالا در جریان است"),
     (
+        r"the table is not online: a pocket check needs it connected",
+        "میز وصل نیست: بررسی جیب‌ها میزِ وصل می‌خواهد",
+    ),
+    (
         r"a pot waits for the referee: name its ball first",
         "گلی منتظر داور است: نخست توپش را روی دستگاه دستی بگویید",
     ),

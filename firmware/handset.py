@@ -59,8 +59,9 @@ class Handset:
         except OSError:
             return None
 
-    def _write(self, name, data):
-        # Written whole to htmp, then renamed over its name.
+    def write(self, name, data):
+        """A file of the handset (or the pockets' counts, health.py), written
+        whole to htmp, then renamed over its name."""
         tmp = self.path("htmp")
         with open(tmp, "wb") as f:
             f.write(data)
@@ -77,7 +78,7 @@ class Handset:
         if seq > self.seq:
             self.seq = seq
         s = self.seq
-        self._write("hset", bytes((_VERSION, self.lang, s & 255, (s >> 8) & 255,
+        self.write("hset", bytes((_VERSION, self.lang, s & 255, (s >> 8) & 255,
                                    (s >> 16) & 255, s >> 24)))  # fmt: skip
 
     def _open_texts(self):
@@ -131,7 +132,7 @@ class Handset:
                 if bits[base + (x >> 3)] & (0x80 >> (x & 7)):
                     cols[page + x] |= bit
         i = body[0] * 2 + body[1]
-        self._write("name%d" % i, cols)
+        self.write("name%d" % i, cols)
         self.widths[i] = w
         self._save(seq)
         return None

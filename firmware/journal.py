@@ -287,18 +287,17 @@ class Journal:
                 seq += 1
 
     # -- running -------------------------------------------------------------
-    def append(self, body, t):
-        """Journal one event body (a dict); returns its seq once it is on flash."""
+    def append(self, body, t, kind=0):
+        """Journal one event body (a dict); returns its seq once it is on flash.
+        kind 1: a record of the stream that is no event (a pocket check's
+        result), sent like one, outside the chain."""
+        if kind:
+            return self._put(body, _NOTE)
         seq = self._put(body, 0)
         self.last_t = t
         if body.get(-4, 0) == 2:
             self.delivered = body.get(-5, self.delivered)
         return seq
-
-    def note(self, body):
-        """Journal a record of the stream that is no event (a pocket check's
-        result): sent like one, outside the chain.  Returns its seq."""
-        return self._put(body, _NOTE)
 
     def checkpoint(self, key):
         """Journal a checkpoint: the chain's head after the newest event and

@@ -62,7 +62,7 @@ SPOTS = const(15)
 ASK_POT = const(16)  # the app asks which ball a pocket took
 ASK_OFF = const(17)  # the app asks which ball went off the table
 INFO = const(18)
-CHECK = const(19)  # a pocket check runs: its keys go to app.check (pocket_check.py)
+_CHECK = const(19)  # a pocket check runs: its keys go to app.check (pocket_check.py)
 
 # Fouls in the order the referee reaches for them, as codes in names.FOUL_KINDS
 # (a bytes literal, which stays in flash: MicroPython keeps a tuple of
@@ -200,7 +200,7 @@ class KeypadFlow:
                 self._send({"ev": "spots", "occupied": occ})
         elif step == INFO and k == _K_OK:
             self._cancel()
-        elif step == CHECK:
+        elif step == _CHECK:
             self.app.check.key(k)
 
     def _cancel(self):
@@ -209,8 +209,8 @@ class KeypadFlow:
         self.draft = {}
         if step in (ASK_POT, ASK_OFF):
             self.app.answer(-1)  # BACK: no ball after all (a false trigger)
-        elif step == CHECK:
-            self.app.stop_check()  # stopped before the end: nothing changes
+        elif step == _CHECK:
+            self.app.check.close()  # stopped before the end: nothing changes
 
     def _send(self, ev):
         self.step = IDLE
@@ -363,7 +363,7 @@ class KeypadFlow:
             self._list(SIDE, "ORDER FOR", self._names())
         elif i == _M_CHECK:
             self.step = IDLE
-            why = self.app.start_check()
+            why = self.app.pocket_check()
             if why is not None:
                 self.app.say(why)
         else:
@@ -372,7 +372,7 @@ class KeypadFlow:
 
     def check(self):
         """A pocket check takes the handset (whatever list it showed)."""
-        self.step = CHECK
+        self.step = _CHECK
         self.draft = {}
 
     # -- questions from the sensors -------------------------------------------

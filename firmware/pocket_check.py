@@ -30,7 +30,6 @@ except ImportError:  # CPython
         return x
 
 
-from ..protocol import messages
 from . import names
 
 # Verdicts and reasons: codes of host_catalogue.CHECK_VERDICTS, CHECK_REASONS
@@ -57,7 +56,14 @@ _DROP = const(1)  # the beam broke: for its end and the colour reading
 _DONE = const(2)  # every pocket checked: the result shown until OK
 
 _K_OK = const(16)  # keypad_flow's OK
+_IDLE = const(0)  # keypad_flow.IDLE
+_T_POCKET_CHECK = const(17)  # the message type (SPEC.md 7.1; tests/test_wire_codes.py)
 _VERDICT = "ok|weak|faulty"
+
+
+def start(app, cmd=0):
+    """A check, started by the app (app.py pocket_check)."""
+    return Check(app, cmd)
 
 
 class Check:
@@ -88,7 +94,7 @@ class Check:
         if self.state == _WAIT:  # the ball went through and the beam saw nothing
             self._verdict(_V_FAULTY, _R_NO_BREAK, 0)
         elif self.state == _DONE:
-            self.app.stop_check()
+            self.close()
 
     def tick(self, now):
         if self.state != _DROP:
@@ -153,7 +159,7 @@ class Check:
                 faulty |= 1 << i
             elif self.verdicts[i] == _V_WEAK:
                 weak |= 1 << i
-        app.health.checked(faulty, weak)
+        app.health.apply(faulty | weak << 8)
         body = {
             0: list(self.verdicts),
             1: list(self.reasons),
@@ -164,8 +170,7 @@ class Check:
         }
         if self.cmd:
             body[5] = self.cmd
-        app._stream(messages.POCKET_CHECK, body, app.journal.note(body))
-        app.health_due = True
+        app._stream(_T_POCKET_CHECK, body, app.journal.append(body, body[6], 1))
 
     # -- the handset ----------------------------------------------------------------------
     def rows(self, out, persian):
@@ -195,6 +200,22 @@ class Check:
                 row.extend((None, names.POCKETS[i + 1], " ", self.word(i + 1)))
             out[4 + i // 2] = row
         out[7] = ["OK unseen  BACK"]
+
+    def close(self):
+        """The check is over (its result is recorded) or the referee stopped
+        it (nothing changes): the handset goes back to play, the host hears
+        of it, and this module leaves the heap."""
+        import sys
+
+        app = self.app
+        app.check = None
+        app.flow.step = _IDLE
+        app.health.pending = 2
+        app.dirty = True
+        sys.modules.pop(__name__, None)
+        parent = sys.modules.get(__name__.rsplit(".", 1)[0])
+        if parent is not None and "pocket_check" in parent.__dict__:
+            del parent.pocket_check
 
     def word(self, i):
         return _VERDICT.split("|")[self.verdicts[i]]

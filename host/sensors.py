@@ -17,11 +17,13 @@ from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.engine import Engine
-from baulk.firmware.health import CHANGED, KEYED, TAKEN_BACK, Health
+from baulk.firmware.health import Health
 from baulk.host.store import Disagreement
 from baulk.host.store.sensor_queries import name_of
 
-KINDS = {CHANGED: "changed", TAKEN_BACK: "taken_back", KEYED: "keyed"}
+# The kinds of disagreement by their codes in firmware/health.py (_D_*:
+# tests/test_wire_codes.py holds the two together).
+KINDS = ("none", "changed", "taken_back", "keyed")
 
 
 class SensorLog(Health):
@@ -32,19 +34,19 @@ class SensorLog(Health):
         Health.__init__(self, None)  # called by name: device code is typed by inference
         self.found: list[Disagreement] = []
 
-    def disagree(self, kind: int, pocket: int, sensor_ball: int, keyed_ball: int) -> None:
+    def disagree(self, kind: int, pocket: int, ball: int, k: int) -> None:
         self.found.append(
             Disagreement(
                 KINDS[kind],
                 name_of(names.POCKETS, pocket),
-                name_of(names.BALLS, sensor_ball),
-                name_of(names.BALLS, keyed_ball),
+                name_of(names.BALLS, ball),  # the sensor's
+                name_of(names.BALLS, k),  # the referee's
             )
         )
 
     def after(self, e: Engine, ev: dict[str, Any], src: int, log_len: int) -> list[Disagreement]:
         """The engine took ``ev`` from ``src`` (its log was ``log_len`` long
         before): the disagreements it settled."""
-        Health.follow(self, e, ev, src, e.stroke_open or e.log_len != log_len)
+        Health.feed(self, e, ev, src, log_len)
         found, self.found = self.found, []
         return found

@@ -20,13 +20,11 @@ from .messages import (
     COLOURS,
     EVENT,
     FOUL,
-    HEALTH,
     HELLO,
     LOG,
     NAME,
     NAMES,
     NUL,
-    POCKET_CHECK,
     REQ,
     STATE,
     STATE_KEYS,
@@ -110,7 +108,7 @@ DEVICE_SENT = {
     },
     # The counts since the device's flash was new, per pocket (names.POCKETS
     # order), and the pockets' state after the last pocket check.
-    HEALTH: {
+    16: {  # health (16-18 are private in messages.py: host_codec.HEALTH ...)
         0: _with("balls", _per_pocket(U32)),
         1: _with("glitches", _per_pocket(U32)),
         2: _with("unclear", _per_pocket(U32)),
@@ -121,7 +119,7 @@ DEVICE_SENT = {
         7: ("checking", BOOL, 0, 0, 0),
         8: ("cmd", UINT, 1, U32, 0),
     },
-    POCKET_CHECK: {
+    17: {  # pocket_check
         0: _with("verdicts", _per_pocket(len(CHECK_VERDICTS) - 1)),
         1: _with("reasons", _per_pocket(U8)),
         2: _with("break_ms", _per_pocket(U16)),
@@ -140,7 +138,7 @@ DEVICE_SENT = {
 }
 # Only a device sends health, unreliably; the board does not hold the entry
 # (it sends health all the same: a type without an entry goes unreliably).
-M.TYPES[HEALTH] = ("health", M.DEVICE, False)
+M.TYPES[16] = ("health", M.DEVICE, False)
 for _t in DEVICE_SENT:
     M.SCHEMA[_t] = DEVICE_SENT[_t]
     M.REQUIRED[_t] = M.required_keys(DEVICE_SENT[_t])

@@ -574,13 +574,20 @@ class NameBitmap:
     bits: bytes
 
 
+# The pocket check's types (SPEC.md 7.1), which messages.py keeps private so
+# that the device spends no names on them (tests/test_wire_codes.py).
+HEALTH: Final = 16
+POCKET_CHECK: Final = 17
+CHECK_REQUEST: Final = 18
+
+
 @dataclasses.dataclass(frozen=True)
 class Health:
     """The pockets' sensor counts since the device's flash was new (each a
     list in names.POCKETS order), and the pockets' state after the last
     pocket check (bitmasks over names.POCKETS)."""
 
-    TYPE: ClassVar[int] = messages.HEALTH
+    TYPE: ClassVar[int] = HEALTH
     balls: list[int]
     glitches: list[int]
     unclear: list[int]
@@ -599,7 +606,7 @@ class PocketCheck:
     ball broke the beam, the colour reading's confidence and the ball it read
     (host_catalogue.NO_BALL: none)."""
 
-    TYPE: ClassVar[int] = messages.POCKET_CHECK
+    TYPE: ClassVar[int] = POCKET_CHECK
     verdicts: list[int]
     reasons: list[int]
     break_ms: list[int]
@@ -613,7 +620,7 @@ class PocketCheck:
 class CheckRequest:
     """Start a pocket check on the table (refused mid-frame)."""
 
-    TYPE: ClassVar[int] = messages.CHECK_REQUEST
+    TYPE: ClassVar[int] = CHECK_REQUEST
     who: str | None = None
 
 

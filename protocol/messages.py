@@ -33,9 +33,13 @@ ERROR = const(12)
 LIGHT = const(13)  # the table light's relay (host -> device)
 SETTINGS = const(14)
 NAME_BITMAP = const(15)
-HEALTH = const(16)  # the pockets' sensor counts (device -> host; schema in host_catalogue.py)
-POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
-CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
+# 16-18, the pocket check's: private, so that the device spends no names on
+# them (its heap); the host's names are host_catalogue.HEALTH, POCKET_CHECK,
+# CHECK_REQUEST, and the device's own copies are checked by
+# tests/test_wire_codes.py.
+_T_HEALTH = const(16)  # the pockets' sensor counts (device -> host; schema in host_catalogue.py)
+_T_POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
+_T_CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
 CHECKPOINT = const(19)
 
 DEVICE = const(1)  # sent by the device
@@ -59,8 +63,8 @@ TYPES = {
     LIGHT: ("light", HOST, True),
     SETTINGS: ("settings", HOST, True),
     NAME_BITMAP: ("name_bitmap", HOST, True),
-    POCKET_CHECK: ("pocket_check", DEVICE, True),  # here: the device sends it reliably
-    CHECK_REQUEST: ("check_request", HOST, True),
+    _T_POCKET_CHECK: ("pocket_check", DEVICE, True),  # here: the device sends it reliably
+    _T_CHECK_REQUEST: ("check_request", HOST, True),
     CHECKPOINT: ("checkpoint", DEVICE, True),
 }
 
@@ -249,7 +253,7 @@ SCHEMA = {
         3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
         4: ("bits", BYTES, 0, _BITMAP_BYTES, REQ),
     },
-    CHECK_REQUEST: {0: ("who", TEXT, NAME_BYTES, 0, 0)},
+    _T_CHECK_REQUEST: {0: ("who", TEXT, NAME_BYTES, 0, 0)},
 }
 
 # Bodies that may carry engine input keys this catalogue does not know yet,

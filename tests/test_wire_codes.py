@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from baulk.firmware import names
+from baulk.host import sensors
 from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
+from baulk.protocol import host_codec as H
 from baulk.protocol import messages as M
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,7 +143,9 @@ def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
 def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
     assert {name: mtype for mtype, (name, _, _) in M.TYPES.items()} == MESSAGE_TYPES
     for name, mtype in MESSAGE_TYPES.items():
-        assert getattr(M, name.upper()) == mtype
+        # the pocket check's types are private on the device, named by the host
+        where = H if name in ("health", "pocket_check", "check_request") else M
+        assert getattr(where, name.upper()) == mtype
     for const, code in {**SOURCES, **ERRORS}.items():
         assert getattr(M, const) == code
     assert (M._LOG_DEBUG, M._LOG_INFO, M.LOG_WARN, M._LOG_ERROR) == (0, 1, 2, 3)
@@ -177,11 +181,17 @@ DEVICE_FILES = sorted(
     if "/sim/" not in p.as_posix()
 )
 BALL_CONSTS = {f"_{b.upper()}": i for i, b in enumerate(BALLS)}
+# Message type names by id (index 0: none).
+TYPE_NAMES = ["", *sorted(MESSAGE_TYPES, key=MESSAGE_TYPES.__getitem__)]
 # Module-private families, by module: a constant named like one of these is a
 # copy of that table's code.
 FAMILIES = {
     "firmware/engine.py": {"_EV_": EVENTS, "_K_": [k for k, _ in FOUL_KINDS]},
-    "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS},
+    "firmware/health.py": {"_D_": list(sensors.KINDS)},
+    # the pocket check's message types, private in messages.py
+    "firmware/app.py": {"_T_": TYPE_NAMES},
+    "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS, "_T_": TYPE_NAMES},
+    "protocol/messages.py": {"_T_": TYPE_NAMES},
 }
 
 
@@ -215,6 +225,12 @@ def test_the_copies_are_really_found() -> None:
     assert {"_SRC_SENSOR", "_SRC_HOST"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert {"_SRC_KEYPAD"} <= {n for n, _, _ in copies("firmware/keypad_flow.py")}
     assert {"_YELLOW", "_PINK", "_BLACK"} <= {n for n, _, _ in copies("firmware/respot.py")}
+    types = {"_T_HEALTH", "_T_POCKET_CHECK", "_T_CHECK_REQUEST"}
+    assert types <= {n for n, _, _ in copies("protocol/messages.py")}
+    assert {"_T_HEALTH", "_T_CHECK_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
+    assert (H.HEALTH, H.POCKET_CHECK, H.CHECK_REQUEST) == (16, 17, 18)
+    kinds = {n for n, _, _ in copies("firmware/health.py")}
+    assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
     check = {n for n, _, _ in copies("firmware/pocket_check.py")}
     assert {"_V_OK", "_V_WEAK", "_V_FAULTY", "_R_NO_BREAK", "_R_LOW_CONFIDENCE"} <= check
 

@@ -59,9 +59,9 @@ class Host:
         for what, mtype, seq, body in self.session.drain():
             if what == "deliver" and mtype == messages.EVENT:
                 self.events.append((seq, body))
-            elif what == "deliver" and mtype == messages.POCKET_CHECK:
+            elif what == "deliver" and mtype == 17:  # pocket_check (SPEC.md 7.1)
                 self.checks.append((seq, body))
-            elif what == "message" and mtype == messages.HEALTH:
+            elif what == "message" and mtype == 16:  # health
                 self.health.append(body)
             elif what == "deliver" and mtype == messages.CHECKPOINT:
                 self.checkpoints.append((seq, body))

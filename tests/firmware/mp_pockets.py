@@ -14,9 +14,9 @@ from mp_handset import Screens, boot, send_names
 
 from baulk.firmware.sim.board import between, nearest, reading_for
 from baulk.firmware.sim.script import Driver
-from baulk.protocol import messages
 
 WHITE = 7
+CHECK_REQUEST = 18  # SPEC.md 7.1 (private in messages.py)
 ML = 2
 BL = 4
 
@@ -134,7 +134,7 @@ def scenario_dead_beam():
     b.keys("red")  # the referee keys it
     d.perform({"ev": "rest"})
     b.settle(1500)
-    b.app.health_sent = -(10**9)  # the next counts now, not in a minute
+    b.app.health.pending = 2  # the next counts now, not in a minute
     b.settle(300)
     return {
         "checks": [check_of(c) for _, c in host.checks],
@@ -174,16 +174,16 @@ def scenario_drift():
     b.keys("menu", "black", "blue")
     b.advance(200)
     s.shot("check_refused")
-    host.session.send(messages.CHECK_REQUEST, {0: "desk"})
+    host.session.send(CHECK_REQUEST, {0: "desk"})
     b.settle(400)
     refused = {
         "same": (b.app.engine.to_json(), b.app.journal.next) == before,
         "checking": b.app.check is not None,
-        "errors": [e for e in host.errors if e.get(2) == messages.CHECK_REQUEST],
+        "errors": [e for e in host.errors if e.get(2) == CHECK_REQUEST],
     }
     b.keys("concede", "red", "ok")  # Reza concedes the frame: between frames now
     b.settle(300)
-    cmd = host.session.send(messages.CHECK_REQUEST, {0: "desk"})
+    cmd = host.session.send(CHECK_REQUEST, {0: "desk"})
     b.settle(400)
     started_by_host = health_of(host.health[-1])
     run_check(b, readings={ML: between(WHITE, nearest(WHITE), 30)}, start=())

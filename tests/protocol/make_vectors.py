@@ -23,6 +23,7 @@ import cbor2
 
 from baulk.protocol import cbor
 from baulk.protocol import host_catalogue as C
+from baulk.protocol import host_codec as H
 from baulk.protocol import messages as M
 from tests.protocol.samples import POT, STATE
 
@@ -372,7 +373,7 @@ def valid_vectors() -> list[dict[str, Any]]:
         ),
         valid(
             "health",
-            M.HEALTH,
+            H.HEALTH,
             {
                 0: [412, 388, 131, 129, 405, 397],
                 1: [0, 3, 0, 0, 71, 0],
@@ -386,13 +387,13 @@ def valid_vectors() -> list[dict[str, Any]]:
         ),
         valid(
             "health_checking",
-            M.HEALTH,
+            H.HEALTH,
             {0: [0] * 6, 1: [0] * 6, 2: [0] * 6, 3: [0] * 6, 7: True, 8: 21},
             note="a pocket check is running, started by the host's check_request 21",
         ),
         valid(
             "pocket_check",
-            M.POCKET_CHECK,
+            H.POCKET_CHECK,
             {
                 0: [0, 0, 1, 0, 2, 0],
                 1: [0, 0, 8, 0, 1, 0],
@@ -408,7 +409,7 @@ def valid_vectors() -> list[dict[str, Any]]:
         ),
         valid(
             "check_request",
-            M.CHECK_REQUEST,
+            H.CHECK_REQUEST,
             {0: "desk"},
             21,
             "start a pocket check; the device refuses it mid-frame (error 5)",
@@ -543,7 +544,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "pocket_check_five_pockets",
             cobs_encode(
                 build(
-                    M.POCKET_CHECK,
+                    H.POCKET_CHECK,
                     REL,
                     58,
                     cbor2.dumps(
@@ -559,7 +560,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "health_negative_count",
             cobs_encode(
                 build(
-                    M.HEALTH,
+                    H.HEALTH,
                     0,
                     0,
                     cbor2.dumps({0: [-1, 0, 0, 0, 0, 0], 1: [0] * 6, 2: [0] * 6, 3: [0] * 6}),

@@ -29,7 +29,6 @@ from . import keypad_flow as kf
 from . import link as lk
 from . import names, screens
 from .handset import Handset
-from .health import Health
 from .hw.clock import Monotonic
 from .hw.led import FAST, SLOW, STEADY
 from .hw.ring import EDGE_RAIL, EDGE_STRIKE
@@ -63,6 +62,184 @@ _B_NONE = const(-1)  # nothing after all: dropped
 # that the device spends no names on them: tests/test_wire_codes.py).
 _T_HEALTH = const(16)
 _T_CHECK_REQUEST = const(18)
+
+
+# -- the pockets' sensor health ----------------------------------------------------
+# Per pocket, the balls its beam counted, its
+# beam's glitches (a break too short to be a ball), its unclear colour
+# readings and the referee's corrections of it; and the pockets the last
+# pocket check found weak or faulty (pocket_check.py).  The counts run from the
+# day the flash was new, live in one small file beside the handset's (written
+# whole and renamed by handset.py, so a power cut leaves the old or the new
+# one) and go to the host now and then (SPEC.md `health`).
+#
+# A correction is a disagreement between a sensor and the referee, found the
+# same way here and in the host's log (host/sensors.py runs this very class
+# over the events it stores):
+#   _D_CHANGED     a sensor pot the referee took back (undo) and keyed again as
+#                another ball in the same stroke
+#   _D_TAKEN_BACK  a sensor pot taken back and not keyed again by the time its
+#                stroke is played again (the ball never went in)
+#   _D_KEYED       a pot keyed by hand where no sensor pot was taken back: its
+#                pocket's sensor saw nothing (a pot keyed without its pocket
+#                counts as `unplaced`)
+# A sensor pot the referee keys again as the same ball is no disagreement:
+# he took the stroke back for another reason.  Undo takes back whole strokes
+# (docs/ENGINE.md, "Undo"), so each sensor pot is kept with its stroke's
+# number in the frame: the strokes a later undo takes back are those numbered
+# above the engine's count after it, and keying them again makes the same
+# numbers.
+#
+# It lives here, not in a module of its own, for the heap (bench/firmware_bench.py):
+# a module costs the heap about a kilobyte with the code in ROMFS.  And every
+# name of the class is one the firmware already has (methods, attributes and
+# arguments alike): MicroPython interns each new name for good, and its table
+# of names grows by doubling.
+_H_N = const(6)
+# Where each count's six pockets start in the array, then the rest
+# (pocket_check.py writes the faulty and weak pockets by these places: its
+# _H_FAULTY and _H_WEAK, held together by tests/firmware/test_fw_pockets.py).
+_H_BALLS = const(0)
+_H_GLITCHES = const(6)
+_H_UNCLEAR = const(12)
+_H_CORRECTIONS = const(18)
+_H_UNPLACED = const(24)
+_H_FAULTY = const(25)  # bit per pocket
+_H_WEAK = const(26)
+_H_MAGIC = const(27)  # the file's version, written last: a short file fails it
+_H_SIZE = const(28)
+_H_VERSION = const(0x4B485331)
+
+# Kinds of disagreement: codes of host/sensors.py KINDS (tests/test_wire_codes.py).
+_D_CHANGED = const(1)
+_D_TAKEN_BACK = const(2)
+_D_KEYED = const(3)
+
+_H_POTS = const(16)  # sensor pots kept: undo reaches back this many
+_H_BACK = const(1 << 23)  # a kept pot's flag: taken back, not settled yet (a small int)
+
+
+class Health:
+    def __init__(self, hs):
+        """hs: the handset (handset.py), whose files sit in the journal's
+        directory; None: counts in RAM only (the host's log)."""
+        c = self.c = array("I")
+        for _ in range(_H_SIZE):
+            c.append(0)
+        self.hs = hs
+        # Sensor pots in undo's reach: stroke << 6 | ball << 3 | pocket, with
+        # _H_BACK once taken back.
+        self.marks = []
+        self.dirty = False  # counts not on flash yet
+        self.pending = 1  # 0: the host has the counts, 1: they changed, 2: send now
+        self.at = 0  # when the counts were last written (app.py's clock)
+        self.last = 0  # ... and last sent
+        if hs is None:
+            return
+        try:
+            with open(hs.path("health"), "rb") as f:
+                n = f.readinto(c)
+            if n != 4 * _H_SIZE or c[_H_MAGIC] != _H_VERSION:
+                raise ValueError
+        except (OSError, ValueError):  # none yet, or cut short: start again
+            for i in range(_H_SIZE):
+                c[i] = 0
+
+    def write(self):
+        """The counts to flash."""
+        self.c[_H_MAGIC] = _H_VERSION
+        self.hs.write("health", self.c)
+        self.dirty = False
+
+    def count(self, i, n=1):
+        self.c[i] += n
+        self.dirty = True
+        if not self.pending:
+            self.pending = 1
+
+    def take(self, beams):
+        """The balls and glitches the beams counted since the last look."""
+        for b in beams:
+            if b.balls:
+                self.count(_H_BALLS + b.pocket, b.balls)
+                b.balls = 0
+            if b.glitches:
+                self.count(_H_GLITCHES + b.pocket, b.glitches)
+                b.glitches = 0
+
+    def body(self, cmd=-1):
+        """The `health` message (SPEC.md 7.6); cmd >= 0: a check runs, started
+        by that check_request (0: on the handset)."""
+        c = self.c
+        out = {4: c[_H_UNPLACED], 5: c[_H_FAULTY], 6: c[_H_WEAK]}  # type: dict[int, object]
+        for key in range(4):
+            out[key] = [c[6 * key + p] for p in range(_H_N)]
+        if cmd >= 0:
+            out[7] = True
+            if cmd:
+                out[8] = cmd
+        return out
+
+    # -- sensor and referee -------------------------------------------------------
+    def feed(self, e, ev, src, n):
+        """After engine e took `ev` from `src`; n: its log's length before (a
+        pot between strokes that did not go into the log is a ball that fell
+        by itself, R3.12.1: nothing undo can take)."""
+        name = ev["ev"]
+        k = e.frame << 10 | e.frame_strokes  # the stroke being played, or the last
+        kept = self.marks
+        below = -1  # pots taken back from strokes before this are settled
+        if name == "pot":
+            if not (e.stroke_open or e.log_len != n):
+                return
+            pocket = names.code_of(names.POCKETS, ev.get("pocket")) & 7
+            ball = names.code_of(names.BALLS, ev.get("ball")) & 7
+            if src == _SRC_SENSOR:
+                if len(kept) >= _H_POTS:
+                    kept.pop(0)
+                kept.append(k << 6 | ball << 3 | pocket)
+                return
+            # Keyed: a pot of this stroke taken back, of this ball if any.
+            found = -1
+            for i in range(len(kept)):
+                p = kept[i]
+                if p & _H_BACK and (p & ~_H_BACK) >> 6 == k:
+                    if p >> 3 & 7 == ball:
+                        found = i
+                        break
+                    if found < 0:
+                        found = i
+            if found < 0:
+                self.disagree(_D_KEYED, pocket, -1, ball)
+                return
+            p = kept.pop(found)
+            if p >> 3 & 7 != ball:
+                self.disagree(_D_CHANGED, p & 7, p >> 3 & 7, ball)
+        elif name == "undo":
+            for i in range(len(kept)):
+                if kept[i] >> 6 > k and not kept[i] & _H_BACK:
+                    kept[i] |= _H_BACK
+        elif name == "rest":
+            below = k + 1
+        elif name == "strike" and src == _SRC_SENSOR:
+            below = k  # play goes on: the strokes before this one are done
+        elif name == "match":
+            kept.clear()
+        if below < 0:
+            return
+        i = 0
+        while i < len(kept):
+            p = kept[i]
+            if p & _H_BACK and (p & ~_H_BACK) >> 6 < below:
+                kept.pop(i)
+                self.disagree(_D_TAKEN_BACK, p & 7, p >> 3 & 7, -1)
+            else:
+                i += 1
+
+    def disagree(self, kind, pocket, ball, k):
+        """The sensor at `pocket` (7: not known) read `ball`, the referee
+        keyed `k` (-1: none); the host's log overrides this."""
+        self.count(_H_CORRECTIONS + pocket if pocket < _H_N else _H_UNPLACED)
 
 
 def replay_one(engine, body):
@@ -309,18 +486,18 @@ class App:
     def _colour(self, pocket):
         hw = self.hw
         sensors = hw.colours
-        if self.health.check(pocket):  # the last pocket check failed it: the referee names it
+        if self.health.c[_H_FAULTY] >> pocket & 1:  # the last check failed it: the referee names it
             return _B_ASK
         if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
             self.last_colour = (-1, 0)
-            self.health.ask(pocket)
+            self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK
         c = self.rgbc
         cl = hw.classifier
         ball = cl.classify(c[0], c[1], c[2], c[3])
         self.last_colour = (ball, cl.confidence)
         if ball < 0:
-            self.health.ask(pocket)
+            self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK
         return ball
 
@@ -332,7 +509,7 @@ class App:
         item[3] = _B_ASKED
         item[5] = True
         if item[0] == _Q_POT:
-            why = "which ball? (pocket faulty)" if self.health.check(item[1]) else None
+            why = "which ball? (pocket faulty)" if self.health.c[_H_FAULTY] >> item[1] & 1 else None
             self.flow.ask(kf.ASK_POT, item[1], why or "which ball? (colour unclear)")
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")

@@ -60,7 +60,7 @@ class Handset:
             return None
 
     def write(self, name, data):
-        """A file of the handset (or the pockets' counts, health.py), written
+        """A file of the handset (or the pockets' counts, app.py's Health), written
         whole to htmp, then renamed over its name."""
         tmp = self.path("htmp")
         with open(tmp, "wb") as f:

@@ -29,7 +29,6 @@ BOARD = (
             "handset.py",
             "bitmap_text.py",
             "calibrate.py",
-            "health.py",
             "pocket_check.py",
             "boards/__init__.py",
             "boards/pico.py",

@@ -58,6 +58,8 @@ _DONE = const(2)  # every pocket checked: the result shown until OK
 _K_OK = const(16)  # keypad_flow's OK
 _IDLE = const(0)  # keypad_flow.IDLE
 _T_POCKET_CHECK = const(17)  # the message type (SPEC.md 7.1; tests/test_wire_codes.py)
+_H_FAULTY = const(25)  # places in the health counts (app.py's Health)
+_H_WEAK = const(26)
 _VERDICT = "ok|weak|faulty"
 
 
@@ -159,7 +161,11 @@ class Check:
                 faulty |= 1 << i
             elif self.verdicts[i] == _V_WEAK:
                 weak |= 1 << i
-        app.health.apply(faulty | weak << 8)
+        h = app.health  # the pockets' state, on flash at once
+        h.c[_H_FAULTY] = faulty
+        h.c[_H_WEAK] = weak
+        h.write()
+        h.pending = 2  # the host hears of them now
         body = {
             0: list(self.verdicts),
             1: list(self.reasons),

@@ -3,7 +3,7 @@ pocket's sensors and the referee, and how the console names what the device
 reports (protocol/SPEC.md ``health``, ``pocket_check``).
 
 The log is found by the very rules the device counts its corrections with
-(firmware/health.py, class Health), run here over the events the shadow
+(firmware/app.py, class Health), run here over the events the shadow
 referee replays, so the console's log and the device's counts cannot tell
 two stories.  A daemon that restarts in the middle of a stroke has lost the
 sensor pots that stroke's undo could take back: a pot the referee then keys
@@ -16,12 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 from baulk.firmware import names
+from baulk.firmware.app import Health
 from baulk.firmware.engine import Engine
-from baulk.firmware.health import Health
 from baulk.host.store import Disagreement
 from baulk.host.store.sensor_queries import name_of
 
-# The kinds of disagreement by their codes in firmware/health.py (_D_*:
+# The kinds of disagreement by their codes in firmware/app.py (_D_*:
 # tests/test_wire_codes.py holds the two together).
 KINDS = ("none", "changed", "taken_back", "keyed")
 

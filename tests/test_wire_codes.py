@@ -187,9 +187,9 @@ TYPE_NAMES = ["", *sorted(MESSAGE_TYPES, key=MESSAGE_TYPES.__getitem__)]
 # copy of that table's code.
 FAMILIES = {
     "firmware/engine.py": {"_EV_": EVENTS, "_K_": [k for k, _ in FOUL_KINDS]},
-    "firmware/health.py": {"_D_": list(sensors.KINDS)},
-    # the pocket check's message types, private in messages.py
-    "firmware/app.py": {"_T_": TYPE_NAMES},
+    # the pocket check's message types, private in messages.py, and the kinds
+    # of disagreement between a sensor and the referee
+    "firmware/app.py": {"_T_": TYPE_NAMES, "_D_": list(sensors.KINDS)},
     "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS, "_T_": TYPE_NAMES},
     "protocol/messages.py": {"_T_": TYPE_NAMES},
 }
@@ -229,7 +229,7 @@ def test_the_copies_are_really_found() -> None:
     assert types <= {n for n, _, _ in copies("protocol/messages.py")}
     assert {"_T_HEALTH", "_T_CHECK_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert (H.HEALTH, H.POCKET_CHECK, H.CHECK_REQUEST) == (16, 17, 18)
-    kinds = {n for n, _, _ in copies("firmware/health.py")}
+    kinds = {n for n, _, _ in copies("firmware/app.py")}
     assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
     check = {n for n, _, _ in copies("firmware/pocket_check.py")}
     assert {"_V_OK", "_V_WEAK", "_V_FAULTY", "_R_NO_BREAK", "_R_LOW_CONFIDENCE"} <= check

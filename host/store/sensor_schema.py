@@ -1,5 +1,5 @@
 """The pockets' sensors in the store (protocol/SPEC.md ``health`` and
-``pocket_check``; firmware/health.py and firmware/pocket_check.py):
+``pocket_check``; firmware/app.py's Health and firmware/pocket_check.py):
 
 * ``sensor_health``: the newest counts each table's device sent, one row a
   table (each ``health`` replaces the last: the device keeps the running

@@ -33,6 +33,7 @@ from tests.firmware.test_fw_handset import (
 pytestmark = pytest.mark.micropython
 
 HERE = Path(__file__).parent
+ROOT = HERE.parents[1]
 SCRIPT = HERE / "mp_pockets.py"
 OK, WEAK, FAULTY = 0, 1, 2  # host_catalogue.CHECK_VERDICTS
 NONE, NO_BREAK, UNCLEAR, LOW_CONFIDENCE = 0, 1, 7, 8  # host_catalogue.CHECK_REASONS
@@ -219,3 +220,14 @@ def test_the_counts_and_a_faulty_pocket_survive_a_power_cut() -> None:
 @pytest.mark.parametrize("scenario", ["healthy", "dead_beam", "drift", "power_cut"])
 def test_cpython_and_micropython_agree(scenario: str, tmp_path: Path) -> None:
     assert on_cpython(scenario, tmp_path) == on_micropython(scenario)
+
+
+def test_the_check_writes_the_health_counts_where_the_app_reads_them() -> None:
+    # pocket_check.py keeps its own copies of two places in app.py's counts.
+    from tests.test_wire_codes import _consts
+
+    app = _consts(ROOT / "firmware" / "app.py")
+    check = _consts(ROOT / "firmware" / "pocket_check.py")
+    assert {k: check[k] for k in ("_H_FAULTY", "_H_WEAK")} == {
+        k: app[k] for k in ("_H_FAULTY", "_H_WEAK")
+    }

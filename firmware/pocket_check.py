@@ -20,7 +20,8 @@
 # the host as a `pocket_check` message, journaled like an event (SPEC.md 7.6).
 #
 # This module is imported when a check starts and dropped when it ends
-# (app.py), so it takes no heap while a match is played.
+# (app.py), so it takes no heap while a match is played; the names it brings
+# (MicroPython keeps every name for good) are mostly ones the firmware has.
 
 try:
     from micropython import const
@@ -60,7 +61,6 @@ _IDLE = const(0)  # keypad_flow.IDLE
 _T_POCKET_CHECK = const(17)  # the message type (SPEC.md 7.1; tests/test_wire_codes.py)
 _H_FAULTY = const(25)  # places in the health counts (app.py's Health)
 _H_WEAK = const(26)
-_VERDICT = "ok|weak|faulty"
 
 
 def start(app, cmd=0):
@@ -94,7 +94,7 @@ class Check:
         if k != _K_OK:
             return
         if self.state == _WAIT:  # the ball went through and the beam saw nothing
-            self._verdict(_V_FAULTY, _R_NO_BREAK, 0)
+            self.apply(_V_FAULTY, _R_NO_BREAK, 0)
         elif self.state == _DONE:
             self.close()
 
@@ -110,20 +110,20 @@ class Check:
         beam = hw.beams[p]
         if beam.low:
             if now - self.start >= _STUCK_MS:
-                self._verdict(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
+                self.apply(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
             return
         if not self.colour_read:
             return
         length = beam.restored - self.start
         why = self.reasons[p]  # what the colour reading found, if anything
         if why:
-            self._verdict(_V_FAULTY, why, length)
+            self.apply(_V_FAULTY, why, length)
         elif length < 2 * beam.debounce_ms:
-            self._verdict(_V_WEAK, _R_SHORT_BREAK, length)
+            self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < 2 * hw.classifier.threshold:
-            self._verdict(_V_WEAK, _R_LOW_CONFIDENCE, length)
+            self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
         else:
-            self._verdict(_V_OK, _R_NONE, length)
+            self.apply(_V_OK, _R_NONE, length)
 
     # -- judging ----------------------------------------------------------------------
     def _colour(self, hw, p):
@@ -143,9 +143,10 @@ class Check:
         else:
             self.reasons[p] = _R_UNCLEAR
 
-    def _verdict(self, verdict, reason, length):
+    def apply(self, kind, reason, length):
+        """The pocket being checked gets its verdict (kind), and why."""
         p = self.pocket
-        self.verdicts[p] = verdict
+        self.verdicts[p] = kind
         self.reasons[p] = reason
         self.break_ms[p] = length if length < 0xFFFF else 0xFFFF
         app = self.app
@@ -186,7 +187,7 @@ class Check:
             r = 1
             for i in range(_N):
                 if self.verdicts[i] != _V_OK and r < 7:
-                    out[r] = [names.POCKETS[i], " ", self.word(i)]
+                    out[r] = [names.POCKETS[i], " ", self.label(i)]
                     r += 1
             if r == 1:
                 out[1] = ["all pockets ok"]
@@ -201,9 +202,9 @@ class Check:
             out[3] = ["OK unseen  BACK"]
             return
         for i in range(0, self.pocket, 2):  # what the pockets checked so far gave
-            row = [names.POCKETS[i], " ", self.word(i)]
+            row = [names.POCKETS[i], " ", self.label(i)]
             if i + 1 < self.pocket:
-                row.extend((None, names.POCKETS[i + 1], " ", self.word(i + 1)))
+                row.extend((None, names.POCKETS[i + 1], " ", self.label(i + 1)))
             out[4 + i // 2] = row
         out[7] = ["OK unseen  BACK"]
 
@@ -223,5 +224,6 @@ class Check:
         if parent is not None and "pocket_check" in parent.__dict__:
             del parent.pocket_check
 
-    def word(self, i):
-        return _VERDICT.split("|")[self.verdicts[i]]
+    def label(self, i):
+        """Pocket i's verdict as the handset words it."""
+        return ("ok", "weak", "faulty")[self.verdicts[i]]

@@ -208,7 +208,8 @@ def _write(fd: int, data: bytes) -> None:
 @dataclass
 class JournalTap:
     """Every record the firmware journaled on flash, per flash directory:
-    (seq, kind, body), kind 0 an event, 1 a checkpoint."""
+    (seq, kind, body), kind as Journal.records gives it: 0 an event, 1 a
+    pocket check's result, 2 a checkpoint."""
 
     records: dict[str, list[tuple[int, int, dict[Any, Any]]]] = field(default_factory=dict)
     _original: Any = None
@@ -220,7 +221,7 @@ class JournalTap:
         def put(journal: Any, body: dict[Any, Any], kind: int) -> int:
             seq: int = original(journal, body, kind)
             root = str(Path(journal.root).resolve())
-            tap.records.setdefault(root, []).append((seq, 1 if kind else 0, body))
+            tap.records.setdefault(root, []).append((seq, kind >> 14, body))
             return seq
 
         self._original = original

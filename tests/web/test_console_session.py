@@ -124,6 +124,7 @@ def test_a_forged_or_altered_cookie_is_not_a_sign_in(
     assert peer.last_seq() == 0
 
 
+@pytest.mark.slow
 def test_sign_in_failures_are_throttled_but_the_right_token_signs_in(
     daemon: DaemonThread,
 ) -> None:

@@ -84,6 +84,7 @@ def test_the_list_says_each_matchs_status_and_leaves_out_replaced_empty_ones(
         d.stop()
 
 
+@pytest.mark.slow
 def test_corrected_names_reach_the_boards_reports_and_sheet_and_stay(
     tmp_path: Path, peer: DevicePeer
 ) -> None:

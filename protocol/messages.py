@@ -84,6 +84,7 @@ U16 = 0xFFFF
 U32 = 0xFFFFFFFF
 U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
+NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
 
 WARNINGS = ("third_miss_forfeits",)
@@ -234,7 +235,7 @@ def _text_ok(v, most):
 
 
 def _name_ok(v):
-    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, 32)
+    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, NAME_TEXT_BYTES)
 
 
 def _check_value(kind, a, b, v):

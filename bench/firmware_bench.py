@@ -51,9 +51,9 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
     return built
 
 
-def heap_figures(match: Path, **where: Path) -> dict[str, str]:
+def heap_figures(match: Path, lang: str = "en", **where: Path) -> dict[str, str]:
     done = micropython.run(
-        HERE / "firmware_mp_heap.py", [str(match)], files=[match], stepped=True, **where
+        HERE / "firmware_mp_heap.py", [str(match), lang], files=[match], stepped=True, **where
     )
     assert done.returncode == 0, done.stderr.decode()
     return figures(done.stdout.decode())
@@ -70,7 +70,10 @@ def kb(n: float) -> str:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        sizes = {b: firmware_cmd.build(b, tmp / b).sizes for b in ("pico", "esp32")}
+        builds = {b: firmware_cmd.build(b, tmp / b) for b in ("pico", "esp32")}
+        sizes = {b: x.sizes for b, x in builds.items()}
+        romfs = {b: x.romfs.stat().st_size for b, x in builds.items()}
+        data = builds["pico"].data
         built = build_with_simulator(tmp / "mp")
         lib = tmp / "mp" / "lib"
         match7 = tmp / "match7.jsonl"
@@ -85,6 +88,7 @@ def main() -> None:
         # code in flash (frozen, or `baulk firmware deploy --romfs`).
         heap_ram = heap_figures(match7, lib=lib)
         heap = heap_figures(match7, romfs=image)
+        heap_fa = heap_figures(match7, "fa", romfs=image)  # the handset in Persian
         mp_run = micropython.run(
             HERE / "firmware_mp_latency.py", [str(match3)], files=[match3], lib=lib, heap=64 << 20
         )
@@ -120,6 +124,7 @@ def main() -> None:
             f"{kb(engine_mpy)} | 96 KB ({'met' if total[board] <= 96 * 1024 else 'NOT met'}) |"
         )
     peak = int(heap["peak_in_match"])
+    peak_fa = int(heap_fa["peak_in_match"])
     print(
         f"| heap after boot, code in ROMFS (runs from flash) | {kb(after_boot)} | code loaded "
         f"from .mpy into the heap: {kb(int(heap_ram['after_boot']))} "
@@ -129,6 +134,11 @@ def main() -> None:
     print(
         f"| heap peak over the whole match, code in ROMFS | {kb(peak)} | code from .mpy: "
         f"{kb(int(heap_ram['peak_in_match']))} | 64 KB ({verdict}) |"
+    )
+    verdict = "met" if peak_fa <= HEAP_BUDGET else "NOT met"
+    print(
+        f"| the same, the handset in Persian | {kb(peak_fa)} | after boot "
+        f"{kb(int(heap_fa['after_boot']))} | 64 KB ({verdict}) |"
     )
     print(
         f"| of which module objects (code in ROMFS) | {kb(code)} | engine "
@@ -160,6 +170,9 @@ def main() -> None:
           f"{heap['simulator_host']} B for the test host")  # fmt: skip
     print(f".mpy per module (pico): {sizes['pico']}")
     print(f"(.mpy tree with the simulator: {built.total} B without it)")
+    for name, size in sorted(data.items()):
+        print(f"data beside the code: {name} {size} B")
+    print(f"ROMFS image (code and data): pico {romfs['pico']} B, esp32 {romfs['esp32']} B")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 # is collected between steps (host/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
-#   firmware_mp_heap.py EVENTS.jsonl   (one match, or many back to back: the soak)
+#   firmware_mp_heap.py EVENTS.jsonl [LANG]   (one match, or many back to back: the
+#   soak; LANG "fa" puts the handset in Persian right after boot, with its
+#   texts from fa.bin beside the firmware)
 # Prints key=value figures in bytes.  What the simulator itself holds (its
 # modules, the simulated devices, the host's session) is measured and left out;
 # the simulated pins the firmware's drivers wrap are counted in (on a board
@@ -13,6 +15,7 @@ import os
 import sys
 
 PATH = sys.argv[1]
+LANG = sys.argv[2] if len(sys.argv) > 2 else "en"
 F = {}
 MAX_FRAMES = 4096  # frame-start samples kept (a 1,000-frame soak needs 1,000)
 run = {"phase": 0, "file": None, "events": 0, "frames": None, "nframes": 0, "peak": 0}
@@ -54,6 +57,8 @@ def step():
         # simulator's modules.  The firmware's drivers are made in boot().
         F["sim_devices"] = used - F["sim_modules"] - F["code"]
         run["board"].boot()
+        if LANG == "fa":
+            run["board"].app.handset.settings({0: 1}, 0)
     elif p == 6:
         F["after_boot"] = used - F["sim_modules"] - F["sim_devices"]
         F["data_after_boot"] = F["after_boot"] - F["code"]

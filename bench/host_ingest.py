@@ -86,8 +86,8 @@ async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int
     channels: list[TableChannel] = []
     splitter = host_codec.StreamDecoder()
     for t in range(tables):
-        rt = daemon._runtime(f"t{t}")
-        ch = TableChannel(f"t{t}", lambda: None, daemon)
+        rt = daemon.runtime(f"t{t}")
+        ch = TableChannel(f"t{t}", lambda: None, daemon.devices)
         rt.channel = ch
         channels.append(ch)
         ch.feed(splitter.feed_raw(hello_frame(t)))

@@ -3,14 +3,17 @@ stream of frames as a table sends them during play."""
 
 from __future__ import annotations
 
+import base64
 import random
 import sys
 from pathlib import Path
 from typing import Any
 
+from baulk.host.handset import name_bitmap
 from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
+from baulk.protocol.host_codec import body_of
 
 # The sample pot and state are the ones the test vectors pin down.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,6 +42,9 @@ def one_of_each() -> list[tuple[str, int, int, dict[Any, Any], dict[str, Any]]]:
         ("snapshot_request", M.SNAPSHOT_REQUEST, 0, {}, {}),
         ("log", M.LOG, 0, {0: 2, 1: "pocket ml colour sensor: low confidence", 2: 81234}, {}),
         ("error", M.ERROR, 0, {0: 5, 1: "no match is set up: send setup_match first", 2: 8}, {}),
+        ("settings (handset in Persian)", M.SETTINGS, 11, {0: 1}, {}),
+        # a name as host/handset.py draws it for the handset: "Reza", 25 x 16 pixels
+        ("name_bitmap (a name)", M.NAME_BITMAP, 12, body_of(name_bitmap("Reza", 1, 0)), {}),
     ]
     out = []
     for label, mtype, seq, body, _ in rows:
@@ -63,7 +69,8 @@ def named(mtype: int, seq: int, body: dict[Any, Any]) -> dict[str, Any]:
         d.update(st)
     else:
         for k, v in body.items():
-            d[schema[k][0]] = v
+            # bytes as a JSON protocol would carry them: base64 text
+            d[schema[k][0]] = base64.b64encode(v).decode() if isinstance(v, bytes) else v
     return d
 
 

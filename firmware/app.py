@@ -28,9 +28,11 @@ from . import journal as jr
 from . import keypad_flow as kf
 from . import link as lk
 from . import names, screens
+from .handset import Handset
 from .hw.clock import Monotonic
 from .hw.led import FAST, SLOW, STEADY
 from .hw.ring import EDGE_RAIL, EDGE_STRIKE
+from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"
 _TICK_MS = const(2)
@@ -72,6 +74,12 @@ class App:
         self.journal = jr.Journal(hw.flash)
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
+        light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
+        if light is not None:  # as the host last left it, before the link is up
+            light.value(0 if self.journal.light else 1)
+        # The language and the names' bitmaps: host messages that leave no
+        # event, so the handset remembers the newest one it took.
+        self.handset = Handset(hw.flash, hw.texts)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
@@ -81,7 +89,7 @@ class App:
             self.table,
             self.boot,
             self.journal.acked,
-            self.journal.delivered,
+            max(self.journal.delivered, self.handset.seq),
             self.journal.next - 1,
         )
         self.offered = self.journal.acked  # newest seq handed to the session
@@ -96,8 +104,10 @@ class App:
         self.sensor_stroke = self.engine.stroke_open and hw.rest is not None
         self.message = None
         self.message_at = 0
-        self.lines = [""] * screens.ROWS
-        self.shown = [None] * screens.ROWS  # type: list[str | None]
+        self.painter = Painter(hw.display, self.handset)
+        self.lines = [None] * screens.ROWS  # type: list[list[object] | None]
+        self.shown = [0] * screens.ROWS  # type: list[object]  # 0: draw it (it may hold noise)
+        self.pages = 0  # pages drawn into the frame buffer, not yet sent
         self.dirty = True
         self.drawn_at = 0
         self.state_due = True
@@ -124,10 +134,14 @@ class App:
             ev["t"] = self.t()
         reason = None
         e = self.engine
+        players = e.players
         try:
             e.apply(ev)
         except rules.Rejected as why:
             reason = why.args[0] if why.args else "refused"
+        if e.players != players:
+            self.handset.forget_names()  # they showed the last match's players
+            self._redraw()  # rows name players by side: the same parts, other names
         body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
         seq = self.journal.append(body, ev["t"])
         self.link.assigned(seq)
@@ -312,6 +326,18 @@ class App:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
                     self.submit(ev, _SRC_HOST, seq)
+                elif mtype == messages.LIGHT:
+                    # The state and its seq go to flash together, before the
+                    # ack goes out (SPEC.md 7.6); then the relay switches.
+                    j = self.journal
+                    j.light = body[0]
+                    j.delivered = seq
+                    j._save_meta()
+                    light = self.hw.led.light
+                    if light is not None:
+                        light.value(0 if body[0] else 1)
+                elif mtype == messages.SETTINGS or mtype == messages.NAME_BITMAP:
+                    self._handset(mtype, seq, body)
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
@@ -336,6 +362,20 @@ class App:
         link.transmit(now)
 
     # -- the handset display ---------------------------------------------------------
+    def _handset(self, mtype, seq, body):
+        # settings and name_bitmap: refused with a sentence, or taken and shown
+        hs = self.handset
+        why = hs.settings(body, seq) if mtype == messages.SETTINGS else hs.name_bitmap(body, seq)
+        if why is not None:
+            self.link.send(messages.ERROR, {0: messages.ERR_REFUSED, 1: why, 2: mtype, 3: seq})
+            return
+        self._redraw()  # another layout, or a name drawn anew
+
+    def _redraw(self):
+        for i in range(screens.ROWS):
+            self.shown[i] = 0
+        self.dirty = True
+
     def _display(self, now):
         if self.message and now - self.message_at >= _MESSAGE_MS:
             self.message = None
@@ -347,21 +387,34 @@ class App:
         d = self.hw.display
         if not d.ok:
             return
+        # One row drawn into the frame buffer, or one page sent, a pass.
+        pages = self.pages
+        if pages:
+            p = 0
+            while not pages & (1 << p):
+                p += 1
+            if d.show_page(p):
+                self.pages = pages & ~(1 << p)
+            return
         lines = self.lines
         shown = self.shown
-        for p in range(screens.ROWS):
-            if lines[p] != shown[p]:
-                fb = d.fb
-                fb.fill_rect(0, p * 8, 128, 8, 0)
-                fb.text(lines[p], 0, p * 8, 1)
-                if d.show_page(p):
-                    shown[p] = lines[p]
-                return  # one page a pass
+        persian = self.handset.persian
+        for r in range(4 if persian else screens.ROWS):
+            row = lines[r]
+            if row != shown[r]:
+                if persian:
+                    self.painter.persian(r, row or (), self.engine)
+                    self.pages = 3 << (2 * r)
+                else:
+                    self.painter.english(r, text_of(self.engine, row) if row else "")
+                    self.pages = 1 << r
+                shown[r] = row
+                return
 
     def screen(self):
-        """The text the display shows (or is about to show)."""
+        """The rows the display shows (or is about to show), as English text."""
         screens.render(self, self.lines)
-        return list(self.lines)
+        return [text_of(self.engine, row) if row else "" for row in self.lines]
 
     # -- the asyncio task on the board -------------------------------------------------
     async def run(self):

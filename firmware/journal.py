@@ -3,7 +3,8 @@
 # has not acknowledged is sent again (docs/DESIGN.md, "Principles").
 #
 # Layout in one directory (littlefs on the board):
-#   meta        CBOR {0: boot id, 1: acked seq, 2: delivered host seq, 3: next seq}
+#   meta        CBOR {0: boot id, 1: acked seq, 2: delivered host seq, 3: next seq,
+#               4: the table light as the host last commanded it}
 #   s0000000001 a segment: up to SEG_RECORDS event bodies, each a 2-byte length
 #               and the exact CBOR body that went (or goes) on the wire
 #   image       CBOR snapshot of the rules engine after event `seq` (see below)
@@ -65,6 +66,7 @@ class Journal:
         self.lost = 0  # events dropped unacknowledged because the journal was full
         self.saved_acked = 0
         self.asked = []  # [what, pocket, device time, next seq when asked]
+        self.light = False  # the table light as the host last commanded it (app.py)
 
     # -- files ---------------------------------------------------------------
     def _path(self, name):
@@ -92,7 +94,9 @@ class Journal:
             return None
 
     def _save_meta(self):
-        data = cbor.dumps({0: self.boot, 1: self.acked, 2: self.delivered, 3: self.next}, 64)
+        data = cbor.dumps(
+            {0: self.boot, 1: self.acked, 2: self.delivered, 3: self.next, 4: self.light}, 64
+        )
         self._write("meta", data, len(data))
         self.saved_acked = self.acked
 
@@ -111,6 +115,7 @@ class Journal:
         self.acked = meta.get(1, 0)
         self.delivered = meta.get(2, 0)
         self.next = meta.get(3, 1)
+        self.light = meta.get(4) is True
         segs = [int(n[1:]) for n in names if n[0] == "s" and len(n) == 11]
         segs.sort()
         self.segs = segs

@@ -33,11 +33,12 @@ _K_OK = const(16)
 _K_BACK = const(17)
 _K_NOM = const(18)
 _K_OFF = const(19)
-# (No star-unpacking in displays on MicroPython, hence the + below.)
-KEY_NAMES = names.BALLS + (
-    "foul", "miss", "free", "again", "replace", "undo", "concede", "menu", "ok", "back",
-    "nom", "off",
-)  # fmt: skip
+# Every key's name by its code, in one string (a literal tuple would stay in
+# RAM): the simulator presses keys by these names (KEY_NAMES.split()).
+KEY_NAMES = (
+    "red yellow green brown blue pink black white foul miss free again replace undo "
+    "concede menu ok back nom off"
+)
 
 _SRC_KEYPAD = const(1)  # messages.SRC_KEYPAD
 
@@ -62,26 +63,40 @@ ASK_POT = const(16)  # the app asks which ball a pocket took
 ASK_OFF = const(17)  # the app asks which ball went off the table
 INFO = const(18)
 
-# Fouls in the order the referee reaches for them.
-FOUL_MENU = (
-    "wrong_ball_first", "no_contact", "push", "touch", "double_hit", "feet_off_floor",
-    "out_of_turn", "outside_d", "jump", "cue", "two_balls", "off_table",
-    "before_rest", "before_spot", "pot_not_on", "in_off", "free_ball_snooker", "conferring",
-    "ball_off_table_used", "measuring", "red_after_red", "non_cue_ball", "no_declaration",
-    "foul_before_nomination",
-)  # fmt: skip
-
+# Fouls in the order the referee reaches for them, as codes in names.FOUL_KINDS
+# (a bytes literal, which stays in flash: MicroPython keeps a tuple of
+# constants in RAM, even the one a bytes((...)) call would take).
+# Page 1: wrong ball first, no contact, push, touch, double hit, feet off floor.
+FOUL_ORDER = (
+    b"\x0d\x04\x0e\x0f\x00\x01\x02\x03\x07\x08\x11\x10"
+    b"\x0a\x0b\x0c\x05\x06\x09\x12\x13\x14\x15\x16\x17"
+)
+# The menu, in one string for the same reason (options "a|b|c": see label()).
 MENU_ITEMS = (
-    "new match", "award frame", "award match", "re-rack", "toss", "spots", "claim frame",
-    "edge replace", "order (dbl)", "link info",
-)  # fmt: skip
-BEST_OFS = tuple(range(1, 36, 2))
-REDS_CHOICE = (15, 10, 6)
-SPOT_KEYS = ("yellow", "green", "brown", "blue", "pink", "black")
+    "new match|award frame|award match|re-rack|toss|spots|claim frame|edge replace|"
+    "order (dbl)|link info"
+)
+_M_NEW = const(0)
+_M_AWARD_FRAME = const(1)
+_M_AWARD_MATCH = const(2)
+_M_RERACK = const(3)
+_M_TOSS = const(4)
+_M_SPOTS = const(5)
+_M_CLAIM = const(6)
+_M_EDGE = const(7)
+_M_ORDER = const(8)
+BEST_OFS = range(1, 36, 2)
+REDS_CHOICE = b"\x0f\x0a\x06"  # 15, 10, 6
+_REDS_LABELS = "15 reds|10 reds|6 reds"
 
 
 def short(name):
     return name.replace("_", " ")
+
+
+def foul_label(i):
+    """The i-th foul of the list, as the handset names it."""
+    return short(names.FOUL_KINDS[FOUL_ORDER[i]])
 
 
 class KeypadFlow:
@@ -89,11 +104,13 @@ class KeypadFlow:
         self.app = app
         self.step = IDLE
         self.draft = {}  # type: dict[str, object]  # the event being put together
-        self.opts = ()  # labels of the list shown
+        self.opts = ""  # the list shown: "a|b|c", or a list of parts (painter.py)
         self.page = 0
         self.then = IDLE  # what a list leads to
-        self.title = ""
-        self.question = ""
+        # What the display shows (screens.py): text, or a list of parts
+        # (painter.py), so that names and numbers come apart from the words.
+        self.title = ""  # type: str | list[object]
+        self.question = ""  # type: str | list[object]
         self.occupied = 0  # SPOTS: bit per colour code, bit 7 'behind'
         self.pocket = -1
 
@@ -104,9 +121,29 @@ class KeypadFlow:
         self.opts = opts
         self.page = 0
 
+    def count(self):
+        """Options in the list shown."""
+        step = self.step
+        if step == FOUL_KIND:
+            return len(FOUL_ORDER)
+        if step == BEST_OF:
+            return len(BEST_OFS)
+        o = self.opts
+        return o.count("|") + 1 if type(o) is str else len(o)
+
+    def label(self, i):
+        """Option i of the list shown: a part (text, a number or a name)."""
+        step = self.step
+        if step == FOUL_KIND:
+            return foul_label(i)
+        if step == BEST_OF:
+            return BEST_OFS[i]
+        o = self.opts
+        return o.split("|")[i] if type(o) is str else o[i]
+
     def _picked(self, k):
         """Index picked by ball key k in the list shown, or -1 (BLACK pages on)."""
-        n = len(self.opts)
+        n = self.count()
         if k > 6:
             return -1
         if n <= 7:
@@ -117,20 +154,13 @@ class KeypadFlow:
         i = self.page * 6 + k
         return i if i < n else -1
 
-    def lines(self):
-        """The list page as display lines: "1 option" ... and the page hint."""
-        n = len(self.opts)
+    def visible(self):
+        """(first, how many) options of the page shown; more pages when n > 7."""
+        n = self.count()
         if n <= 7:
-            first, count = 0, n
-        else:
-            first, count = self.page * 6, 6
-        out = []
-        for j in range(count):
-            if first + j < n:
-                out.append("%d %s" % (j + 1, self.opts[first + j]))
-        if n > 7:
-            out.append("7 more...")
-        return out
+            return 0, n
+        first = self.page * 6
+        return first, min(6, n - first)
 
     # -- the way in ----------------------------------------------------------
     def key(self, k):
@@ -193,12 +223,10 @@ class KeypadFlow:
         self.draft = ev
 
     def _names(self):
-        e = self.app.engine
-        players = e.players or ("side 0", "side 1")
-        out = []
-        for p in players:
-            out.append(p if type(p) is str else p[0] + "+" + p[1])
-        return out
+        """The two sides as name parts (painter.py), or words before a match."""
+        if self.app.engine.players is None:
+            return "side 0|side 1"
+        return [-1, -2]
 
     def _idle(self, k):
         app = self.app
@@ -209,9 +237,9 @@ class KeypadFlow:
             if e.stroke_open or self._send({"ev": "strike"}):
                 self._send({"ev": "rest"})
         elif k == _K_FOUL:
-            self._list(FOUL_KIND, "FOUL: which?", tuple(short(f) for f in FOUL_MENU))
+            self._list(FOUL_KIND, "FOUL: which?", "")
         elif k == _K_MISS:
-            self._list(MISS, "MISS", ("miss", "clear ball miss"))
+            self._list(MISS, "MISS", "miss|clear ball miss")
         elif k == _K_FREE:
             if self._send({"ev": "free_ball"}):
                 self._ask_ball(_NOMINATE, "FREE BALL", "nominate a colour (BACK: later)")
@@ -225,7 +253,7 @@ class KeypadFlow:
             self.question = "take back the last action?"
             self.draft = {"ev": "undo"}
         elif k == _K_CONCEDE:
-            self._list(CONCEDE, "CONCEDE", ("the frame", "the match"))
+            self._list(CONCEDE, "CONCEDE", "the frame|the match")
         elif k == _K_NOM:
             self._ask_ball(_NOMINATE, "NOMINATE", "which ball?")
         elif k == _K_OFF:
@@ -254,44 +282,41 @@ class KeypadFlow:
             self.app.answer(k)
 
     def _chosen(self, step, i):
+        e = self.app.engine
         if step == FOUL_KIND:
-            kind = FOUL_MENU[i]
+            kind = names.FOUL_KINDS[FOUL_ORDER[i]]
             self.draft = {"ev": "foul", "kind": kind}
             if names.penalty_class(kind) == names.PENALTY_HIGHER:
-                self._ask_ball(FOUL_BALL, "FOUL " + short(kind), "ball concerned? (OK: none)")
+                self._ask_ball(FOUL_BALL, ["FOUL ", short(kind)], "ball concerned? (OK: none)")
             else:
                 self._send(self.draft)
         elif step == MISS:
             self._send({"ev": "miss", "clear": i == 1})
         elif step == CONCEDE:
-            who = self._names()[self.app.engine.striker]
             ev = {"ev": "concede"}  # type: dict[str, object]
             if i == 1:
                 ev["match"] = True
-            self._confirm("CONCEDE", "%s concedes the %s? OK" % (who, ("frame", "match")[i]), ev)
+            what = " concedes the match? OK" if i else " concedes the frame? OK"
+            self._confirm("CONCEDE", [-1 - e.striker, what], ev)
         elif step == MENU:
             self._menu(i)
         elif step == BEST_OF:
             self.draft["best_of"] = BEST_OFS[i]
-            self._list(REDS, "REDS", ("15 reds", "10 reds", "6 reds"))
+            self._list(REDS, "REDS", _REDS_LABELS)
         elif step == REDS:
             self.draft["reds"] = REDS_CHOICE[i]
-            self._list(BREAKER, "WHO BREAKS?", tuple(self._names_for_new()))
+            self._list(BREAKER, "WHO BREAKS?", self._names_for_new())
         elif step == BREAKER:
             self.draft["breaker"] = i
-            self._confirm(
-                "NEW MATCH",
-                "best of %s, %s reds? OK" % (self.draft["best_of"], self.draft["reds"]),
-                self.draft,
-            )
+            d = self.draft
+            self._confirm("NEW MATCH", ["best of ", d["best_of"], ", ", d["reds"], " reds? OK"], d)
         elif step == SIDE:
             self.draft["side"] = i
-            if self.draft["ev"] in ("toss", "order") and self.app.engine.doubles:
-                pair = self.app.engine.players[i]
-                self._list(PARTNER, "WHO PLAYS FIRST?", (pair[0], pair[1]))
+            if self.draft["ev"] in ("toss", "order") and e.doubles:
+                self._list(PARTNER, "WHO PLAYS FIRST?", [-3 - 2 * i, -4 - 2 * i])
             elif self.draft["ev"] == "award":
-                what = "match" if self.draft.get("match") else "frame"
-                self._confirm("AWARD", "%s to %s? OK" % (what, self._names()[i]), self.draft)
+                what = "match to " if self.draft.get("match") else "frame to "
+                self._confirm("AWARD", [what, -1 - i, "? OK"], self.draft)
             else:
                 self._send(self.draft)
         elif step == PARTNER:
@@ -299,39 +324,37 @@ class KeypadFlow:
             self._send(self.draft)
 
     def _names_for_new(self):
-        e = self.app.engine
-        if e.players is None:
-            return ["Player A", "Player B"]
+        if self.app.engine.players is None:
+            return "Player A|Player B"
         return self._names()
 
     def _menu(self, i):
-        item = MENU_ITEMS[i]
-        if item == "new match":
+        if i == _M_NEW:
             e = self.app.engine
             players = e.players if e.players is not None else ["Player A", "Player B"]
             self.draft = {"ev": "match", "players": players}
-            self._list(BEST_OF, "BEST OF", tuple(str(n) for n in BEST_OFS))
-        elif item == "award frame" or item == "award match":
+            self._list(BEST_OF, "BEST OF", "")
+        elif i in (_M_AWARD_FRAME, _M_AWARD_MATCH):
             self.draft = {"ev": "award"}
-            if item == "award match":
+            if i == _M_AWARD_MATCH:
                 self.draft["match"] = True
-            self._list(SIDE, "AWARD TO", tuple(self._names()))
-        elif item == "re-rack":
+            self._list(SIDE, "AWARD TO", self._names())
+        elif i == _M_RERACK:
             self._confirm("RE-RACK", "restart the frame? OK", {"ev": "rerack"})
-        elif item == "toss":
+        elif i == _M_TOSS:
             self.draft = {"ev": "toss"}
-            self._list(SIDE, "TOSS WON BY", tuple(self._names()))
-        elif item == "spots":
+            self._list(SIDE, "TOSS WON BY", self._names())
+        elif i == _M_SPOTS:
             self.step = SPOTS
             self.title = "SPOTS TAKEN"
             self.occupied = 0
-        elif item == "claim frame":
+        elif i == _M_CLAIM:
             self._confirm("CLAIM", "striker claims the frame? OK", {"ev": "claim"})
-        elif item == "edge replace":
+        elif i == _M_EDGE:
             self._confirm("EDGE BALL", "replace all, replay? OK", {"ev": "edge_replace"})
-        elif item == "order (dbl)":
+        elif i == _M_ORDER:
             self.draft = {"ev": "order"}
-            self._list(SIDE, "ORDER FOR", tuple(self._names()))
+            self._list(SIDE, "ORDER FOR", self._names())
         else:
             self.step = INFO
             self.title = "LINK"
@@ -341,5 +364,5 @@ class KeypadFlow:
         """The app needs a ball named (ASK_POT or ASK_OFF); shown when idle."""
         self.step = step
         self.pocket = pocket
-        self.title = ("POT %s" % names.POCKETS[pocket]) if step == ASK_POT else "BALL OFF TABLE"
+        self.title = ["POT ", names.POCKETS[pocket]] if step == ASK_POT else "BALL OFF TABLE"
         self.question = question

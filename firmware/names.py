@@ -9,6 +9,9 @@ COLOURS = BALLS[1:7]  # value order, yellow first
 
 POCKETS = ("tl", "tr", "ml", "mr", "bl", "br")
 
+# Languages of the referee's handset (the host's `settings` message).
+LANGS = ("en", "fa")
+
 # Input events of the engine contract, then baulk's additions.
 EVENTS = (
     "match",

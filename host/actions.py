@@ -9,7 +9,8 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link import wall_ms
-from baulk.host.store import CommandRow
+from baulk.host.live import names_of
+from baulk.host.store import CommandRow, NameFixRow
 from baulk.protocol import messages
 from baulk.protocol.host_codec import Command, SetupMatch, body_of
 
@@ -49,6 +50,45 @@ class OperatorActions:
     ) -> dict[str, Any]:
         return await self.forward(table_id, Command(input=ev, who=who))
 
+    async def correct_names(
+        self, table_id: str, players: list[Any], who: str | None = None
+    ) -> dict[str, Any]:
+        """The desk typed a name wrong and the match is under way: the match
+        event on the table cannot change (the device's journal is the
+        record), so the correction is the host's, stored beside the match and
+        shown by the boards, reports and lists.  The handset keeps the names
+        it was given."""
+        rt = self.daemon.tables.get(table_id)
+        match = rt.view.match if rt is not None else None
+        if rt is None or not match or not match.get("match_id"):
+            raise ActionError(409, "there is no match on this table to correct")
+        if not same_form(match.get("players"), players):
+            raise ActionError(
+                400, "the names must keep the match's form: two players, or two pairs as before"
+            )
+        fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
+        self.daemon.committer.submit_name_fix(fix)
+        await self.daemon.committer.flush()
+        rt.view.names_fix = {"match_id": fix.match_id, "players": players}
+        self.daemon.mark(table_id)
+        return {"status": "done", "names": names_of(players)}
+
+    async def set_handset_lang(self, table_id: str, lang: str) -> dict[str, Any]:
+        """The referee's handset language (host/handset.py): sent now, or at
+        the table's next hello when it is offline; the device keeps it."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        seq = self.daemon.handsets.set_lang(table_id, lang, rt.channel)
+        if seq and rt.channel is not None and rt.channel.state == "online":
+            return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
+        return {
+            "status": "queued",
+            "table": table_id,
+            "lang": lang,
+            "message": "the table is not online; its handset gets the language when it connects",
+        }
+
     async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
         """Send an action to the table and wait a little for its answer."""
         rt = self.daemon.tables.get(table_id)
@@ -84,3 +124,16 @@ class OperatorActions:
 def _named(action: SetupMatch | Command) -> dict[str, Any]:
     """The action as the store keeps it: its fields by name."""
     return {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
+
+
+def same_form(old: Any, new: list[Any]) -> bool:
+    """Whether corrected names keep the match's form (singles, or pairs of the
+    same sizes)."""
+    if not isinstance(old, list) or len(old) != 2 or len(new) != 2:
+        return False
+    for before, after in zip(old, new, strict=True):
+        if isinstance(before, list) != isinstance(after, list):
+            return False
+        if isinstance(before, list) and len(before) != len(after):
+            return False
+    return True

@@ -34,6 +34,7 @@ from baulk.host.service import wait_for_stop_signal
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
+    from baulk.host.web.app import WebServer
 
 log = logging.getLogger("baulk.board")
 
@@ -41,8 +42,16 @@ log = logging.getLogger("baulk.board")
 class NoReports:
     """The web app's report source on a board without a store: no matches."""
 
-    def matches(self, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    def matches(
+        self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False
+    ) -> list[dict[str, Any]]:
         return []
+
+    def referee_of(self, match_id: str) -> str | None:
+        return None
+
+    def name_fix(self, match_id: str) -> list[Any] | None:
+        return None
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         return None
@@ -59,7 +68,8 @@ class NoReports:
 
 class MirroredBoards:
     """What the web app reads from a :class:`~baulk.host.daemon.Daemon`
-    (``tables``, ``table_ids``, ``board``, ``hub``, ``config``, ``reader``),
+    (``tables``, ``table_ids``, ``board``, ``store_status``, ``hub``, ``config``,
+    ``reader``),
     filled from the broker.  Runs on the event loop; the mirror hands boards
     over with :meth:`publish_threadsafe`."""
 
@@ -76,6 +86,10 @@ class MirroredBoards:
 
     def board(self, table_id: str) -> dict[str, Any] | None:
         return self.hub.boards.get(table_id)
+
+    def store_status(self) -> dict[str, Any]:
+        # No store here: each table's board carries its own host's.
+        return {"ok": True}
 
     def publish(self, table_id: str, board: dict[str, Any]) -> None:
         self.tables.setdefault(table_id, None)
@@ -193,9 +207,9 @@ async def api_mqtt(request: web.Request) -> web.Response:
 
 async def serve(
     boards: MirroredBoards, mirror: BrokerMirror, host: str, port: int
-) -> tuple[web.AppRunner, str]:
+) -> tuple[WebServer, str]:
     """The daemon's web app over ``boards``, plus ``/api/mqtt``; returns the
-    runner and the base URL (with the real port when ``port`` was 0)."""
+    server and the base URL (with the real port when ``port`` was 0)."""
     from baulk.host.web.app import build_app, serve_app
 
     # The web app is typed for the Daemon; MirroredBoards has every member it reads.

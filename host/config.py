@@ -5,6 +5,9 @@
 bind = "127.0.0.1"          # the boards and the API; localhost unless you mean otherwise
 port = 8047
 operator_token = "..."      # or the environment variable BAULK_TOKEN (which wins)
+tls_cert = "/etc/baulk/tls/cert.pem"   # optional: serve HTTPS with this certificate chain ...
+tls_key = "/etc/baulk/tls/key.pem"     # ... and its private key (both or neither)
+session_hours = 12          # how long the operator console stays signed in
 
 [store]
 path = "var/baulk.sqlite"
@@ -19,8 +22,13 @@ name = "Table 1"            # what the boards show
 port = "/dev/ttyACM0"       # either a port path ...
 # serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
 baud = 115200
+handset_lang = "fa"         # the referee's handset in Persian ("en": English);
+                            # unset: the language the device keeps on its flash
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
+
+[billing]                   # table sessions and their tariffs (host/tariffs.py, docs/BILLING.md)
+[[tariff]]
 ```
 
 Every mistake is reported as :class:`ConfigError` with a sentence that names
@@ -31,15 +39,27 @@ from __future__ import annotations
 
 import os
 import re
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from baulk.firmware.names import LANGS as HANDSET_LANGS
+from baulk.host import tariffs as tariffs_mod
+
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047
 DEFAULT_BAUD = 115200
+# The rates a serial port can be set to (termios's and the USB CDC ACM
+# driver's); anything else fails only when the port is opened.
+BAUD_RATES = (
+    1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
+    576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
+)  # fmt: skip
 DEFAULT_STORE = "var/baulk.sqlite"
+DEFAULT_SESSION_HOURS = 12
+MAX_SESSION_HOURS = 24 * 30
 TOKEN_ENV = "BAULK_TOKEN"
 # Raspberry Pi Pico running MicroPython (USB CDC), the reference board.
 DEFAULT_USB_IDS = ((0x2E8A, 0x0005),)
@@ -57,6 +77,7 @@ class TableConfig:
     port: str | None = None
     serial_number: str | None = None
     baud: int = DEFAULT_BAUD
+    handset_lang: str | None = None  # sent to the device at each connection
 
 
 @dataclass(frozen=True)
@@ -69,6 +90,15 @@ class Config:
     autodetect: bool = True
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
     mqtt: dict[str, Any] = field(default_factory=dict)
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    session_hours: int = DEFAULT_SESSION_HOURS
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_cert is not None
+
+    billing: tariffs_mod.Billing = field(default_factory=tariffs_mod.Billing)
 
     def table(self, table_id: str) -> TableConfig | None:
         for t in self.tables:
@@ -81,14 +111,23 @@ def valid_table_id(text: object) -> bool:
     return isinstance(text, str) and bool(_TABLE_ID.match(text))
 
 
+def _shown(value: object) -> str:
+    """A value as an error message shows it: short, whatever it is."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer too long for repr()
+        return "a number of thousands of digits"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _expect(section: dict[str, Any], key: str, kind: type, where: str) -> Any:
     value = section.get(key)
     if value is None:
         return None
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{where}.{key} must be an integer, not {value!r}")
+        raise ConfigError(f"{where}.{key} must be an integer, not {_shown(value)}")
     if not isinstance(value, kind):
-        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {value!r}")
+        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {_shown(value)}")
     return value
 
 
@@ -117,9 +156,13 @@ def parse(
 ) -> Config:
     """Build a Config from parsed TOML; raise ConfigError on any mistake."""
     env = dict(os.environ) if env is None else env
-    _unknown(data, ("server", "store", "autodetect", "table", "mqtt"), "config")
+    _unknown(
+        data, ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff"), "config"
+    )
     server = _section(data, "server")
-    _unknown(server, ("bind", "port", "operator_token"), "server")
+    _unknown(
+        server, ("bind", "port", "operator_token", "tls_cert", "tls_key", "session_hours"), "server"
+    )
     bind = _expect(server, "bind", str, "server") or DEFAULT_BIND
     port = _expect(server, "port", int, "server")
     port = DEFAULT_PORT if port is None else port
@@ -131,6 +174,12 @@ def parse(
         raise ConfigError("server.operator_token must be a string (in quotes)")
     if token is not None and len(token) < 8:
         raise ConfigError("the operator token must have at least 8 characters")
+
+    tls_cert, tls_key = _tls_files(server, base)
+    hours = _expect(server, "session_hours", int, "server")
+    hours = DEFAULT_SESSION_HOURS if hours is None else hours
+    if not 1 <= hours <= MAX_SESSION_HOURS:
+        raise ConfigError(f"server.session_hours must be 1..{MAX_SESSION_HOURS}, not {hours}")
 
     store = _section(data, "store")
     _unknown(store, ("path",), "store")
@@ -160,7 +209,7 @@ def parse(
         where = f"table[{i}]"
         if not isinstance(t, dict):
             raise ConfigError(f"{where} must be a table")
-        _unknown(t, ("id", "name", "port", "serial_number", "baud"), where)
+        _unknown(t, ("id", "name", "port", "serial_number", "baud", "handset_lang"), where)
         tid = t.get("id")
         if not valid_table_id(tid):
             raise ConfigError(f"{where}.id must be 1-32 letters, digits, '-' or '_', not {tid!r}")
@@ -169,10 +218,21 @@ def parse(
         serial = _expect(t, "serial_number", str, where)
         if (dev is None) == (serial is None):
             raise ConfigError(f"{where} ({tid}): give exactly one of port or serial_number")
-        baud = _expect(t, "baud", int, where) or DEFAULT_BAUD
-        if baud <= 0:
-            raise ConfigError(f"{where}.baud must be positive")
-        tables.append(TableConfig(str(tid), name, dev, serial, baud))
+        baud = _expect(t, "baud", int, where)
+        if baud is None:
+            baud = DEFAULT_BAUD
+        elif baud not in BAUD_RATES:
+            raise ConfigError(
+                f"{where}.baud must be a serial port's rate such as {DEFAULT_BAUD} "
+                f"(one of {', '.join(map(str, BAUD_RATES))}), not {_shown(baud)}"
+            )
+        lang = t.get("handset_lang")
+        if lang is not None and lang not in HANDSET_LANGS:
+            raise ConfigError(
+                f"{where}.handset_lang must be one of {', '.join(HANDSET_LANGS)}, "
+                f"not {_shown(lang)}"
+            )
+        tables.append(TableConfig(str(tid), name, dev, serial, baud, lang))
     ids = [t.id for t in tables]
     for tid in ids:
         if ids.count(tid) > 1:
@@ -182,6 +242,10 @@ def parse(
         if serials.count(s) > 1:
             raise ConfigError(f"serial number {s!r} is given to two tables")
     mqtt = _section(data, "mqtt")
+    try:
+        billing = tariffs_mod.parse(data, set(ids))
+    except tariffs_mod.TariffError as e:
+        raise ConfigError(str(e)) from None
     return Config(
         tables=tuple(tables),
         bind=bind,
@@ -191,7 +255,53 @@ def parse(
         autodetect=enabled,
         usb_ids=usb_ids,
         mqtt=dict(mqtt),
+        tls_cert=tls_cert,
+        tls_key=tls_key,
+        session_hours=hours,
+        billing=billing,
     )
+
+
+def _tls_files(server: dict[str, Any], base: Path | None) -> tuple[Path | None, Path | None]:
+    """The certificate chain and key files for HTTPS: both or neither, each
+    an existing file (relative paths from the config file's folder)."""
+    given = {k: _expect(server, k, str, "server") for k in ("tls_cert", "tls_key")}
+    if given["tls_cert"] is None and given["tls_key"] is None:
+        return None, None
+    if not all(given.values()):
+        raise ConfigError("server.tls_cert and server.tls_key go together: give both")
+    paths: list[Path] = []
+    for key, value in given.items():
+        path = Path(str(value))
+        if base is not None and not path.is_absolute():
+            path = base / path
+        try:
+            found = path.is_file()
+        except (OSError, ValueError):  # a name the file system cannot hold
+            found = False
+        if not found:
+            raise ConfigError(f"server.{key}: there is no file {str(path)[:200]!r}")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def tls_context(config: Config) -> ssl.SSLContext | None:
+    """The server's TLS context (TLS 1.2 or newer), or None without HTTPS.
+    Raises ConfigError when the files cannot be used (the key is not the
+    certificate's, a file is not PEM, ...)."""
+    if config.tls_cert is None or config.tls_key is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    try:
+        context.load_cert_chain(config.tls_cert, config.tls_key)
+    except (ssl.SSLError, OSError) as e:
+        # The message names the files, never what is in them.
+        raise ConfigError(
+            f"server.tls_cert / server.tls_key ({config.tls_cert}, {config.tls_key}) "
+            f"cannot be used: {getattr(e, 'reason', None) or e.strerror or e}"
+        ) from None
+    return context
 
 
 def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
@@ -208,4 +318,8 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
-    return parse(data, base=p.resolve().parent, env=env)
+    except ValueError:  # tomllib's own int() of a number of over 4300 digits
+        raise ConfigError(f"config {p} is not valid TOML: a number is far too long") from None
+    config = parse(data, base=p.resolve().parent, env=env)
+    tls_context(config)  # a certificate that cannot be used stops here, with its reason
+    return config

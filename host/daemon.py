@@ -23,8 +23,10 @@ from typing import Any
 from baulk.host import config as config_mod
 from baulk.host.actions import OperatorActions
 from baulk.host.devices import DeviceHandler
+from baulk.host.handset import Handsets
 from baulk.host.link import PortFinder, TableChannel, fixed_path
 from baulk.host.live import LiveHub, TableView
+from baulk.host.sessions import TableSessions
 from baulk.host.shadow import ShadowReferee
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader
 from baulk.host.tables import TableRuntime
@@ -50,11 +52,14 @@ class Daemon:
         self.finder = finder or PortFinder(config.usb_ids)
         self.store = Store(config.store_path)
         self.reader = StoreReader(config.store_path)
-        self.committer = GroupCommitter(self.store, self._durable)
+        self.committer = GroupCommitter(self.store, self._durable, self._store_health)
         self.hub = LiveHub()
         self.tables: dict[str, TableRuntime] = {}
         self.devices = DeviceHandler(self)
         self.actions = OperatorActions(self)
+        # Each table's handset language, and the players' names drawn for it.
+        self.handsets = Handsets(config)
+        self.sessions = TableSessions(self)  # table sessions, bills, the light
         self._dirty: set[str] = set()
         self._publish_armed = False
         self._last_publish = 0.0
@@ -64,23 +69,35 @@ class Daemon:
     async def start(self) -> None:
         self.committer.start()
         self._restore()
+        self.sessions.restore()
+        self.sessions.start()
         for t in self.config.tables:
             locate = self.locators.get(t.id)
-            if locate is None:
-                if t.port is not None:
-                    locate = fixed_path(t.port)
-                else:
-                    locate = self._by_serial(t.serial_number or "")
-            self._open_channel(t.id, t.name, locate, t.baud)
+            if t.port is not None:
+                where = f"port {t.port}"
+                locate = locate or fixed_path(t.port)
+            else:
+                where = f"the USB device with serial number {t.serial_number}"
+                locate = locate or self._by_serial(t.serial_number or "")
+            self._open_channel(t.id, t.name, locate, t.baud, where)
+            if locate() is None:
+                log.warning(
+                    "table %s (%s): %s is not present; its board says it is waiting for the "
+                    "table controller until it appears",
+                    t.id,
+                    t.name,
+                    where,
+                )
         for table_id, locate in self.locators.items():
             if table_id not in self.tables or self.tables[table_id].channel is None:
-                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD)
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, "its port")
         if self.config.autodetect:
             self._tasks.append(asyncio.get_running_loop().create_task(self._autodetect()))
         for table_id in self.tables:
             self.mark(table_id)
 
     async def stop(self) -> None:
+        await self.sessions.stop()
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -108,7 +125,12 @@ class Daemon:
         return rt
 
     def _open_channel(
-        self, table_id: str, name: str, locate: Callable[[], str | None], baud: int
+        self,
+        table_id: str,
+        name: str,
+        locate: Callable[[], str | None],
+        baud: int,
+        where: str,
     ) -> TableChannel:
         rt = self.runtime(table_id, name)
         channel = TableChannel(
@@ -117,6 +139,7 @@ class Daemon:
             self.devices,
             baud=baud,
             delivered=self.reader.delivered(table_id),
+            where=where,
         )
         rt.channel = channel
         rt.view.status = channel.status()
@@ -141,11 +164,16 @@ class Daemon:
             for e in self.reader.events_since_last_match(table_id):
                 if e.ev is None:
                     continue
-                a = rt.shadow.apply(e.ev, (e.boot_id, e.seq), e.scores, e.rejected, e.rx_ms)
+                key = (e.boot_id, e.seq)
+                a = rt.shadow.apply(e.ev, key, e.scores, e.rejected, e.rx_ms, e.src)
                 if a.new_match is not None:
                     rt.view.match = {"match_id": a.match_id, **a.new_match}
                 n += 1
             rt.view.events = self.reader.event_count(table_id)
+            if rt.view.match is not None:
+                fixed = self.reader.name_fix(str(rt.view.match["match_id"]))
+                if fixed is not None:
+                    rt.view.names_fix = {"match_id": rt.view.match["match_id"], "players": fixed}
             log.info("table %s: restored from the store (%d events replayed)", table_id, n)
 
     async def _autodetect(self) -> None:
@@ -162,9 +190,11 @@ class Daemon:
                 log.info("auto-detected a table controller on %s (%s)", p.device, table_id)
                 if p.serial_number:
                     locate = self._by_serial(p.serial_number)
+                    where = f"the USB device with serial number {p.serial_number}"
                 else:
                     locate = fixed_path(p.device)
-                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD)
+                    where = f"port {p.device}"
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, where)
                 self.mark(table_id)
             await asyncio.sleep(AUTODETECT_EVERY_S)
 
@@ -200,6 +230,20 @@ class Daemon:
             if rt.channel is not None:
                 view.status = self.devices.status(rt, rt.channel)
             self.hub.publish(table_id, view.board())
+
+    def store_status(self) -> dict[str, Any]:
+        """{"ok": true}, or why the store cannot commit and since when."""
+        c = self.committer
+        if c.failing is None:
+            return {"ok": True}
+        return {"ok": False, "error": c.failing, "since_ms": c.failing_since_ms}
+
+    def _store_health(self, failing: str | None) -> None:
+        # Every board says the store is failing (its scores are still the
+        # devices' own; only the record is behind), and says when it is back.
+        for table_id, rt in self.tables.items():
+            rt.view.store = self.store_status()
+            self.mark(table_id)
 
     def _durable(self, table_id: str, seq: int) -> None:
         rt = self.tables.get(table_id)

@@ -19,7 +19,35 @@ from pathlib import Path
 from typing import Any
 
 from baulk.host import config as config_mod
+from baulk.host import tariffs
 from baulk.host.service import running_venue, setup_logging, wait_for_stop_signal
+
+# The demo's club: an hour tariff in toman with evening peak hours, and the
+# frames charged to their losers (docs/BILLING.md).
+DEMO_BILLING = tariffs.parse(
+    {
+        "billing": {"venue": "baulk demo"},
+        "tariff": [
+            {
+                "name": "demo",
+                "currency": "IRT",
+                "per_hour": 120_000,
+                "per_frame": 10_000,
+                "minimum_min": 30,
+                "round_min": 5,
+                "loser_pays": True,
+                "peak": [
+                    {
+                        "days": ["thu", "fri"],
+                        "from": "18:00",
+                        "to": "24:00",
+                        "per_hour": 180_000,
+                    }
+                ],
+            }
+        ],
+    }
+)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,6 +123,7 @@ async def _demo(args: argparse.Namespace, simulated: Any) -> int:
         operator_token=token,
         store_path=store,
         autodetect=False,
+        billing=DEMO_BILLING,
     )
     locators: dict[str, Callable[[], str | None]] = {
         f"t{i + 1}": _locator(sim) for i, sim in enumerate(sims)
@@ -107,6 +136,7 @@ async def _demo(args: argparse.Namespace, simulated: Any) -> int:
                 print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
             print(f"  persian table 1    {url}/table/t1?lang=fa")
             print(f"  reports and API    {url}/   {url}/api")
+            print(f"  desk (sessions)    {url}/desk   (Persian: {url}/desk?lang=fa)")
             print(f"  operator token     {token}   (store: {store})")
             print("Press Ctrl-C to stop.", flush=True)
             await wait_for_stop_signal()

@@ -95,6 +95,9 @@ class DeviceHandler:
         )
         rt.view.status = self.status(rt, channel)
         d.mark(channel.table_id)
+        d.sessions.on_hello(channel.table_id)
+        # The handset's language, then the names of the match it plays.
+        d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
 
     def on_delivery(
         self,
@@ -116,9 +119,12 @@ class DeviceHandler:
         now = wall_ms()
         if isinstance(record, Event):
             key = (record.boot or rt.boot, seq)
-            applied = rt.shadow.apply(record.input, key, record.scores, record.rejected, now)
+            applied = rt.shadow.apply(
+                record.input, key, record.scores, record.rejected, now, record.source
+            )
             if applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
+                d.handsets.on_players(table_id, channel, applied.new_match.get("players"))
             row = EventRow(
                 table_id,
                 key[0],
@@ -142,6 +148,8 @@ class DeviceHandler:
             log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
             row = EventRow(table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype)
         d.committer.submit_event(row)
+        if row.applied is not None and isinstance(record, Event):
+            d.sessions.on_event(table_id, record, (row.boot_id, seq), applied)
         self._check_device_state(rt)
         d.mark(table_id)
 
@@ -159,6 +167,7 @@ class DeviceHandler:
             log.log(_LOG_LEVELS[record.level], "table %s says: %s", channel.table_id, record.text)
         elif isinstance(record, Error):
             log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
+            d.sessions.on_error(channel.table_id, record)
             if record.code == messages.ERR_REFUSED and record.seq is not None:
                 self._answered(
                     rt, record.seq, {"rejected": record.text, "scores": None, "seq": None}

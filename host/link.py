@@ -48,6 +48,8 @@ BACKOFF_MAX_S = 5.0
 OUT_LIMIT = 64 * 1024  # bytes waiting for a port that does not drain
 HOST_CAPACITY = 256  # host -> device journal (operator commands)
 HOST_WINDOW = 128  # the receiver takes up to this many frames ahead (any device window fits)
+NOISE_EVERY_MS = 10_000  # bad frames are summed up in the log this often at most
+NOISE_WARN = 50  # ... and as a warning from this many on (a trickle stays at info)
 
 
 def mono_ms() -> int:
@@ -87,7 +89,7 @@ class SerialLink:
             self.port = serial.Serial(
                 self.path, self.baud, timeout=0, write_timeout=0, exclusive=True
             )
-        except (serial.SerialException, OSError, ValueError) as e:
+        except (serial.SerialException, OSError, ValueError, OverflowError) as e:
             raise LinkClosed(f"cannot open {self.path}: {e}") from None
 
     @property
@@ -213,6 +215,35 @@ def fixed_path(path: str) -> Callable[[], str | None]:
 
 
 # --------------------------------------------------------------------- one table
+class NoiseReport:
+    """Counts a line's bad frames and logs them at most once every
+    NOISE_EVERY_MS: a noisy cable is visible in the log (a warning once it is
+    more than a trickle) without a line per frame."""
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self.counts: dict[str, int] = {}
+        self.total = 0
+        self.since_ms: int | None = None
+
+    def bad(self, error: str, now_ms: int) -> None:
+        self.counts[error] = self.counts.get(error, 0) + 1
+        self.total += 1
+        if self.since_ms is None:
+            self.since_ms = now_ms
+
+    def report(self, now_ms: int) -> None:
+        if self.since_ms is None or now_ms - self.since_ms < NOISE_EVERY_MS:
+            return
+        n = sum(self.counts.values())
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+        level = logging.WARNING if n >= NOISE_WARN else logging.INFO
+        seconds = (now_ms - self.since_ms) / 1000
+        log.log(level, "table %s: %d bad frames in %.0f s (%s)", self.table_id, n, seconds, kinds)
+        self.counts.clear()
+        self.since_ms = None
+
+
 class ChannelHandler(Protocol):
     """What a channel tells the daemon.  Bodies arrive as named records
     (protocol/host_codec.py), never as integer-keyed maps."""
@@ -247,9 +278,11 @@ class TableChannel:
         handler: ChannelHandler,
         baud: int = 115200,
         delivered: int = 0,
+        where: str = "its port",
     ) -> None:
         self.table_id = table_id
         self.locate = locate
+        self.where = where  # what locate looks for, for people: "port /dev/ttyACM0"
         self.handler = handler
         self.baud = baud
         self.session = Session(
@@ -278,6 +311,7 @@ class TableChannel:
         self._writer_armed = False
         self._fd = -1  # the port's descriptor while it is registered with the loop
         self._rx_on_port = False  # a good frame came in since the port was opened
+        self.noise = NoiseReport(table_id)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -296,11 +330,26 @@ class TableChannel:
         self._drop_link("daemon stopping")
 
     async def _run(self) -> None:
+        # Nothing may end this task quietly: a table whose link task died
+        # would stay "not connected yet" for ever with nothing in the log.
+        while not self._stop:
+            try:
+                await self._connect_loop()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.exception("table %s: the link failed; trying again", self.table_id)
+                self._drop_link(f"link error: {e!r}"[:200])
+                await asyncio.sleep(BACKOFF_MAX_S)
+
+    async def _connect_loop(self) -> None:
         backoff = BACKOFF_FIRST_S
         while not self._stop:
             path = self.locate()
             if path is None:
-                self._set_state("offline", "port not present")
+                self._set_state(
+                    "offline", f"waiting for the table controller ({self.where} is not present)"
+                )
             else:
                 link = SerialLink(path, self.baud)
                 try:
@@ -349,9 +398,15 @@ class TableChannel:
     def _set_state(self, state: str, reason: str) -> None:
         if (state, reason) == (self.state, self.reason):
             return
+        was = self.state
         self.state, self.reason = state, reason
         if state == "online":
             self.online_since_ms = wall_ms()
+            log.info("table %s: link up on %s", self.table_id, self.path)
+        elif was == "online":
+            log.warning("table %s: link down: %s", self.table_id, reason)
+        else:
+            log.info("table %s: %s: %s", self.table_id, state, reason)
         self.handler.on_status(self)
 
     # ------------------------------------------------------------------ receiving
@@ -372,6 +427,8 @@ class TableChannel:
         now = mono_ms()
         s = self.session
         for raw, f in got:
+            if f.error is not None:
+                self.noise.bad(f.error, now)
             if f.error is None or f.error in (messages.E_UNKNOWN_TYPE, wire_frame.E_BODY):
                 self.last_seen_ms = wall_ms()
                 self._rx_on_port = True
@@ -386,6 +443,7 @@ class TableChannel:
             # the session simply goes on, with no new handshake.
             self._set_state("online", "")
         self.flush()
+        self.noise.report(now)
 
     def _drain(self) -> None:
         failed = 0  # the first delivery the handler could not take, this pass
@@ -487,6 +545,7 @@ class TableChannel:
             if self.link is not None:
                 self.flush()
                 self._drain()
+            self.noise.report(mono_ms())
 
     # ------------------------------------------------------------------ status
     def status(self) -> dict[str, Any]:

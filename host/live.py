@@ -24,9 +24,11 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _names(players: Any) -> list[str]:
+def names_of(players: Any, unknown: str = "") -> list[str]:
+    """The two sides' names as the boards and reports write them (a pair as
+    "A & B"); ``unknown`` for both when ``players`` is not two sides."""
     if not isinstance(players, list) or len(players) != 2:
-        return ["", ""]
+        return [unknown, unknown]
     return [" & ".join(map(str, p)) if isinstance(p, list) else str(p) for p in players]
 
 
@@ -67,6 +69,9 @@ class TableView:
     device_state: dict[str, Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     events: int = 0
+    store: dict[str, Any] = field(default_factory=lambda: {"ok": True})
+    # {"match_id", "players"}: names corrected at the desk (host/web/name_fixes.py)
+    names_fix: dict[str, Any] | None = None
 
     def board(self) -> dict[str, Any]:
         state: dict[str, Any] | None = None
@@ -79,7 +84,10 @@ class TableView:
         if match is None and state and state.get("players"):
             match = {"players": state["players"], "best_of": state.get("best_of")}
         if match is not None:
-            match = {**match, "names": _names(match.get("players"))}
+            fix = self.names_fix
+            if fix is not None and fix["match_id"] == match.get("match_id"):
+                match = {**match, "players": fix["players"]}
+            match = {**match, "names": names_of(match.get("players"))}
         extras = self.extras
         return {
             "table": self.table_id,
@@ -92,6 +100,7 @@ class TableView:
             "verified": bool(extras.get("verified")),
             "alerts": extras.get("alerts", []),
             "events": self.events,
+            "store": self.store,
         }
 
 

@@ -50,7 +50,7 @@ function mountTree(FS, hostDir, guestDir) {
     const st = statSync(src);
     if (st.isDirectory()) {
       if (name !== "__pycache__" && name !== "tests" && name !== "vectors") mountTree(FS, src, `${guestDir}/${name}`);
-    } else if (name.endsWith(".py") || name.endsWith(".mpy")) {
+    } else if (name.endsWith(".py") || name.endsWith(".mpy") || name.endsWith(".bin")) {
       FS.writeFile(`${guestDir}/${name}`, readFileSync(src));
     }
   }

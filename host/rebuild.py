@@ -1,6 +1,7 @@
-"""``baulk rebuild``'s work: every table's matches, frames and breaks made
-again from the stored events alone, by the same shadow referee that projects
-them live, so a rebuilt store equals the live one."""
+"""``baulk rebuild``'s work: every table's matches, frames, breaks, ball
+accounting and players' figures made again from the stored events alone, by
+the same shadow referee that projects them live, so a rebuilt store equals
+the live one."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def rebuild(path: Path) -> dict[str, dict[str, Any]]:
         shadow = ShadowReferee(table_id)
         for e in list(reader.events(table_id)):
             if e.ev is not None:
-                yield e, shadow.apply(e.ev, (e.boot_id, e.seq), e.scores, e.rejected, e.rx_ms)
+                key = (e.boot_id, e.seq)
+                yield e, shadow.apply(e.ev, key, e.scores, e.rejected, e.rx_ms, e.src)
         state = dict(shadow.state())
         state["mismatches"] = shadow.mismatches
         states[table_id] = state

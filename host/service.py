@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator, Callable
 
@@ -23,13 +24,27 @@ def setup_logging(verbose: bool) -> None:
 
 
 async def wait_for_stop_signal() -> None:
-    """Return on SIGINT or SIGTERM (Ctrl-C, or the service manager)."""
+    """Return on SIGINT or SIGTERM (Ctrl-C, or the service manager).  A
+    second signal while the command is stopping ends the process at once:
+    whatever was not stored yet was not acknowledged either, so the tables
+    send it again."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, _stop_now, sig)
+
+
+def _stop_now(sig: int) -> None:
+    logging.getLogger("baulk").warning(
+        "%s again while stopping: stopping now", signal.Signals(sig).name
+    )
+    logging.shutdown()
+    os._exit(128 + sig)
 
 
 @contextlib.asynccontextmanager

@@ -4,8 +4,9 @@ rules engine (``baulk.firmware.engine``), compared with what the device said.
 The device is authoritative (docs/DESIGN.md, "Principles").  The shadow never changes
 what the boards show the device scored; it raises an alert when the two
 disagree, and it projects what the store keeps beside the events: the match a
-``match`` event opens, the frames finished, the breaks of 50 and over, and the
-break in progress as the balls that made it.
+``match`` event opens, the frames finished (with their ball accounting and
+the players' figures: host/match_play.py, host/frame_figures.py), the breaks
+of 50 and over, and the break in progress as the balls that made it.
 
 The same class runs live in the daemon and, over the stored events, in
 ``baulk rebuild``: one projection, so a rebuilt store equals the live one.
@@ -20,7 +21,10 @@ from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
+from baulk.host.frame_figures import frame_record
+from baulk.host.match_play import MatchPlay
 from baulk.host.store import BreakResult, FrameResult, Projection
+from baulk.protocol.messages import SRC_SENSOR
 
 log = logging.getLogger("baulk.shadow")
 
@@ -93,6 +97,7 @@ class ShadowReferee:
         self.miss_called = False  # a miss was called on the last stroke
         self.last_event: Event | None = None
         self._state: dict[str, Any] | None = None
+        self.play = MatchPlay()  # the match's strokes as undo leaves them
 
     # ------------------------------------------------------------------ applying
     @property
@@ -107,8 +112,10 @@ class ShadowReferee:
         device_scores: list[int] | None = None,
         device_rejected: str | None = None,
         at_ms: int = 0,
+        src: int = SRC_SENSOR,
     ) -> Applied:
-        """Apply one event the device reported; compare with its result."""
+        """Apply one event the device reported (``src``: where it came from,
+        a sensor, the keypad or the host); compare with its result."""
         e = self.engine
         self.events += 1
         self.last_key = key
@@ -123,6 +130,7 @@ class ShadowReferee:
         context = self.in_context or name == "match"
         accepted = True
         reason: str | None = None
+        before = self.play.before(e, name)
         try:
             e.apply(ev)
         except Rejected as why:
@@ -151,6 +159,14 @@ class ShadowReferee:
             )
         if out.alert:
             self._raise(out.alert, key, at_ms)
+        for n in range(prev_hist, e.hist_len):
+            i = n * 3
+            out.frames_done.append(
+                FrameResult(n + 1, [e.history[i], e.history[i + 1]], e.history[i + 2])
+            )
+        self.play.after(e, ev, src, key[1], before, accepted, bool(out.frames_done))
+        for f in out.frames_done:
+            out.frame_records.append(frame_record(self.play.frame_play(f.frame, f.scores), f))
         if not accepted:
             return out
         if name == "match":
@@ -162,11 +178,6 @@ class ShadowReferee:
             }
             self.break_balls, self._credited, self._stroke_pots = [], 0, []
             return out
-        for n in range(prev_hist, e.hist_len):
-            i = n * 3
-            out.frames_done.append(
-                FrameResult(n + 1, [e.history[i], e.history[i + 1]], e.history[i + 2])
-            )
         if name != "undo":
             ended = self._break_ended(prev_frame, prev_side, prev_brk, prev_scores, out)
             if ended >= REPORT_BREAK:

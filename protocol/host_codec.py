@@ -25,7 +25,7 @@ import dataclasses
 import io
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, ClassVar, Final, NamedTuple, NoReturn
+from typing import Any, ClassVar, Final, NamedTuple, NoReturn, get_args
 
 import cbor2
 from cobs.cobs import DecodeError as _CobsError
@@ -506,6 +506,35 @@ class Error:
     seq: int | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class Light:
+    """The table light's relay: on while the table has a session open."""
+
+    TYPE: ClassVar[int] = messages.LIGHT
+    on: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """The handset's settings (each one absent stays as the device has it)."""
+
+    TYPE: ClassVar[int] = messages.SETTINGS
+    lang: int | str | None = None  # a code into names.LANGS
+
+
+@dataclasses.dataclass(frozen=True)
+class NameBitmap:
+    """A player's name, drawn by the host for the handset (1 bit a pixel,
+    rows from the top, the leftmost pixel in each byte's high bit)."""
+
+    TYPE: ClassVar[int] = messages.NAME_BITMAP
+    side: int
+    member: int
+    width: int
+    height: int
+    bits: bytes
+
+
 Record = (
     Hello
     | Welcome
@@ -519,24 +548,11 @@ Record = (
     | SnapshotRequest
     | Log
     | Error
+    | Light
+    | Settings
+    | NameBitmap
 )
-RECORDS: Final[dict[int, type[Record]]] = {
-    cls.TYPE: cls
-    for cls in (
-        Hello,
-        Welcome,
-        Event,
-        State,
-        Ack,
-        Heartbeat,
-        SetupMatch,
-        Command,
-        Time,
-        SnapshotRequest,
-        Log,
-        Error,
-    )
-}
+RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 
 
 def record_of(mtype: int, body: Mapping[Any, Any]) -> Record:

@@ -30,6 +30,9 @@ TIME = const(9)
 SNAPSHOT_REQUEST = const(10)
 LOG = const(11)
 ERROR = const(12)
+LIGHT = const(13)  # the table light's relay (host -> device)
+SETTINGS = const(14)
+NAME_BITMAP = const(15)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -49,6 +52,9 @@ TYPES = {
     SNAPSHOT_REQUEST: ("snapshot_request", HOST, False),
     LOG: ("log", DEVICE, False),
     ERROR: ("error", BOTH, False),
+    LIGHT: ("light", HOST, True),
+    SETTINGS: ("settings", HOST, True),
+    NAME_BITMAP: ("name_bitmap", HOST, True),
 }
 
 
@@ -75,6 +81,7 @@ FOUL = const(8)  # {0: side, 1: points, 2: kind code}
 BALL_ON = const(9)  # NAME over BALLS, or -1 for "any colour"
 COLOURS = const(10)  # bitmask over names.COLOURS, or an array of NAME
 WARNING = const(11)  # NAME over WARNINGS
+BYTES = const(12)  # a: most bytes
 
 REQ = const(1)  # the key must be present
 NUL = const(2)  # null is allowed
@@ -86,6 +93,12 @@ U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
 NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
+# A player's name drawn by the host for the handset (name_bitmap): at most one
+# display row, 16 pixels high and as wide as the display, 1 bit a pixel.  (The
+# host reads the bounds from SCHEMA; private here, so they cost the board no RAM.)
+_BITMAP_WIDTH = const(128)
+_BITMAP_HEIGHT = const(16)
+_BITMAP_BYTES = const(256)  # (width + 7) // 8 * height, at the most
 
 WARNINGS = ("third_miss_forfeits",)
 ANY_COLOUR = const(-1)  # ball_on "colour": any colour may be played
@@ -216,6 +229,15 @@ SCHEMA = {
         2: ("type", UINT, 0, U8, 0),
         3: ("seq", UINT, 0, U32, 0),
     },
+    LIGHT: {0: ("on", BOOL, 0, 0, REQ)},
+    SETTINGS: {0: ("lang", NAME, names.LANGS, 0, 0)},
+    NAME_BITMAP: {
+        0: ("side", UINT, 0, 1, REQ),
+        1: ("member", UINT, 0, 1, REQ),
+        2: ("width", UINT, 1, _BITMAP_WIDTH, REQ),
+        3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
+        4: ("bits", BYTES, _BITMAP_BYTES, 0, REQ),
+    },
 }
 
 # Bodies that may carry engine input keys this catalogue does not know yet,
@@ -248,6 +270,8 @@ def _check_value(kind, a, b, v):
         return None if _text_ok(v, a) else "text of at most %d bytes" % a
     if kind == BOOL:
         return None if (v is True or v is False) else "true or false"
+    if kind == BYTES:
+        return None if (type(v) is bytes and len(v) <= a) else "bytes, at most %d" % a
     if kind in (NAME, WARNING):
         return None if _name_ok(v) else "a name code or a name"
     if kind == BALL_ON:

@@ -12,6 +12,9 @@ command -v openssl >/dev/null 2>&1 || need+=(openssl)
 # The boards are tested in a real headless Chromium; Noto draws the Persian board.
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -d /usr/share/fonts/truetype/noto ] || need+=(fonts-noto-core)
+# Pillow's raqm layout engine loads FriBiDi at run time: without it the
+# handset's Persian (baulk firmware build, names for the handset) cannot be shaped.
+compgen -G '/usr/lib/*/libfribidi.so.0' >/dev/null || need+=(libfribidi0)
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 echo "system-deps: installing ${need[*]}"
 SUDO=""

@@ -87,7 +87,11 @@ MESSAGE_TYPES = {
     "snapshot_request": 10,
     "log": 11,
     "error": 12,
+    "light": 13,
+    "settings": 14,
+    "name_bitmap": 15,
 }
+LANGS = ["en", "fa"]
 SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}
 ERRORS = {
     "ERR_VERSION": 1,
@@ -105,6 +109,7 @@ def test_name_tables_keep_their_codes() -> None:
     assert list(names.EVENTS) == EVENTS
     assert list(names.COLOURS) == BALLS[1:7]
     assert list(names.BALL_VALUES) == [1, 2, 3, 4, 5, 6, 7, 0]  # R1.5
+    assert list(names.LANGS) == LANGS
 
 
 def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:

@@ -50,6 +50,10 @@ KEYMAP = bytes((
 ))  # fmt: skip
 
 LED = 2
+# The table light: the input of a relay module or SSR (hardware/light.md),
+# active low.  GPIO0 is the only pin left; it is a strapping pin that must
+# read high at reset, which an active-low input (pulled up through its opto) does.
+LIGHT = 0
 _WDT_MS = const(5000)
 
 

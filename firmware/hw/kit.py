@@ -20,7 +20,8 @@ class Kit:
     """Everything the application talks to (rail, strike, rest: None when not fitted)."""
 
     def __init__(self, table, ticks, ring, beams, colours, classifier, colour_delay_ms, rail,
-                 strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash):  # fmt: skip
+                 strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash,
+                 texts=None):  # fmt: skip
         self.table = table
         self.ticks = ticks
         self.ring = ring
@@ -38,13 +39,16 @@ class Kit:
         self.wdt = wdt
         self.serial = serial
         self.flash = flash
+        self.texts = texts  # the handset's Persian texts (None: fa.bin beside the firmware)
 
 
-def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, start_timer=None):
+def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, start_timer=None,
+             texts=None):  # fmt: skip
     """cfg: the board module; pin_in(n) / pin_out(n): configured pins;
     i2c((id, sda, scl)): a bus; serial: the host port; make_wdt(ms): the
     watchdog; ticks: time.ticks_ms; flash: directory for the journal;
-    start_timer(period_ms, callback): a periodic timer, or None."""
+    start_timer(period_ms, callback): a periodic timer, or None; texts: the
+    handset's Persian text file (None: the one built beside the firmware)."""
     ring = EdgeRing()
     beams = [
         PocketBeam(pin_in(n), i, ring, ticks, cfg.BEAM_BROKEN) for i, n in enumerate(cfg.BEAMS)
@@ -70,5 +74,6 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     return Kit(
         table, ticks, ring, beams, colours, colour.load(flash + "/calibration.json"),
         cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
-        StatusLed(pin_out(cfg.LED)), Watchdog(make_wdt), serial, flash + "/journal",
+        StatusLed(pin_out(cfg.LED), None if cfg.LIGHT is None else pin_out(cfg.LIGHT)),
+        Watchdog(make_wdt), serial, flash + "/journal", texts,
     )  # fmt: skip

@@ -25,9 +25,9 @@ _PAGES = const(8)
 # segment remap, COM scan remapped, COM pins, contrast, precharge, VCOMH,
 # resume from RAM, normal (not inverted), display on.
 _INIT = (
-    0xAE, 0xD5, 0x80, 0xA8, 0x3F, 0xD3, 0x00, 0x40, 0x8D, 0x14, 0x20, 0x00,
-    0xA1, 0xC8, 0xDA, 0x12, 0x81, 0xCF, 0xD9, 0xF1, 0xDB, 0x40, 0xA4, 0xA6, 0xAF,
-)  # fmt: skip
+    b"\xae\xd5\x80\xa8\x3f\xd3\x00\x40\x8d\x14\x20\x00"
+    b"\xa1\xc8\xda\x12\x81\xcf\xd9\xf1\xdb\x40\xa4\xa6\xaf"
+)  # a bytes literal stays in flash; a tuple would be kept in RAM
 
 
 class Ssd1306:
@@ -38,9 +38,8 @@ class Ssd1306:
         self.channel = channel
         self.buf = bytearray(_WIDTH * _PAGES)
         self.fb = framebuf.FrameBuffer(self.buf, _WIDTH, _HEIGHT, framebuf.MONO_VLSB)
-        mv = memoryview(self.buf)
-        self.pages = [mv[p * _WIDTH : (p + 1) * _WIDTH] for p in range(_PAGES)]
-        self.vec = [b"\x40", self.pages[0]]  # control byte 0x40: data follows
+        self.mv = memoryview(self.buf)
+        self.vec = [b"\x40", None]  # type: list[object]  # control byte 0x40: data follows
         self.cmd = bytearray(2)  # control byte 0x80: one command byte follows
         self.cmd[0] = 0x80
         self.window = bytearray(b"\x00\x21\x00\x7f\x22\x00\x00")  # columns 0-127, page p..p
@@ -69,8 +68,11 @@ class Ssd1306:
             w[5] = p
             w[6] = p
             self.i2c.writeto(self.addr, w)
-            self.vec[1] = self.pages[p]
+            # A view of the page made here, not kept: eight kept views cost
+            # 256 bytes of heap for the firmware's whole life.
+            self.vec[1] = self.mv[p * _WIDTH : (p + 1) * _WIDTH]
             self.i2c.writevto(self.addr, self.vec)
+            self.vec[1] = None
             return True
         except OSError:
             return False

@@ -10,7 +10,17 @@
 
 # The firmware modules are imported where they are first needed, so that a
 # heap measurement can tell the simulator's own memory from the firmware's.
-from .devices import SimI2C, SimMux, SimPin, SimSsd1306, SimTcs34725, SimUart, SimWdt, VirtualClock
+from .devices import (
+    SimI2C,
+    SimMux,
+    SimPin,
+    SimRelay,
+    SimSsd1306,
+    SimTcs34725,
+    SimUart,
+    SimWdt,
+    VirtualClock,
+)
 
 
 class Config:
@@ -75,8 +85,10 @@ def nearest(ball):
 
 
 class SimBoard:
-    def __init__(self, flash="/flash", table="sim-1", cfg=None, serial=None, tick_ms=2, clock=None):
+    def __init__(self, flash="/flash", table="sim-1", cfg=None, serial=None, tick_ms=2, clock=None,
+                 texts=None):  # fmt: skip
         self.cfg = cfg if cfg is not None else Config()
+        self.texts = texts  # the handset's Persian text file (fa.bin), when not beside the code
         self.table = table
         self.flash = flash
         self.clock = clock if clock is not None else VirtualClock(1000)
@@ -130,6 +142,11 @@ class SimBoard:
         return self._pin(n, 1)
 
     def _pin_out(self, n):
+        if n == self.cfg.LIGHT:
+            # The relay drops out while the board is dark: a new, idle pin per boot.
+            relay = SimRelay(n)
+            self.pins[n] = relay
+            return relay
         return self._pin(n, 1)
 
     def _column(self, col):
@@ -160,7 +177,7 @@ class SimBoard:
         self.mux.mask = 0
         self.hw = kit.assemble(
             self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
-            self.clock.ticks_ms, self.table, self.flash, self._timer,
+            self.clock.ticks_ms, self.table, self.flash, self._timer, self.texts,
         )  # fmt: skip
         self.app = App(self.hw)
         self.next_tick = self.clock.now
@@ -273,7 +290,7 @@ class SimBoard:
     def key_position(self, name):
         from ..keypad_flow import KEY_NAMES
 
-        code = KEY_NAMES.index(name)
+        code = KEY_NAMES.split().index(name)
         return self.cfg.KEYMAP.index(bytes((code,)))
 
     def press(self, name, hold=80, bounce=0, at=None):
@@ -308,6 +325,11 @@ class SimBoard:
             self.advance(hold + gap)
 
     # -- what comes out ----------------------------------------------------------------
+    def light(self):
+        """True while the table light's relay has the lamp lit."""
+        relay = self.pins.get(self.cfg.LIGHT)
+        return relay is not None and relay.lit()
+
     def text(self):
         """The display's 8 lines, read back from the simulated SSD1306's memory."""
         return self.display.text()

@@ -53,6 +53,28 @@ class SimPin:
             h(self)
 
 
+class SimRelay(SimPin):
+    """The light's relay module on its output pin (active low): the lamp is
+    lit while the pin is low.  Every change of the contact is counted (a
+    mechanical relay clicks, and wears, once per switching)."""
+
+    def __init__(self, number):
+        SimPin.__init__(self, number, 1)
+        self.switchings = 0
+
+    def value(self, v=None):
+        if v is None:
+            return self.level
+        was = self.level
+        SimPin.value(self, v)
+        if self.level != was:
+            self.switchings += 1
+        return None
+
+    def lit(self):
+        return self.level == 0
+
+
 class SimI2C:
     """A bus: devices by address, and those behind a TCA9548A's open channels."""
 

@@ -12,9 +12,14 @@ from .board import between, nearest
 BALL_KEYS = names.BALLS  # the key of the list option numbered n is BALL_KEYS[n - 1]
 
 
+def foul_menu():
+    """The foul kinds in the order of the handset's list."""
+    return [names.FOUL_KINDS[c] for c in kf.FOUL_ORDER]
+
+
 def foul_keys(kind, ball=None):
     """Keys that call a foul: FOUL, the list (6 a page, BLACK pages on), the ball."""
-    i = kf.FOUL_MENU.index(kind)
+    i = foul_menu().index(kind)
     keys = ["foul"]
     keys.extend(["black"] * (i // 6))
     keys.append(BALL_KEYS[i % 6])
@@ -34,14 +39,14 @@ def _pick(options, value):
 
 def _menu(item, tail):
     keys = ["menu"]
-    keys.extend(_pick(kf.MENU_ITEMS, item))
+    keys.extend(_pick(kf.MENU_ITEMS.split("|"), item))
     keys.extend(tail)
     return keys
 
 
 def new_match_keys(best_of, reds=15, breaker=0):
-    tail = _pick(kf.BEST_OFS, best_of)
-    tail.extend(_pick(kf.REDS_CHOICE, reds))
+    tail = _pick(list(kf.BEST_OFS), best_of)
+    tail.extend(_pick(list(kf.REDS_CHOICE), reds))
     tail.append(BALL_KEYS[breaker])
     tail.append("ok")
     return _menu("new match", tail)
@@ -59,7 +64,7 @@ def expressible(ev):
             and len(p) == 2
             and type(p[0]) is str
             and ev.get("best_of") in kf.BEST_OFS
-            and ev.get("reds", 15) in kf.REDS_CHOICE
+            and ev.get("reds", 15) in list(kf.REDS_CHOICE)
             and ev.get("breaker", 0) in (0, 1)
             and len(ev) <= 5
         )
@@ -69,7 +74,7 @@ def expressible(ev):
     for key in ("ball",):
         if key in ev and ev[key] not in names.BALLS:
             return False
-    if name == "foul" and ev.get("kind") not in kf.FOUL_MENU:
+    if name == "foul" and ev.get("kind") not in foul_menu():
         return False
     if "side" in ev and ev["side"] not in (0, 1):
         return False

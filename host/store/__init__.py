@@ -26,8 +26,10 @@ from .records import (
     EventRow,
     FrameResult,
     LinkRow,
+    NameFixRow,
     Projection,
     RawRow,
+    SessionWrite,
     StoredEvent,
 )
 from .schema import StoreError, connect
@@ -41,8 +43,10 @@ __all__ = [
     "FrameResult",
     "GroupCommitter",
     "LinkRow",
+    "NameFixRow",
     "Projection",
     "RawRow",
+    "SessionWrite",
     "Store",
     "StoreError",
     "StoreReader",

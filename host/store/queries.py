@@ -10,6 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from baulk.protocol.messages import SETUP_MATCH
+
+from . import stats_queries
 from .records import StoredEvent
 from .schema import connect
 
@@ -17,7 +20,34 @@ from .schema import connect
 _LAST_MATCH = (
     "SELECT max(id) FROM events WHERE table_id = ? AND name = 'match' AND rejected IS NULL"
 )
-_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid"
+_EVENT_COLUMNS = "id, table_id, boot_id, seq, rx_ms, ev, scores, rejected, invalid, src"
+
+# A match is "replaced" when a later match started on its table before it
+# ended; it was "played" when a frame ended or a point was scored in it.
+_LISTED = """
+WITH listed AS (
+  SELECT m.*, m.rowid AS row_no,
+    EXISTS (SELECT 1 FROM matches later WHERE later.table_id = m.table_id
+            AND (later.started_ms > m.started_ms
+                 OR (later.started_ms = m.started_ms AND later.rowid > m.rowid))) AS replaced,
+    (EXISTS (SELECT 1 FROM frames f WHERE f.match_id = m.match_id)
+     OR EXISTS (SELECT 1 FROM events e WHERE e.match_id = m.match_id AND e.name != 'match'
+                AND e.rejected IS NULL AND e.scores IS NOT NULL AND e.scores != '[0,0]'))
+      AS played
+  FROM matches m {where}
+)
+SELECT * FROM listed {skip}
+ORDER BY started_ms DESC, row_no DESC LIMIT ?
+"""
+MATCH_STATUSES = ("in_play", "finished", "abandoned", "empty")
+
+
+def _status(ended_ms: int | None, replaced: bool, played: bool) -> str:
+    if ended_ms is not None:
+        return "finished"
+    if not replaced:
+        return "in_play"
+    return "abandoned" if played else "empty"
 
 
 def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
@@ -31,10 +61,144 @@ def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
         json.loads(r[6]) if r[6] else None,
         r[7],
         r[8],
+        r[9],
     )
 
 
-class StoreReader:
+# ---------------------------------------------------------------------- table sessions
+_SESSION_COLUMNS = (
+    "id, table_id, how, opened_by, opened_wall_ms, opened_mono_ms, opened_boot, open_event_id, "
+    "tariff, confirmed_wall_ms, confirmed_by, closed_wall_ms, closed_mono_ms, closed_boot, "
+    "close_event_id, closed_by, close_reason"
+)
+
+
+_SESSION_NAMES = tuple(c.strip() for c in _SESSION_COLUMNS.split(","))
+
+
+def _session_dict(r: sqlite3.Row | tuple[Any, ...], tariffs: dict[str, Any]) -> dict[str, Any]:
+    d = dict(zip(_SESSION_NAMES, tuple(r), strict=True))
+    text = d["tariff"]
+    if text not in tariffs:  # a day's sessions share a handful of tariffs: parse each once
+        tariffs[text] = json.loads(text)
+    d["tariff"] = tariffs[text]
+    return d
+
+
+class SessionReader:
+    """The reads of table sessions and what their bills are worked out from
+    (host/bills.py); a mixin of :class:`StoreReader`."""
+
+    db: sqlite3.Connection
+
+    def _sessions(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+        cur = self.db.cursor()
+        cur.row_factory = None  # plain tuples: a day's report reads hundreds
+        rows = cur.execute(f"SELECT {_SESSION_COLUMNS} FROM table_sessions {where}", args)
+        tariffs: dict[str, Any] = {}
+        return [_session_dict(r, tariffs) for r in rows]
+
+    def open_sessions(self) -> list[dict[str, Any]]:
+        return self._sessions("WHERE closed_wall_ms IS NULL ORDER BY id", ())
+
+    def session(self, session_id: int) -> dict[str, Any] | None:
+        found = self._sessions("WHERE id = ?", (session_id,))
+        return found[0] if found else None
+
+    def sessions_opened(
+        self, from_wall_ms: int, to_wall_ms: int, table_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Sessions opened in [from, to) by the wall clock, oldest first."""
+        q = "WHERE opened_wall_ms >= ? AND opened_wall_ms < ?"
+        args: tuple[Any, ...] = (from_wall_ms, to_wall_ms)
+        if table_id is not None:
+            q += " AND table_id = ?"
+            args += (table_id,)
+        return self._sessions(q + " ORDER BY opened_wall_ms, id", args)
+
+    def last_session_id(self) -> int:
+        row = self.db.execute("SELECT coalesce(max(id), 0) FROM table_sessions").fetchone()
+        return int(row[0])
+
+    def newest_event_id(self) -> int:
+        row = self.db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
+        return int(row[0])
+
+    def corrections(self, session_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+        out: dict[int, list[dict[str, Any]]] = {i: [] for i in session_ids}
+        for chunk in _chunks(session_ids):
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(
+                "SELECT id, session_id, created_wall_ms, who, amount, payer, reason "
+                f"FROM bill_corrections WHERE session_id IN ({marks}) ORDER BY id",
+                chunk,
+            )
+            for r in rows:
+                out[r["session_id"]].append(dict(r))
+        return out
+
+    def session_frames(self, sessions: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+        """Per session, the frames played in it (``frame_play`` rows with the
+        match's players): those that ended between its open and its close,
+        and the one still in play at its close (``finished`` false, its end
+        time that of its newest event by then).  One query for them all."""
+        out: dict[int, list[dict[str, Any]]] = {s["id"]: [] for s in sessions}
+        if not sessions:
+            return out
+        newest = self.newest_event_id()
+        players: dict[str, Any] = {}
+        cur = self.db.cursor()
+        cur.row_factory = None
+        for chunk in _chunks([s["id"] for s in sessions]):
+            marks = ",".join("?" * len(chunk))
+            rows = cur.execute(
+                "SELECT s.id, f.match_id, f.frame, f.start_t, f.end_t, f.winner, m.players, "
+                "f.end_id IS NOT NULL AND f.end_id <= coalesce(s.close_event_id, ?1), "
+                "coalesce(s.close_event_id, ?1) "
+                "FROM table_sessions s JOIN frame_play f ON f.table_id = s.table_id "
+                "AND f.start_id <= coalesce(s.close_event_id, ?1) AND ("
+                "(f.end_id > s.open_event_id AND f.end_id <= coalesce(s.close_event_id, ?1)) "
+                "OR (f.start_id > s.open_event_id "
+                "AND (f.end_id IS NULL OR f.end_id > coalesce(s.close_event_id, ?1)))) "
+                "LEFT JOIN matches m ON m.match_id = f.match_id "
+                f"WHERE s.id IN ({marks}) ORDER BY s.id, f.start_id",
+                (newest, *chunk),
+            ).fetchall()
+            for sid, match_id, frame, start_t, end_t, winner, names, finished, upto in rows:
+                if match_id not in players:
+                    players[match_id] = json.loads(names) if names else None
+                if not finished:
+                    end_t = self._last_t(match_id, frame, upto)
+                out[sid].append(
+                    {
+                        "match_id": match_id,
+                        "frame": frame,
+                        "start_t": start_t,
+                        "end_t": end_t,
+                        "winner": winner if finished else None,
+                        "finished": bool(finished),
+                        "players": players[match_id],
+                    }
+                )
+        return out
+
+    def _last_t(self, match_id: str, frame: int, upto_id: int) -> int | None:
+        """The device time of a frame's newest accepted event up to an id."""
+        row = self.db.execute(
+            "SELECT ev FROM events WHERE match_id = ? AND frame = ? AND id <= ? "
+            "AND rejected IS NULL ORDER BY id DESC LIMIT 1",
+            (match_id, frame, upto_id),
+        ).fetchone()
+        t = json.loads(row[0]).get("t") if row and row[0] else None
+        return t if isinstance(t, int) and not isinstance(t, bool) else None
+
+
+def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
+    for i in range(0, len(ids), size):
+        yield ids[i : i + size]
+
+
+class StoreReader(SessionReader):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.db = connect(self.path, readonly=True)
@@ -118,15 +282,44 @@ class StoreReader:
         return (int(row[0]), int(row[1])) if row else None
 
     # ------------------------------------------------------------------ matches and reports
-    def matches(self, table_id: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
-        q = "SELECT * FROM matches"
-        args: tuple[Any, ...] = ()
-        if table_id is not None:
-            q += " WHERE table_id = ?"
-            args = (table_id,)
-        q += " ORDER BY started_ms DESC, match_id DESC LIMIT ?"
-        rows = self.db.execute(q, (*args, limit)).fetchall()
-        return [_match_dict(r) for r in rows]
+    def matches(
+        self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False
+    ) -> list[dict[str, Any]]:
+        """Newest first, each with its ``status`` (one of MATCH_STATUSES);
+        ``skip_empty`` leaves out matches replaced before anything was scored."""
+        where = "WHERE m.table_id = ?" if table_id is not None else ""
+        skip = "WHERE ended_ms IS NOT NULL OR NOT replaced OR played" if skip_empty else ""
+        args: tuple[Any, ...] = (table_id,) if table_id is not None else ()
+        rows = self.db.execute(_LISTED.format(where=where, skip=skip), (*args, limit)).fetchall()
+        out = []
+        for r in rows:
+            match = _match_dict(r)
+            match["status"] = _status(r["ended_ms"], bool(r["replaced"]), bool(r["played"]))
+            out.append(match)
+        return out
+
+    def referee_of(self, match_id: str) -> str | None:
+        """The ``who`` of the operator's set-up that started this match (the
+        console sends the referee's name there), or None when the match was
+        set up on the keypad or without a name.  The device names the command
+        that caused an event (``events.cmd``); the newest command of that
+        number sent before the event is the one (the numbers start again with
+        a new link)."""
+        row = self.db.execute(
+            "SELECT c.who FROM events e JOIN commands c "
+            "ON c.table_id = e.table_id AND c.seq = e.cmd "
+            "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
+            "AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+            (match_id, SETUP_MATCH),
+        ).fetchone()
+        return str(row[0]) if row is not None and row[0] else None
+
+    def name_fix(self, match_id: str) -> list[Any] | None:
+        """The corrected players of a match, or None."""
+        row = self.db.execute(
+            "SELECT players FROM name_fixes WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return json.loads(row[0]) if row is not None else None
 
     def match(self, match_id: str) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()
@@ -172,6 +365,15 @@ class StoreReader:
             if points[-1] != scores:
                 points.append(scores)
         return out
+
+    # ------------------------------------------------------------------ statistics
+    def match_statistics(self, match_id: str) -> list[dict[str, Any]]:
+        """Each player's figures in one match (store/stats_queries.py)."""
+        return stats_queries.match_statistics(self.db, match_id)
+
+    def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]:
+        """Each finished frame's ball accounting (store/stats_queries.py)."""
+        return stats_queries.frame_accounts(self.db, match_id)
 
 
 def _match_dict(r: sqlite3.Row) -> dict[str, Any]:

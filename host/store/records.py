@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .frame_records import FrameRecord
+
 
 @dataclass
 class FrameResult:
@@ -35,6 +37,8 @@ class Projection:
     breaks: list[BreakResult] = field(default_factory=list)
     match_over: bool = False
     winner: int | None = None
+    # with frames_done: each frame's ball accounting and players' figures
+    frame_records: list[FrameRecord] = field(default_factory=list)
 
     @property
     def projects(self) -> bool:
@@ -91,14 +95,55 @@ class CommandRow:
 
 
 @dataclass
+class NameFixRow:
+    """Corrected player names of a match: the match event on the table cannot
+    change (the device's journal is the record), so the boards, reports and
+    lists show these instead."""
+
+    match_id: str
+    players: list[Any]
+    who: str | None
+    at_ms: int
+
+
+@dataclass
+class SessionWrite:
+    """One change to a table session (host/sessions.py): ``open``, ``confirm``,
+    ``close`` or ``correct``.  Times are (wall_ms, mono_ms, boot) of the PC."""
+
+    op: str
+    session_id: int
+    table_id: str = ""
+    who: str | None = None
+    wall_ms: int = 0
+    mono_ms: int = 0
+    boot: str = ""
+    how: str = "desk"  # open: "desk" or "auto"
+    tariff: dict[str, Any] | None = None  # open: the tariff it opens under
+    from_event: tuple[int, int] | None = None  # open: (boot, seq) of its first event
+    reason: str | None = None  # close: "desk" or "idle"; correct: the operator's reason
+    amount: int = 0  # correct: minor units, + or -
+    payer: str | None = None  # correct: who it is charged to (None: the table)
+
+
+@dataclass
 class Batch:
     events: list[EventRow] = field(default_factory=list)
     links: list[LinkRow] = field(default_factory=list)
     raws: list[RawRow] = field(default_factory=list)
     commands: list[CommandRow] = field(default_factory=list)
+    name_fixes: list[NameFixRow] = field(default_factory=list)
+    sessions: list[SessionWrite] = field(default_factory=list)
 
     def __len__(self) -> int:
-        return len(self.events) + len(self.links) + len(self.raws) + len(self.commands)
+        return (
+            len(self.events)
+            + len(self.links)
+            + len(self.raws)
+            + len(self.commands)
+            + len(self.name_fixes)
+            + len(self.sessions)
+        )
 
     def __add__(self, later: Batch) -> Batch:
         return Batch(
@@ -106,6 +151,8 @@ class Batch:
             self.links + later.links,
             self.raws + later.raws,
             self.commands + later.commands,
+            self.name_fixes + later.name_fixes,
+            self.sessions + later.sessions,
         )
 
 
@@ -120,3 +167,4 @@ class StoredEvent:
     scores: list[int] | None
     rejected: str | None
     invalid: str | None
+    src: int = 0  # protocol/SPEC.md event key -4: 0 a sensor, 1 the keypad, 2 the host

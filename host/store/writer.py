@@ -15,12 +15,24 @@ import concurrent.futures
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .records import Batch, CommandRow, EventRow, LinkRow, Projection, RawRow, StoredEvent
-from .schema import connect, dumps
+from .records import (
+    Batch,
+    CommandRow,
+    EventRow,
+    LinkRow,
+    NameFixRow,
+    Projection,
+    RawRow,
+    SessionWrite,
+    StoredEvent,
+)
+from .schema import connect, dumps, now_ms
+from .stats_writer import clear_stats, project_stats
 
 log = logging.getLogger("baulk.store")
 
@@ -60,6 +72,7 @@ class Store:
         self.db = connect(self.path)
         self.commits = 0
         self.rows = 0
+        self.play = PlayTracker()
 
     def close(self) -> None:
         self.db.close()
@@ -93,9 +106,17 @@ class Store:
                     "VALUES (?,?,?,?,?,?)",
                     (c.table_id, c.seq, c.mtype, dumps(c.body), c.who, c.created_ms),
                 )
+            for f in batch.name_fixes:
+                db.execute(
+                    "INSERT OR REPLACE INTO name_fixes (match_id, players, who, at_ms) "
+                    "VALUES (?,?,?,?)",
+                    (f.match_id, dumps(f.players), f.who, f.at_ms),
+                )
+            for s in batch.sessions:
+                write_session(db, s)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _roll_back(db)
             raise
         self.commits += 1
         self.rows += len(batch)
@@ -111,6 +132,8 @@ class Store:
         db.execute("SAVEPOINT events")
         before = db.total_changes
         db.executemany(_INSERT_EVENT, [_event_values(r) for r in rows])
+        # The rows went in one after the other: their ids run up to this one.
+        last_id = db.execute("SELECT last_insert_rowid()").fetchone()[0]
         if db.total_changes - before != len(rows):
             db.execute("ROLLBACK TO events")
             db.execute("RELEASE events")
@@ -125,6 +148,10 @@ class Store:
         for row in rows:
             if row.applied is not None and row.applied.projects:
                 project(db, row.table_id, row.rx_ms, row.applied)
+        if any(self.play.concerns(r.table_id, r.ev, r.applied) for r in rows):
+            first = last_id - len(rows) + 1
+            for i, row in enumerate(rows):
+                self.play.note(db, first + i, row.table_id, row.ev, row.applied)
 
     def _event(self, row: EventRow) -> None:
         db = self.db
@@ -141,6 +168,7 @@ class Store:
             db.execute(_INSERT_RAW, (row.table_id, row.rx_ms, row.mtype, row.seq, row.raw))
         if row.applied is not None:
             project(db, row.table_id, row.rx_ms, row.applied)
+            self.play.note(db, int(cur.lastrowid or 0), row.table_id, row.ev, row.applied)
 
     def _link(self, row: LinkRow) -> None:
         self.db.execute("INSERT OR IGNORE INTO links (table_id) VALUES (?)", (row.table_id,))
@@ -161,16 +189,29 @@ class Store:
             db.execute("DELETE FROM matches")
             db.execute("DELETE FROM frames")
             db.execute("DELETE FROM breaks")
+            db.execute("DELETE FROM frame_play")
+            play = PlayTracker()
+            clear_stats(db)
             for table_id, projected in tables:
                 updates = []
                 for e, a in projected:
                     updates.append((a.match_id, a.frame, e.id))
                     project(db, table_id, e.rx_ms, a)
+                    play.note(db, e.id, table_id, e.ev, a)
                 db.executemany("UPDATE events SET match_id = ?, frame = ? WHERE id = ?", updates)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _roll_back(db)
             raise
+
+
+def _roll_back(db: sqlite3.Connection) -> None:
+    """Undo a failed transaction without hiding why it failed: SQLite has
+    already rolled back after some errors (a full disk), and a ROLLBACK then
+    fails with an error of its own."""
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) -> None:
@@ -208,6 +249,131 @@ def project(db: sqlite3.Connection, table_id: str, at_ms: int, a: Projection) ->
             "UPDATE matches SET ended_ms = ?, winner = ? WHERE match_id = ?",
             (at_ms, a.winner, a.match_id),
         )
+    project_stats(db, at_ms, a)
+
+
+# ---------------------------------------------------------------------- play and sessions
+# Inputs that set a frame up rather than play it: a frame's play starts with
+# the first accepted input after them.
+_SET_UP = ("match", "toss", "order")
+_FRAME_ENDED = (
+    "INSERT INTO frame_play (match_id, frame, table_id, start_id, start_t, end_id, end_t, winner) "
+    "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (match_id, frame) DO UPDATE SET "
+    "end_id = excluded.end_id, end_t = excluded.end_t, winner = excluded.winner"
+)
+
+
+def _device_t(ev: dict[str, Any] | None) -> int | None:
+    t = ev.get("t") if ev else None
+    return t if isinstance(t, int) and not isinstance(t, bool) else None
+
+
+class PlayTracker:
+    """Writes ``frame_play``: a frame begins at its first accepted input of
+    play and ends at the event that finished it, each with its id and the
+    device's own time ``t``.  It remembers the frame each table is in, so an
+    event costs one comparison and a frame two writes."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, tuple[str, int]] = {}
+
+    def concerns(self, table_id: str, ev: dict[str, Any] | None, a: Projection | None) -> bool:
+        if a is None or not a.accepted or a.match_id is None or ev is None:
+            return False
+        if a.frames_done:
+            return True
+        return (
+            a.frame >= 1
+            and ev.get("ev") not in _SET_UP
+            and self.current.get(table_id) != (a.match_id, a.frame)
+        )
+
+    def note(
+        self,
+        db: sqlite3.Connection,
+        event_id: int,
+        table_id: str,
+        ev: dict[str, Any] | None,
+        a: Projection | None,
+    ) -> None:
+        if not self.concerns(table_id, ev, a):
+            return
+        assert a is not None and a.match_id is not None
+        t = _device_t(ev)
+        key = (a.match_id, a.frame)
+        if (
+            a.frame >= 1
+            and self.current.get(table_id) != key
+            and ev
+            and ev.get("ev") not in _SET_UP
+        ):
+            self.current[table_id] = key
+            db.execute(
+                "INSERT OR IGNORE INTO frame_play (match_id, frame, table_id, start_id, start_t) "
+                "VALUES (?,?,?,?,?)",
+                (a.match_id, a.frame, table_id, event_id, t),
+            )
+        for f in a.frames_done:
+            db.execute(
+                _FRAME_ENDED,
+                (a.match_id, f.frame, table_id, event_id, t, event_id, t, f.winner),
+            )
+
+
+def write_session(db: sqlite3.Connection, w: SessionWrite) -> None:
+    """One change to a table session.  The daemon checked it against the
+    sessions it holds; a write the store still refuses (a second open
+    session, a closed one changed) is logged and skipped, so it can never
+    hold up the commits that ack the devices."""
+    if w.op == "open":
+        anchor = None
+        if w.from_event is not None:
+            row = db.execute(
+                "SELECT id FROM events WHERE table_id = ? AND boot_id = ? AND seq = ?",
+                (w.table_id, w.from_event[0], w.from_event[1]),
+            ).fetchone()
+            anchor = row[0] - 1 if row else None
+        if anchor is None:
+            anchor = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
+        cur = db.execute(
+            "INSERT OR IGNORE INTO table_sessions (id, table_id, how, opened_by, opened_wall_ms, "
+            "opened_mono_ms, opened_boot, open_event_id, tariff) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                w.session_id,
+                w.table_id,
+                w.how,
+                w.who,
+                w.wall_ms,
+                w.mono_ms,
+                w.boot,
+                anchor,
+                dumps(w.tariff or {}),
+            ),
+        )
+    elif w.op == "confirm":
+        cur = db.execute(
+            "UPDATE table_sessions SET confirmed_wall_ms = ?, confirmed_by = ? "
+            "WHERE id = ? AND closed_wall_ms IS NULL AND confirmed_wall_ms IS NULL",
+            (w.wall_ms, w.who, w.session_id),
+        )
+    elif w.op == "close":
+        cur = db.execute(
+            "UPDATE table_sessions SET closed_wall_ms = ?, closed_mono_ms = ?, closed_boot = ?, "
+            "close_event_id = (SELECT coalesce(max(id), 0) FROM events), closed_by = ?, "
+            "close_reason = ? WHERE id = ? AND closed_wall_ms IS NULL",
+            (w.wall_ms, w.mono_ms, w.boot, w.who, w.reason, w.session_id),
+        )
+    elif w.op == "correct" and w.reason and w.reason.strip():
+        cur = db.execute(
+            "INSERT INTO bill_corrections (session_id, created_wall_ms, who, amount, payer, "
+            "reason) SELECT id, ?, ?, ?, ?, ? FROM table_sessions WHERE id = ?",
+            (w.wall_ms, w.who, w.amount, w.payer, w.reason.strip(), w.session_id),
+        )
+    else:
+        log.error("session %d: %r is not a session change; skipped", w.session_id, w.op)
+        return
+    if cur.rowcount != 1:
+        log.error("session %d: the store refused %r; skipped", w.session_id, w.op)
 
 
 class GroupCommitter:
@@ -216,27 +382,48 @@ class GroupCommitter:
     ``submit`` never blocks; the single writer thread commits whatever has
     gathered, then ``on_durable(table_id, seq)`` runs on the event loop for
     each table, which is where the daemon sends the device its ack.
+
+    When the store cannot commit (a full disk, a broken file), nothing is
+    acknowledged, so the devices keep their events and the rows wait here.
+    The error is logged once by its own words, then at most once a minute,
+    with a line when commits succeed again; ``on_health`` hears of both
+    (``failing`` is the error meanwhile), so the boards and the API can say
+    so.  Retries back off up to RETRY_MAX_S.
     """
+
+    RETRY_FIRST_S = 0.5
+    RETRY_MAX_S = 5.0
+    REMIND_EVERY_S = 60.0
 
     def __init__(
         self,
         store: Store,
         on_durable: Callable[[str, int], None],
-        max_batch: int = 5000,
+        on_health: Callable[[str | None], None] | None = None,
     ) -> None:
         self.store = store
         self.on_durable = on_durable
-        self.max_batch = max_batch
+        self.on_health = on_health
         self.pending = Batch()
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-store")
         self._wake: asyncio.Event | None = None
+        self._idle: asyncio.Event | None = None  # nothing pending, nothing on its way
+        self._closing: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self.batches = 0
         self.failures = 0
+        self.failing: str | None = None  # why commits fail, while they do
+        self.failing_since_ms: int | None = None
+        self._failed_at = 0.0  # monotonic time of the first failure in a row
+        self._told_at = 0.0
+        self._tries = 0
         self.closed = False
 
     def start(self) -> None:
         self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name="group-commit")
 
     def submit_event(self, row: EventRow) -> None:
@@ -255,45 +442,119 @@ class GroupCommitter:
         self.pending.commands.append(row)
         self._poke()
 
+    def submit_name_fix(self, row: NameFixRow) -> None:
+        self.pending.name_fixes.append(row)
+        self._poke()
+
+    def submit_session(self, row: SessionWrite) -> None:
+        self.pending.sessions.append(row)
+        self._poke()
+
     def _poke(self) -> None:
-        if self._wake is not None:
+        if self._wake is not None and self._idle is not None:
+            self._idle.clear()
             self._wake.set()
 
     async def _run(self) -> None:
-        assert self._wake is not None
+        assert self._wake is not None and self._idle is not None
         loop = asyncio.get_running_loop()
-        while True:
+        while not self.closed:
             await self._wake.wait()
             self._wake.clear()
-            while len(self.pending):
+            while len(self.pending) and not self.closed:
                 batch, self.pending = self.pending, Batch()
                 try:
                     done = await loop.run_in_executor(self.executor, self.store.write, batch)
                 except Exception as e:  # sqlite3.Error, a full disk, a bug
                     # Nothing was acked, so the device still holds these
-                    # events; keep them and try again shortly.
-                    self.failures += 1
-                    log.error("store commit failed (%r); retrying", e)
+                    # events; keep them and try again.
                     self.pending = batch + self.pending
-                    await asyncio.sleep(0.5)
+                    self._failed(e)
+                    await self._pause()
                     continue
+                self._recovered()
                 self.batches += 1
                 for table_id, seq in done.items():
                     self.on_durable(table_id, seq)
-            if self.closed:
-                return
+            if not len(self.pending):
+                self._idle.set()
+
+    def _failed(self, e: Exception) -> None:
+        self.failures += 1
+        self._tries += 1
+        why = str(e) or type(e).__name__
+        now = time.monotonic()
+        waiting = len(self.pending)
+        if self.failing is None:
+            self._failed_at = self._told_at = now
+            self.failing_since_ms = now_ms()
+            log.error(
+                "the store cannot commit: %s; %d rows wait and nothing is acknowledged "
+                "(the tables keep their events) until it can",
+                why,
+                waiting,
+            )
+        elif why != self.failing or now - self._told_at >= self.REMIND_EVERY_S:
+            self._told_at = now
+            log.error(
+                "the store still cannot commit: %s (%d tries in %.0f s, %d rows wait)",
+                why,
+                self._tries,
+                now - self._failed_at,
+                waiting,
+            )
+        changed = why != self.failing
+        self.failing = why
+        if changed and self.on_health is not None:
+            self.on_health(why)
+
+    def _recovered(self) -> None:
+        if self.failing is None:
+            return
+        log.warning(
+            "the store commits again, after %d failed tries in %.0f s",
+            self._tries,
+            time.monotonic() - self._failed_at,
+        )
+        self.failing = None
+        self.failing_since_ms = None
+        self._tries = 0
+        if self.on_health is not None:
+            self.on_health(None)
+
+    async def _pause(self) -> None:
+        """Wait before the next try, longer each time; a close cuts it short."""
+        assert self._closing is not None
+        delay = min(self.RETRY_FIRST_S * 2 ** (self._tries - 1), self.RETRY_MAX_S)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), delay)
 
     async def flush(self) -> None:
         """Wait until everything submitted so far is committed."""
-        while len(self.pending) or (self._wake is not None and self._wake.is_set()):
-            await asyncio.sleep(0.005)
-        # one more round trip through the writer: the batch in flight is done
-        await asyncio.get_running_loop().run_in_executor(self.executor, lambda: None)
+        assert self._idle is not None
+        while not self._idle.is_set():
+            await self._idle.wait()
 
-    async def close(self) -> None:
-        await self.flush()
+    async def close(self, timeout: float = 5.0) -> None:
+        """Commit what is pending (waiting at most ``timeout`` seconds, and
+        not at all while the store is failing), then stop.  Rows left are
+        not lost: nothing of them was acknowledged, so the devices send their
+        events again to the next daemon."""
+        if self.failing is None and self._idle is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.flush(), timeout)
+        self.closed = True
+        if self._closing is not None:
+            self._closing.set()
+        if self._wake is not None:
+            self._wake.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self.executor.shutdown(wait=True)
+        if len(self.pending):
+            log.warning(
+                "stopped with %d rows not stored: the tables send their events again",
+                len(self.pending),
+            )

@@ -12,7 +12,10 @@ boots again on what the flash holds, and then:
 * the frame resumes exactly: the engine after the boot equals (its whole
   image, undo log included) a fresh engine that replays the device's record;
 * at the end a host on the serial line has every journaled event exactly once,
-  in order.
+  in order;
+* the table light, switched by the host at random moments, comes back from
+  flash as the device last acknowledged it (or as a later message it took
+  just before the cut), and ends as the host last commanded.
 """
 
 from __future__ import annotations
@@ -56,6 +59,21 @@ class _Host:
         self.reader = frame.FrameReader()
         self.writer = frame.FrameWriter()
         self.delivered: list[tuple[int, dict[Any, Any]]] = []
+        self.lights: list[tuple[int, bool]] = []  # (seq, on) of each light message sent
+
+    def light(self, on: bool) -> None:
+        seq = self.session.send(messages.LIGHT, {0: on})
+        if seq:
+            self.lights.append((seq, on))
+
+    def light_states_allowed(self) -> set[bool]:
+        """What the relay may show after a boot: the state of the newest light
+        message the device acknowledged, or of any it took after that."""
+        acked = self.session.sender.base - 1
+        done = [i for i, (seq, _) in enumerate(self.lights) if seq <= acked]
+        if not done:
+            return {False} | {on for _, on in self.lights}
+        return {on for _, on in self.lights[done[-1] :]}
 
     def pump(self) -> None:
         b = self.board
@@ -94,6 +112,9 @@ def run(seed: int, cuts: int, max_budget: int = 6000, best_of: int = 3) -> dict[
         "lost": 0,
         "doubled": 0,
         "out_of_order": 0,
+        "light_switches": 0,
+        "light_checks": 0,
+        "light_wrong": 0,
     }
     try:
         board = SimBoard(flash=str(tmp), tick_ms=5)
@@ -119,6 +140,9 @@ def run(seed: int, cuts: int, max_budget: int = 6000, best_of: int = 3) -> dict[
                     if e.stroke_open:
                         board.keys("ok")
                     continue
+                if rng.random() < 0.15:  # the desk opens or closes a session
+                    host.light(not (host.lights and host.lights[-1][1]))
+                    figures["light_switches"] += 1
                 for ev in player.play_stroke():
                     driver.perform(ev)
                 board.advance(rng.randint(50, 400))
@@ -127,10 +151,16 @@ def run(seed: int, cuts: int, max_budget: int = 6000, best_of: int = 3) -> dict[
                 figures["cuts"] += 1
                 _power_cycle(board, flash, rng, max_budget, figures)
                 _check_boot(board, tap, record, figures)
+                figures["light_checks"] += 1
+                allowed = host.light_states_allowed()
+                if board.light() not in allowed or board.light() != board.app.journal.light:
+                    figures["light_wrong"] += 1
                 driver = Driver(board)
                 player = _Player(seed + figures["cuts"], board.app.engine)
         flash.disarm()
         board.settle(5000)  # the host catches up
+        figures["light_at_end"] = board.light()
+        figures["light_wanted_at_end"] = bool(host.lights and host.lights[-1][1])
         for seq, body in tap.records_all():
             record.setdefault(seq, _norm(body))
         got = [seq for seq, _ in host.delivered]

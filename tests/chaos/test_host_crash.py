@@ -26,3 +26,13 @@ def test_kill_9_loses_and_doubles_nothing_and_the_store_stays_sound(tmp_path: Pa
     assert f["board_equals_table"] and f["alerts"] == 0, f
     assert f["clean_exit"] == 0
     assert f["log_errors"] == [], f["log_errors"]
+
+
+def test_kill_9_keeps_every_session_and_bill_the_desk_was_told_of(tmp_path: Path) -> None:
+    f = run(tmp_path, seed=12, kills=6, gap_s=(0.3, 2.0), desk=True)
+    assert f["sim_error"] is None and f["kills"] == 6
+    assert f["integrity_after_kill"] == ["ok"] * 6 and f["integrity_at_end"] == "ok"
+    assert f["desk_actions"] == 12 and f["sessions_told"] >= 3
+    assert f["desk_problems"] == [], f["desk_problems"]
+    assert f["lost"] == 0 and f["doubled"] == 0 and f["differing"] == 0, f
+    assert f["log_errors"] == [], f["log_errors"]

@@ -19,6 +19,9 @@ def test_journal_stays_consistent_and_the_frame_resumes_exactly(seed: int) -> No
     assert f["lost"] == 0 and f["doubled"] == 0 and f["out_of_order"] == 0, f
     assert f["differing"] == 0, f
     assert f["delivered"] == f["journaled"] > 300, f
+    assert f["light_switches"] > 20 and f["light_checks"] == f["cuts"]
+    assert f["light_wrong"] == 0, f
+    assert f["light_at_end"] == f["light_wanted_at_end"]
 
 
 def test_tearing_flash_keeps_exactly_the_bytes_written_before_the_cut(tmp_path) -> None:

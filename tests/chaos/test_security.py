@@ -21,6 +21,7 @@ import pytest
 
 from baulk.host import config as config_mod
 from baulk.host.web import app as web_app
+from baulk.host.web import throttle
 from baulk.protocol import cobs, messages
 from tests.chaos.host_crash import TOKEN as PROCESS_TOKEN
 from tests.chaos.host_crash import DaemonProcess, write_config
@@ -72,26 +73,51 @@ def test_actions_need_the_token_compared_in_constant_time(
     assert (TOKEN.encode(), TOKEN.encode()) in calls
 
 
-def test_authentication_failures_are_rate_limited(daemon: DaemonThread, peer: DevicePeer) -> None:
+def test_wrong_tokens_are_throttled_but_never_lock_out_the_right_one(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
     url = daemon.url + "/api/tables/t1/command"
-    codes = [http(url, {"ev": "strike"}, token=f"guess-{i:08d}")[0] for i in range(30)]
-    assert codes[: web_app.AUTH_FAILURES] == [401] * web_app.AUTH_FAILURES
-    assert set(codes[web_app.AUTH_FAILURES :]) == {429}
-    # locked out: even the right token waits, so guessing gains nothing
-    status, body = http(url, {"ev": "strike"}, token=TOKEN)
-    assert status == 429 and "try again" in body["error"]
+    codes = [http(url, {"ev": "strike"}, token=f"guess-{i:08d}")[0] for i in range(14)]
+    assert codes[: throttle.PER_CLIENT] == [401] * throttle.PER_CLIENT
+    assert set(codes[throttle.PER_CLIENT :]) == {429}
     assert peer.last_seq() == 0
+    # Ten wrong guesses from the operator's own address (a shared NAT address)
+    # used to lock the right token out for a minute.
+    status, body = http(daemon.url + "/api/tables/t1/match", MATCH, token=TOKEN)
+    assert status == 200 and body["status"] == "done"
+
+
+def test_wrong_tokens_from_many_addresses_are_throttled_in_all(daemon: DaemonThread) -> None:
+    host, port = _hostport(daemon.url)
+    codes = []
+    for i in range(throttle.IN_ALL + 5):
+        # each guess from an address of its own: 127.0.0.x are all this machine
+        conn = httpclient.HTTPConnection(
+            host, port, timeout=10, source_address=(f"127.0.{1 + i // 250}.{2 + i % 250}", 0)
+        )
+        conn.request(
+            "POST",
+            "/api/tables/t1/command",
+            body=b'{"ev": "strike"}',
+            headers={"Authorization": f"Bearer guess-{i:08d}"},
+        )
+        codes.append(conn.getresponse().status)
+        conn.close()
+    assert codes[: throttle.IN_ALL] == [401] * throttle.IN_ALL
+    assert set(codes[throttle.IN_ALL :]) == {429}
 
 
 def test_throttle_forgets_failures_after_the_window() -> None:
-    t = web_app.AuthThrottle(most=3, window_s=10, clients=2)
-    for i in range(3):
-        t.failed("a", now=i)
-    assert t.retry_after("a", now=3) == pytest.approx(7)
-    assert t.retry_after("a", now=10.5) == 0  # the first failure left the window
+    t = throttle.AuthThrottle(per_client=3, in_all=100, window_s=10, clients=2)
+    assert [t.failed("a", now=i) for i in range(3)] == [0, 0, 0]
+    assert t.failed("a", now=3) == pytest.approx(7)  # the fourth within the window
+    assert t.failed("a", now=13.5) == 0  # those four left the window
     t.failed("b", now=11)
     t.failed("c", now=11)  # a third client: the oldest is forgotten (memory stays bounded)
     assert len(t.failures) <= 2
+    everyone = throttle.AuthThrottle(per_client=100, in_all=3, window_s=10)
+    assert [everyone.failed(f"x{i}", now=1) for i in range(3)] == [0, 0, 0]
+    assert everyone.failed("a new address", now=2) == pytest.approx(9)
 
 
 # ---------------------------------------------------------------------- logs
@@ -140,16 +166,30 @@ def test_no_secret_appears_in_any_log(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- headers and files
-def test_every_page_sends_a_content_security_policy(daemon: DaemonThread) -> None:
-    for path in ("/", "/table/t1", "/venue", "/overlay/t1", "/api/tables", "/static/board.js"):
-        conn = httpclient.HTTPConnection(*_hostport(daemon.url), timeout=10)
-        conn.request("GET", path)
-        r = conn.getresponse()
-        r.read()
-        csp = r.getheader("Content-Security-Policy") or ""
-        assert "default-src 'self'" in csp and "script-src 'self'" in csp, (path, csp)
-        assert "unsafe-eval" not in csp and "script-src 'self' 'unsafe-inline'" not in csp
-        conn.close()
+PAGES = ("/", "/table/t1", "/venue", "/overlay/t1", "/console", "/api/tables", "/static/board.js")
+# Errors too: the router's 404 and 405 used to go out without them.
+ERRORS = (("GET", "/no/such/page", 404), ("GET", "/api/nothing", 404), ("PUT", "/api", 405))
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"), [("GET", p, 200) for p in PAGES] + list(ERRORS)
+)
+def test_every_answer_sends_the_security_headers(
+    daemon: DaemonThread, method: str, path: str, status: int
+) -> None:
+    conn = httpclient.HTTPConnection(*_hostport(daemon.url), timeout=10)
+    conn.request(method, path)
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    assert r.status == status
+    csp = r.getheader("Content-Security-Policy") or ""
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp, (path, csp)
+    assert "unsafe-eval" not in csp and "script-src 'self' 'unsafe-inline'" not in csp
+    assert "frame-ancestors 'none'" in csp and r.getheader("X-Frame-Options") == "DENY"
+    assert r.getheader("X-Content-Type-Options") == "nosniff"
+    if status == 405:
+        assert "GET" in (r.getheader("Allow") or ""), "a 405 says which methods it takes"
 
 
 def _hostport(url: str) -> tuple[str, int]:

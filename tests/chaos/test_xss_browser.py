@@ -50,8 +50,11 @@ def test_hostile_names_stay_text_everywhere_with_the_csp_enforced(
     assert status == 200, reply
     peer.play([{"ev": "strike"}, {"ev": "pot", "ball": "red"}, {"ev": "rest"}])
     wait_for(lambda: daemon.board("t1")["state"]["scores"] == [1, 0], what="pot on the board")
-    status, body = http(daemon.url + "/api/matches?table=t1")
-    match_id = body["matches"][0]["match_id"]
+    # The board shows the pot before its commit; the match list, after.
+    matches = wait_for(
+        lambda: http(daemon.url + "/api/matches?table=t1")[1]["matches"], what="the match stored"
+    )
+    match_id = matches[0]["match_id"]
     profile = tempfile.mkdtemp(prefix="baulk-chromium-")
     executed: list[str] = []
     try:

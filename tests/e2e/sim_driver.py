@@ -36,7 +36,7 @@ class TableDriver:
     def _act(self, fn: Any, what: str) -> None:
         before = self.journal_next()
         self.sim._call(fn)
-        wait_for(lambda: self.journal_next() > before, timeout=10, what=f"firmware took {what}")
+        wait_for(lambda: self.journal_next() > before, timeout=30, what=f"firmware took {what}")
 
     def strike(self) -> None:
         b = self.sim.board
@@ -66,7 +66,7 @@ class TableDriver:
         for key in keys_for(ev):
             self.sim._call(lambda k=key: self.sim.board.press(k, hold=60))
             time.sleep(0.15)
-        wait_for(lambda: self.journal_next() > before, timeout=10, what=f"firmware took {ev}")
+        wait_for(lambda: self.journal_next() > before, timeout=30, what=f"firmware took {ev}")
 
     def state(self) -> dict[str, Any]:
         return self.sim.state()

@@ -45,7 +45,7 @@ def scenario(name: str) -> Any:
 
 
 @pytest.mark.parametrize(
-    "name", ["signals", "power_cut", "edges", "bad_keys", "question_power_cut"]
+    "name", ["signals", "power_cut", "edges", "bad_keys", "question_power_cut", "light"]
 )
 def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
@@ -96,6 +96,24 @@ def test_power_cut_mid_stroke_resumes_and_resends() -> None:
     assert out["last_foul"] == {"side": 0, "points": 5, "kind": "pot_not_on"}
     assert out["final"] == [1, 5]
     assert out["screen"][5] == "FOUL 5>Reza"
+
+
+def test_the_light_follows_the_host_and_survives_an_outage_and_a_power_cut() -> None:
+    out = scenario("light")
+    assert out["at_boot"] is False  # a fresh board: off
+    assert out["on"] is True
+    assert out["flash_at_ack"] is True  # on flash before the host had its ack
+    assert out["link_up_in_outage"] is False and out["on_in_outage"] is True
+    assert out["on_after_power_cut"] is True  # from flash, before any host
+    assert out["link_up_again"] and out["repeat_acked"]
+    # off -> on, then the boot after the power cut (dark, then on again): the
+    # repeated "on" after the handshake did not switch it
+    assert out["switchings_on"] == 1
+    assert out["off"] is False and out["off_acked"]
+    assert out["off_after_power_cut"] is False
+    assert out["delivered"] == 4  # the set-up and three light messages, each taken once
+    assert out["events"] == 1  # only the match set-up made an event
+    assert out["no_relay_acked"] and out["no_relay_kept"] is True
 
 
 def test_signal_edge_cases() -> None:

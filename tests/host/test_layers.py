@@ -15,14 +15,45 @@ HOST = Path(__file__).resolve().parents[2] / "host"
 # Module names below baulk.host, by layer, in import order.  "tools" are what
 # any layer may use: settings, the MicroPython runner, the match simulator.
 LAYERS: list[tuple[str, set[str]]] = [
-    ("tools", {"config", "micropython", "mp_replay", "sim_match", "table_sim"}),
+    (
+        "tools",
+        {
+            "config",
+            "micropython",
+            "mp_replay",
+            "sim_match",
+            "table_sim",
+            "text_render",
+            "handset_font",
+            "handset_texts",
+        },
+    ),
     ("link", {"link"}),
     ("store", {"store"}),
-    ("state", {"shadow", "live", "tables", "devices", "actions", "daemon", "rebuild"}),
+    (
+        "state",
+        {
+            "shadow",
+            "live",
+            "tables",
+            "devices",
+            "actions",
+            "daemon",
+            "rebuild",
+            "handset",
+            "match_play",
+            "frame_figures",
+        },
+    ),
     ("web and MQTT", {"web", "reports", "mqtt"}),
     ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
 ]
 LAYERS[-1][1].add("replay_cmd")
+# Table sessions and billing (docs/BILLING.md): clocks, money and tariffs are
+# tools; bills and the sessions keeper are state; their pages are web.
+LAYERS[0][1].update({"clock", "money", "tariffs"})
+LAYERS[3][1].update({"bills", "sessions"})
+LAYERS[4][1].add("billing_views")
 COMMANDS = {name for name in LAYERS[-1][1] if name.endswith("_cmd")}
 
 

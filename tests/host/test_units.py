@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sqlite3
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host.link import PortFinder, PortInfo
+from baulk.host.link import NOISE_EVERY_MS, NoiseReport, PortFinder, PortInfo, TableChannel
 from baulk.host.live import LiveHub
 from baulk.host.shadow import ShadowReferee
 from baulk.host.sim_match import generate_match
@@ -70,6 +71,12 @@ def test_config_reads_tables_token_and_defaults(tmp_path: Path) -> None:
         ("[[table]]\nid = 't1'", "exactly one of port or serial_number"),
         ("[[table]]\nid = 't1'\nport = 'a'\n[[table]]\nid = 't1'\nport = 'b'", "used twice"),
         ("[autodetect]\nusb = ['2e8a']", "VID:PID"),
+        # a rate no port can take used to kill the table's link silently,
+        # and 0 silently became 115200
+        ("[[table]]\nid = 't1'\nport = 'a'\nbaud = 99999999999999999", "table[0].baud"),
+        ("[[table]]\nid = 't1'\nport = 'a'\nbaud = 0", "table[0].baud must be a serial"),
+        ("[[table]]\nid = 't1'\nport = 'a'\nbaud = 115201", "not 115201"),
+        ("[[table]]\nid = 't1'\nport = 'a'\nbaud = " + "9" * 5000, "a number is far too long"),
     ],
 )
 def test_bad_config_is_refused_with_a_clear_message(tmp_path: Path, text: str, needle: str) -> None:
@@ -186,3 +193,37 @@ def test_shadow_projects_frames_and_big_breaks() -> None:
         frames += a.frames_done
     assert [(b.side, b.points) for b in breaks] == [(0, 147)]
     assert [(f.frame, f.scores, f.winner) for f in frames] == [(1, [147, 0], 0)]
+
+
+def test_a_noisy_line_is_summed_up_in_the_log_not_line_by_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="baulk.link")
+    noise = NoiseReport("t1")
+    for i in range(5000):
+        noise.bad("crc" if i % 4 else "cobs", i)
+    noise.report(5000)  # not yet: at most one line every NOISE_EVERY_MS
+    assert not caplog.records
+    noise.report(NOISE_EVERY_MS)
+    (line,) = caplog.records
+    assert line.levelno == logging.WARNING
+    assert line.getMessage() == "table t1: 5000 bad frames in 10 s (cobs 1250, crc 3750)"
+    noise.bad("crc", 20_000)
+    noise.report(30_000)  # a trickle is information, not a warning
+    assert caplog.records[-1].levelno == logging.INFO
+    assert noise.total == 5001
+
+
+def test_a_dead_link_is_logged_as_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    class Quiet:
+        def on_status(self, channel: TableChannel) -> None:
+            pass
+
+    caplog.set_level(logging.INFO, logger="baulk.link")
+    channel = TableChannel("t1", lambda: None, Quiet())  # type: ignore[arg-type]
+    channel._set_state("online", "")
+    channel._set_state("connecting", "no frame from the device for 2.5 s")
+    assert caplog.records[-1].levelno == logging.WARNING
+    assert caplog.records[-1].getMessage() == (
+        "table t1: link down: no frame from the device for 2.5 s"
+    )

@@ -84,7 +84,7 @@ def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
     if mtype == M.STATE:
         at, st = C.wire_to_state(body)
         return {"at": at, "state": st}
-    return {schema[k][0]: v for k, v in body.items() if k in schema}
+    return {schema[k][0]: to_json(v) for k, v in body.items() if k in schema}
 
 
 def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: int = VERSION):
@@ -277,8 +277,32 @@ def valid_vectors() -> list[dict[str, Any]]:
         ),
         valid("command_undo", M.COMMAND, {**w({"ev": "undo"}), -1: "operator"}, 11),
         valid("command_foul", M.COMMAND, w({"ev": "foul", "kind": "touch", "ball": "red"}), 12),
+        valid("settings_fa", M.SETTINGS, {0: 1}, 13, "the handset in Persian"),
+        valid(
+            "settings_newer_lang",
+            M.SETTINGS,
+            {0: 9},
+            14,
+            "a language code from a newer minor: well formed; the device refuses it (error 5)",
+        ),
+        valid(
+            "name_bitmap",
+            M.NAME_BITMAP,
+            {0: 1, 1: 0, 2: 10, 3: 3, 4: bytes.fromhex("ffc0 8040 ffc0")},
+            15,
+            "side 1's name, 10 x 3 pixels: rows of 2 bytes, the first pixel in the high bit",
+        ),
+        valid(
+            "name_bitmap_largest",
+            M.NAME_BITMAP,
+            {0: 0, 1: 1, 2: 128, 3: 16, 4: bytes(range(256))},
+            16,
+            "the largest: 128 x 16 pixels, 256 bytes (doubles: the second partner)",
+        ),
         valid("time", M.TIME, {0: 1767225600000, 1: 210}),
         valid("snapshot_request", M.SNAPSHOT_REQUEST, {}),
+        valid("light_on", M.LIGHT, {0: True}, 13, "the table light on: a session opened"),
+        valid("light_off", M.LIGHT, {0: False}, 14),
         valid(
             "log", M.LOG, {0: M.LOG_WARN, 1: "pocket ml colour sensor: low confidence", 2: 81234}
         ),
@@ -402,10 +426,55 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "five nested containers",
         ),
         invalid(
+            "light_not_bool",
+            cobs_encode(build(M.LIGHT, REL, 13, cbor2.dumps({0: 1}))),
+            "body",
+            "light on must be true or false, not 1",
+        ),
+        invalid(
             "out_of_range",
             cobs_encode(build(M.LOG, 0, 0, cbor2.dumps({0: 9, 1: "x"}))),
             "body",
             "log level 9",
+        ),
+        invalid(
+            "name_bitmap_too_wide",
+            cobs_encode(
+                build(
+                    M.NAME_BITMAP,
+                    REL,
+                    17,
+                    cbor2.dumps({0: 0, 1: 0, 2: 129, 3: 1, 4: bytes(17)}, canonical=True),
+                )
+            ),
+            "body",
+            "129 pixels wide: the display has 128",
+        ),
+        invalid(
+            "name_bitmap_too_many_bytes",
+            cobs_encode(
+                build(
+                    M.NAME_BITMAP,
+                    REL,
+                    18,
+                    cbor2.dumps({0: 0, 1: 0, 2: 128, 3: 16, 4: bytes(257)}, canonical=True),
+                )
+            ),
+            "body",
+            "257 bytes of pixels: at most 256",
+        ),
+        invalid(
+            "name_bitmap_text_pixels",
+            cobs_encode(
+                build(
+                    M.NAME_BITMAP,
+                    REL,
+                    19,
+                    cbor2.dumps({0: 0, 1: 0, 2: 8, 3: 1, 4: "x"}, canonical=True),
+                )
+            ),
+            "body",
+            "the pixels as text, not bytes",
         ),
     ]
 

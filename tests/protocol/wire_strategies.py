@@ -31,6 +31,8 @@ def value_for(kind: int, a: Any, b: Any) -> st.SearchStrategy[Any]:
         return text(a)
     if kind == M.BOOL:
         return st.booleans()
+    if kind == M.BYTES:
+        return st.binary(max_size=a)
     if kind in (M.NAME, M.WARNING):
         return _name(a)
     if kind == M.BALL_ON:

@@ -1,326 +1,160 @@
-// baulk boards: table board, venue board, overlay, index.  One script; the
-// page says which board it is in <body data-board="...">.  Everything a
-// player or operator typed is drawn with textContent, never as HTML.
-"use strict";
+// The table board: one table on a TV read from across the room (and on a
+// phone).  The page follows its table on the live feed and draws each board.
+import { LANG, bdi, byId, el, num, setKids, setText, setupPage, t } from "./js/i18n.js";
+import { connect, tableFromPath } from "./js/live.js";
+import {
+  announcement, announcementParts, ball, linkClass, pair, statusText, waitingForController,
+} from "./js/parts.js";
 
-const SCHEMA = 1;
-const params = new URLSearchParams(location.search);
-const LANG = params.get("lang") === "fa" ? "fa" : "en";
-const BOARD = document.body.dataset.board;
-const FA_DIGITS = "۰۱۲۳۴۵۶۷۸۹";
+setupPage();
+const body = document.body;
+let latest = null;
 
-const TEXT = {
-  en: {
-    best_of: "Best of {n}", frame: "Frame {n}", brk: "Break", ball_on: "Ball on",
-    remaining: "Remaining", snookers: "{name} needs {n} snooker(s)", highest: "High break",
-    respot: "Spot", history: "Frames", online: "online", offline: "offline",
-    connecting: "connecting", refused: "refused", last_seen: "last seen {t}", never: "never seen",
-    foul: "FOUL {n} → {name}", miss: "MISS", free_ball: "FREE BALL", play_again_warn: "third miss forfeits the frame",
-    respotted_black: "RE-SPOTTED BLACK", match_over: "{name} wins the match", any_colour: "any colour",
-    no_match: "No match on this table", shadow: "Check the score: {text}", feed_lost: "reconnecting…",
-    tables: "Tables", board: "Board", overlay: "Overlay", venue: "Venue board", reports: "Match reports",
-    in_play: "in play", frames_won: "frames",
-    red: "red", yellow: "yellow", green: "green", brown: "brown", blue: "blue", pink: "pink", black: "black", white: "white", colour: "colour",
-  },
-  fa: {
-    best_of: "بهترین از {n}", frame: "فریم {n}", brk: "بریک", ball_on: "توپ هدف",
-    remaining: "امتیاز باقی‌مانده", snookers: "{name} به {n} اسنوکر نیاز دارد", highest: "بالاترین بریک",
-    respot: "برگشت به خال", history: "فریم‌ها", online: "متصل", offline: "قطع",
-    connecting: "در حال اتصال", refused: "رد شده", last_seen: "آخرین ارتباط {t}", never: "هنوز متصل نشده",
-    foul: "خطا {n} ← {name}", miss: "میس", free_ball: "توپ آزاد", play_again_warn: "میس سوم فریم را می‌بازد",
-    respotted_black: "سیاهِ دوباره", match_over: "{name} برنده‌ی مسابقه", any_colour: "هر رنگ",
-    no_match: "مسابقه‌ای روی این میز نیست", shadow: "امتیاز را بررسی کنید: {text}", feed_lost: "اتصال دوباره…",
-    tables: "میزها", board: "تابلو", overlay: "روکش پخش", venue: "تابلوی سالن", reports: "گزارش مسابقه‌ها",
-    in_play: "در جریان", frames_won: "فریم",
-    red: "قرمز", yellow: "زرد", green: "سبز", brown: "قهوه‌ای", blue: "آبی", pink: "صورتی", black: "سیاه", white: "سفید", colour: "رنگی",
-  },
-};
-
-function num(v) {
-  const s = String(v);
-  return LANG === "fa" ? s.replace(/[0-9]/g, (d) => FA_DIGITS[d]) : s;
+// Draw a part of the board only when what it shows has changed: a pot
+// changes a score, the break and one ball, not the whole board.
+const drawn = new Map();
+function changed(part, value) {
+  const key = JSON.stringify(value);
+  if (drawn.get(part) === key) return false;
+  drawn.set(part, key);
+  return true;
 }
 
-function t(key, vars) {
-  let s = (TEXT[LANG][key] || TEXT.en[key] || key);
-  for (const [k, v] of Object.entries(vars || {})) {
-    s = s.split("{" + k + "}").join(typeof v === "number" ? num(v) : String(v));
+// The break's balls: a pot adds one at the end, so only the new ones are
+// drawn; anything else draws the line again.
+function renderBreakBalls(balls) {
+  const box = byId("break-balls");
+  const shown = box.children;
+  const extends_ = shown.length <= balls.length &&
+    [...shown].every((b, i) => b.dataset.ball === balls[i]);
+  if (!extends_) box.replaceChildren();
+  // Each ball's width comes from the line's width and the count (no flex
+  // shrinking to work out at every pot).
+  box.style.setProperty("--n", Math.max(balls.length, 1));
+  for (let i = box.children.length; i < balls.length; i++) {
+    const b = ball(balls[i]);
+    b.dataset.ball = balls[i];
+    box.append(b);
   }
-  return s;
 }
 
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = text;
-  return e;
+function renderStatus(status) {
+  const e = setText("status", statusText(status));
+  e.dataset.link = linkClass(status);
 }
 
-function set(id, text) {
-  const e = document.getElementById(id);
-  if (e) e.textContent = text;
-  return e;
+function info(label, kids) {
+  return [el("span", "label", label), ...kids];
 }
 
-function ball(name, title) {
-  const b = el("span", "ball " + name);
-  b.title = title || t(name);
-  b.setAttribute("aria-label", t(name));
-  return b;
+function renderPlayers(st, names) {
+  for (const side of [0, 1]) {
+    setText("name" + side, names[side]);
+    setText("score" + side, num(st.scores[side]));
+    setText("frames" + side, num(st.frames[side]));
+    const n = st.snookers_required[side];
+    setText("needs" + side, n > 0 ? (n === 1 ? t("snookers_one") : t("snookers_many", { n })) : "");
+    if (changed("high" + side, st.highest_break[side])) {
+      setKids("high" + side, info(t("high_break"), [el("b", "", num(st.highest_break[side]))]));
+    }
+    byId("player" + side).classList.toggle("striker", !st.match_over && st.striker === side);
+  }
 }
 
-function replace(id, children) {
-  const e = document.getElementById(id);
-  if (!e) return;
-  e.replaceChildren(...children);
+function renderBallOn(st) {
+  const on = st.ball_on;
+  const box = byId("ball-on");
+  box.hidden = st.match_over || !on;
+  if (box.hidden || !changed("ball-on", [on, st.free_ball, st.nominated])) return;
+  const kids = on === "colour" ? [ball("colour", t("any_colour")), el("span", "value", t("any_colour"))]
+    : [ball(on), el("span", "value", t(on))];
+  if (st.free_ball) kids.push(el("span", "value dim", t("free_ball_btn")));
+  if (st.nominated && st.nominated !== on) {
+    kids.push(el("span", "value dim", t("nominated")), ball(st.nominated));
+  }
+  setKids(box, info(t("ball_on"), kids));
 }
 
-function foulText(kind) {
-  return kind ? String(kind).replace(/_/g, " ") : "";
+// The frames played, oldest first; on a TV, when more were played than the
+// line holds, the oldest give way to a "+N" chip.  How many fit is worked out
+// from the screen's width (a chip is at most 19 u wide with its gap), not by
+// measuring the line: no layout is forced while a board is drawn.
+const portrait = matchMedia("(orientation: portrait)");
+
+function renderHistory(history) {
+  const chips = history.map((h) => {
+    const chip = el("span", "chip");
+    chip.dataset.winner = h.winner;
+    chip.title = t("frame", { n: h.frame });
+    chip.append(el("span", "fno", num(h.frame)), pair(h.scores[0], h.scores[1], h.winner));
+    return chip;
+  });
+  const u = Math.min(innerHeight / 100, (innerWidth * 0.5625) / 100);
+  const room = portrait.matches ? chips.length : Math.max(1, Math.floor((innerWidth / u - 20) / 19));
+  if (chips.length > room) {
+    const dropped = chips.length - (room - 1);
+    chips.splice(0, dropped, el("span", "chip more", "+" + num(dropped)));
+  }
+  setKids("history", chips);
 }
 
-function ago(ms) {
-  if (!ms) return t("never");
-  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  const text = s < 60 ? num(s) + "s" : s < 3600 ? num(Math.round(s / 60)) + "m" : num(Math.round(s / 3600)) + "h";
-  return t("last_seen", { t: text });
-}
-
-function statusText(st) {
-  if (!st) return t("offline");
-  if (st.link === "online") return t("online");
-  const word = st.state === "connecting" ? t("connecting") : st.state === "refused" ? t("refused") : t("offline");
-  return word + " · " + ago(st.last_seen_ms);
-}
-
-// ------------------------------------------------------------------ table board
-function renderTable(board) {
+function render(board) {
+  latest = board;
   const st = board.state;
   const m = board.match;
-  document.body.classList.toggle("offline", board.status.link !== "online");
-  set("table-name", board.name);
-  const status = set("status", statusText(board.status));
-  if (status) status.dataset.link = board.status.link;
-  if (!st || !m) {
-    set("name0", ""); set("name1", "");
-    set("score0", ""); set("score1", "");
-    set("frames0", ""); set("frames1", "");
-    set("bestof", "");
-    set("frame-no", "");
-    set("notice", t("no_match"));
-    document.getElementById("notice").dataset.kind = "none";
+  setText("table-name", board.name);
+  if (changed("title", board.name)) document.title = board.name + " | " + t("brand");
+  renderStatus(board.status);
+  const store = board.store || { ok: true };
+  if (changed("store", store.ok)) setText("store-failing", store.ok ? "" : t("store_failing"));
+  const playing = !!(st && m);
+  const waiting = !playing && waitingForController(board.status);
+  body.classList.toggle("offline", board.status.link !== "online");
+  body.classList.toggle("no-match", !playing);
+  setText("message-text", waiting ? t("waiting") : playing ? "" : t("no_match"));
+  setText("message-sub", waiting ? t("waiting_sub") : "");
+  const notice = byId("notice");
+  if (!playing) {
+    for (const id of ["bestof", "frame-no", "break"]) setText(id, "");
+    for (const id of ["break-balls", "history", notice]) setKids(id, []);
+    byId("history").parentElement.classList.add("empty");
+    notice.dataset.kind = "none";
+    drawn.clear();
     return;
   }
   const names = m.names;
-  for (const side of [0, 1]) {
-    set("name" + side, names[side]);
-    set("score" + side, num(st.scores[side]));
-    set("frames" + side, num(st.frames[side]));
-    set("high" + side, t("highest") + " " + num(st.highest_break[side]));
-    const panel = document.getElementById("player" + side);
-    if (panel) panel.classList.toggle("striker", !st.match_over && st.striker === side);
+  renderPlayers(st, names);
+  setText("bestof", t("best_of", { n: m.best_of }));
+  setText("frame-no", t("frame", { n: st.frame }));
+  setText("break", st.break ? num(st.break) : "");
+  byId("breakline").classList.toggle("empty", !st.break);
+  renderBreakBalls(board.break_balls || []);
+  renderBallOn(st);
+  const remaining = byId("remaining");
+  remaining.hidden = st.match_over;
+  if (changed("remaining", st.points_remaining)) {
+    setKids(remaining, info(t("remaining"), [el("b", "value", num(st.points_remaining))]));
   }
-  set("bestof", t("best_of", { n: m.best_of }));
-  set("frame-no", t("frame", { n: st.frame }));
-  set("break", st.break ? t("brk") + " " + num(st.break) : "");
-  replace("break-balls", (board.break_balls || []).map((b) => ball(b)));
-  const on = st.ball_on;
-  const onBox = document.getElementById("ball-on");
-  if (onBox) {
-    const kids = [el("span", "label", t("ball_on"))];
-    if (on === "colour") kids.push(ball("colour", t("any_colour")), el("span", "value", t("any_colour")));
-    else if (on) kids.push(ball(on), el("span", "value", t(on)));
-    if (st.nominated && on === "colour") kids.push(ball(st.nominated));
-    onBox.replaceChildren(...kids);
+  const respot = st.respot || [];
+  byId("respot").hidden = !respot.length;
+  if (changed("respot", respot)) setKids("respot", info(t("respot"), respot.map((b) => ball(b))));
+  const a = announcement(board);
+  if (changed("notice", [a, names])) {
+    notice.dataset.kind = a ? a.kind : "none";
+    setKids(notice, a ? announcementParts(a, names) : []);
   }
-  set("remaining", t("remaining") + " " + num(st.points_remaining));
-  const needs = [];
-  for (const side of [0, 1]) {
-    const n = st.snookers_required[side];
-    if (n > 0) needs.push(t("snookers", { name: names[side], n: n }));
+  if (changed("history", st.history || [])) {
+    byId("history").parentElement.classList.toggle("empty", !(st.history || []).length);
+    renderHistory(st.history || []);
   }
-  set("snookers", needs.join(" · "));
-  replace("respot", (st.respot || []).length ? [el("span", "label", t("respot")), ...st.respot.map((b) => ball(b))] : []);
-  renderNotice(board, names);
-  replace("history", (st.history || []).map((h) => {
-    const chip = el("span", "chip w" + h.winner);
-    chip.textContent = num(h.scores[0]) + "–" + num(h.scores[1]);
-    chip.title = t("frame", { n: h.frame });
-    return chip;
-  }));
   const alerts = board.alerts || [];
-  set("alert", alerts.length ? t("shadow", { text: alerts[alerts.length - 1].text }) : "");
-}
-
-function renderNotice(board, names) {
-  const n = board.notice;
-  const box = document.getElementById("notice");
-  if (!box) return;
-  box.dataset.kind = n ? n.kind : "none";
-  if (!n) { box.textContent = ""; return; }
-  if (n.kind === "foul") {
-    const receiver = names[1 - n.side];
-    const parts = [t("foul", { n: n.points, name: receiver }) + " · " + foulText(n.foul)];
-    if (n.miss) parts.push(t("miss"));
-    if (n.free_ball) parts.push(t("free_ball"));
-    if (n.warning) parts.push(t("play_again_warn"));
-    box.textContent = parts.join(" · ");
-  } else if (n.kind === "free_ball") {
-    box.textContent = t("free_ball");
-  } else if (n.kind === "respotted_black") {
-    box.textContent = t("respotted_black");
-  } else if (n.kind === "match_over") {
-    box.textContent = n.winner === 0 || n.winner === 1 ? t("match_over", { name: names[n.winner] }) : "";
+  if (changed("alert", alerts.length ? alerts[alerts.length - 1] : null)) {
+    const alert = alerts.length ? t("shadow") : "";
+    setKids("alert", alert ? [alert, ...(LANG === "en"
+      ? [": ", bdi(alerts[alerts.length - 1].text)] : [])] : []);
   }
 }
 
-// ------------------------------------------------------------------ overlay
-function renderOverlay(board) {
-  const st = board.state;
-  const m = board.match;
-  const root = document.getElementById("overlay");
-  root.hidden = !st || !m;
-  if (!st || !m) return;
-  for (const side of [0, 1]) {
-    set("name" + side, m.names[side]);
-    set("score" + side, num(st.scores[side]));
-    set("frames" + side, num(st.frames[side]));
-    document.getElementById("row" + side).classList.toggle("striker", !st.match_over && st.striker === side);
-  }
-  set("bestof", t("best_of", { n: m.best_of }));
-  set("break", st.break ? t("brk") + " " + num(st.break) : "");
-  replace("break-balls", (board.break_balls || []).map((b) => ball(b)));
-  renderNotice(board, m.names);
-}
-
-// ------------------------------------------------------------------ venue board
-const venueCards = new Map();
-
-function renderVenueCard(board) {
-  let card = venueCards.get(board.table);
-  const grid = document.getElementById("venue");
-  if (!card) {
-    card = el("a", "card");
-    card.href = "/table/" + encodeURIComponent(board.table) + (LANG === "fa" ? "?lang=fa" : "");
-    card.dataset.table = board.table;
-    venueCards.set(board.table, card);
-    const sorted = [...venueCards.keys()].sort();
-    grid.replaceChildren(...sorted.map((k) => venueCards.get(k)));
-  }
-  const st = board.state;
-  const m = board.match;
-  const head = el("div", "head");
-  head.append(el("span", "tname", board.name));
-  const s = el("span", "status", statusText(board.status));
-  s.dataset.link = board.status.link;
-  head.append(s);
-  const kids = [head];
-  if (st && m) {
-    for (const side of [0, 1]) {
-      const row = el("div", "row" + (!st.match_over && st.striker === side ? " striker" : ""));
-      row.append(el("span", "pname", m.names[side]), el("span", "pframes", num(st.frames[side])),
-        el("span", "pscore", num(st.scores[side])));
-      kids.push(row);
-    }
-    const foot = el("div", "foot", t("best_of", { n: m.best_of }) + " · " + t("frame", { n: st.frame }) +
-      (st.break ? " · " + t("brk") + " " + num(st.break) : ""));
-    kids.push(foot);
-  } else {
-    kids.push(el("div", "foot", t("no_match")));
-  }
-  card.classList.toggle("offline", board.status.link !== "online");
-  card.replaceChildren(...kids);
-}
-
-// ------------------------------------------------------------------ index
-async function renderIndex() {
-  const q = LANG === "fa" ? "?lang=fa" : "";
-  const other = LANG === "fa" ? "English" : "فارسی";
-  const switcher = document.getElementById("lang");
-  switcher.textContent = other;
-  switcher.href = LANG === "fa" ? "?" : "?lang=fa";
-  set("h-tables", t("tables"));
-  set("h-reports", t("reports"));
-  const venue = document.getElementById("venue-link");
-  venue.textContent = t("venue");
-  venue.href = "/venue" + q;
-  const api = await (await fetch("/api/tables")).json();
-  replace("tables", api.tables.map((b) => {
-    const li = el("li");
-    li.append(el("strong", "", b.name), " ");
-    const a = el("a", "", t("board")); a.href = "/table/" + encodeURIComponent(b.table) + q;
-    const o = el("a", "", t("overlay")); o.href = "/overlay/" + encodeURIComponent(b.table) + q;
-    li.append(a, " · ", o, " · ", el("span", "status", statusText(b.status)));
-    return li;
-  }));
-  const matches = await (await fetch("/api/matches?limit=20")).json();
-  replace("matches", matches.matches.map((mt) => {
-    const li = el("li");
-    const a = el("a", "", mt.players.map((p) => Array.isArray(p) ? p.join(" & ") : p).join(" – "));
-    a.href = "/report/" + encodeURIComponent(mt.match_id) + q;
-    li.append(a, " ", el("span", "", num(mt.frames_won[0]) + "–" + num(mt.frames_won[1]) + " (" + t("best_of", { n: mt.best_of }) + ")"));
-    return li;
-  }));
-}
-
-// ------------------------------------------------------------------ the live feed
-function tableFromPath() {
-  const parts = location.pathname.split("/");
-  return decodeURIComponent(parts[parts.length - 1]);
-}
-
-function connect(tables, onBoard) {
-  let delay = 500;
-  const open = () => {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = tables ? "?tables=" + encodeURIComponent(tables.join(",")) : "";
-    const ws = new WebSocket(proto + "//" + location.host + "/api/live" + q);
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(e.data);
-      if (msg.type === "hello") {
-        if (msg.schema !== SCHEMA) console.warn("live feed schema", msg.schema, "expected", SCHEMA);
-        document.body.classList.remove("feed-lost");
-        delay = 500;
-      } else if (msg.type === "board") {
-        onBoard(msg.board);
-        window.__baulkLast = msg;
-      }
-    };
-    ws.onclose = () => {
-      document.body.classList.add("feed-lost");
-      setTimeout(open, delay);
-      delay = Math.min(delay * 2, 10000);
-    };
-  };
-  open();
-}
-
-// "last seen 12s" must keep counting while no board message comes (offline).
-let lastTableBoard = null;
-
-function refreshStatus() {
-  if (lastTableBoard) {
-    const status = set("status", statusText(lastTableBoard.status));
-    if (status) status.dataset.link = lastTableBoard.status.link;
-  }
-}
-
-function init() {
-  document.documentElement.lang = LANG;
-  document.documentElement.dir = LANG === "fa" ? "rtl" : "ltr";
-  const lost = document.getElementById("feed-lost");
-  if (lost) lost.textContent = t("feed_lost");
-  if (BOARD === "table") {
-    connect([tableFromPath()], (b) => { lastTableBoard = b; renderTable(b); });
-    setInterval(refreshStatus, 5000);
-  } else if (BOARD === "overlay") {
-    connect([tableFromPath()], renderOverlay);
-  } else if (BOARD === "venue") {
-    set("venue-title", t("venue"));
-    connect(null, renderVenueCard);
-  } else if (BOARD === "index") {
-    renderIndex();
-  }
-}
-
-init();
+connect([tableFromPath()], render);
+// "last seen 12 s ago" keeps counting while no board message comes (offline).
+setInterval(() => { if (latest) renderStatus(latest.status); }, 5000);

@@ -1,0 +1,226 @@
+"""The player registry on the web: a player's page (``/player/{name}``) and
+a JSON API with a prefix search for the operator console's match form
+(docs/API.md, "Players").
+
+A player is addressed by any spelling of his name: the path is folded into
+the registry's key (host/store/player_names.py), so ``/player/Ali%20Reza``
+and ``/player/alireza`` are one page.
+
+The reads run on a read-only connection of their own in one worker thread:
+a player's figures over a thousand matches take tens of milliseconds, which
+must not hold up the event loop that feeds the live boards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from aiohttp import web
+
+from baulk.host.live import SCHEMA_VERSION
+from baulk.host.store import StoreError, connect
+from baulk.host.store import stats_queries as queries
+from baulk.host.store.frame_records import match_members
+from baulk.host.store.player_names import player_key
+from baulk.host.web import stats_html as h
+
+_T = TypeVar("_T")
+MAX_QUERY = 100  # characters of a search
+MAX_LIMIT = 100
+RECENT_MATCHES = 20
+
+
+class StatsReader:
+    """Statistics reads off the event loop, on their own connection."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-stats")
+        self._db: sqlite3.Connection | None = None
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = connect(self.path, readonly=True)
+        return self._db
+
+    async def run(self, read: Callable[..., _T], *args: Any) -> _T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, lambda: read(self._conn(), *args))
+
+    async def close(self) -> None:
+        def shut() -> None:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+        await asyncio.get_running_loop().run_in_executor(self.executor, shut)
+        self.executor.shutdown(wait=True)
+
+
+READER_KEY: web.AppKey[StatsReader] = web.AppKey("stats_reader")
+
+
+def player_data(db: sqlite3.Connection, key: str) -> dict[str, Any]:
+    """Everything the player page and /api/players/{key} show ({}: no such player)."""
+    found = queries.player(db, key)
+    if found is None:
+        return {}
+    return {
+        "player": found,
+        "statistics": queries.player_statistics(db, key),
+        "matches": queries.player_matches(db, key, RECENT_MATCHES),
+    }
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+
+def _error(status: int, text: str) -> web.Response:
+    return _json({"error": text}, status)
+
+
+# ---------------------------------------------------------------------- API
+NO_STORE = "this server keeps no store (a board fed by MQTT): players are on the venue's host"
+
+
+async def _read(request: web.Request, read: Callable[..., _T], *args: Any) -> _T | None:
+    """Run a read; None when this server has no store to read."""
+    try:
+        return await request.app[READER_KEY].run(read, *args)
+    except StoreError:
+        return None
+
+
+async def api_search(request: web.Request) -> web.Response:
+    text = request.query.get("q", "")
+    if len(text) > MAX_QUERY:
+        return _error(400, f"q must be at most {MAX_QUERY} characters")
+    if any(ord(c) < 32 for c in text):
+        return _error(400, "q must not hold control characters")
+    try:
+        limit = int(request.query.get("limit", "10"))
+    except ValueError:
+        return _error(400, "limit must be an integer")
+    if not 1 <= limit <= MAX_LIMIT:
+        return _error(400, f"limit must be 1..{MAX_LIMIT}")
+    found = await _read(request, queries.search_players, text, limit)
+    if found is None:
+        return _error(503, NO_STORE)
+    for p in found:
+        p["page"] = h.player_href(p["key"], "en")
+    return _json({"schema": SCHEMA_VERSION, "players": found})
+
+
+async def api_player(request: web.Request) -> web.Response:
+    given = request.match_info["key"]
+    data = await _read(request, player_data, player_key(given))
+    if data is None:
+        return _error(503, NO_STORE)
+    if not data:
+        return _error(404, f"there is no player '{given[:60]}'")
+    return _json({"schema": SCHEMA_VERSION, **data})
+
+
+# ---------------------------------------------------------------------- the page
+async def player_page(request: web.Request) -> web.Response:
+    lang = h.lang_of(request.query.get("lang"))
+    data = await _read(request, player_data, player_key(request.match_info["key"]))
+    if not data:
+        why, status = ("not_found", 404) if data == {} else ("no_store", 503)
+        return web.Response(
+            text=_page(lang, h.TEXT[lang]["player_title"], f"<p>{h.TEXT[lang][why]}</p>"),
+            content_type="text/html",
+            status=status,
+        )
+    return web.Response(text=player_html(data, lang), content_type="text/html")
+
+
+def _page(lang: str, title: str, body: str) -> str:
+    direction = "rtl" if lang == "fa" else "ltr"
+    return (
+        f"<!doctype html>\n<html lang='{lang}' dir='{direction}'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{h.esc(title)}</title><link rel='stylesheet' href='/static/report.css'>"
+        "<link rel='stylesheet' href='/static/stats.css'>"
+        f"</head><body><main>{body}</main></body></html>\n"
+    )
+
+
+def player_html(data: dict[str, Any], lang: str) -> str:
+    t = h.TEXT[lang]
+    p, stats = data["player"], data["statistics"]
+    other = "en" if lang == "fa" else "fa"
+    switch = h.player_href(p["key"], other)
+    seen = h.say(lang, "known_since", d=h.date(p["first_ms"], lang), e=h.date(p["last_ms"], lang))
+    summary = (
+        f"<p class='sub'>{seen} · <a id='lang' href='{switch}' lang='{other}'>"
+        f"<bdi>{t['other_lang']}</bdi></a></p>"
+    )
+    counts = (
+        f"<table class='counts'><tbody>"
+        f"<tr><th scope='row'>{t['matches']}</th>"
+        f"<td id='matches'>{h.num(stats['matches'], lang)}</td></tr>"
+        f"<tr><th scope='row'>{t['matches_won']}</th>"
+        f"<td id='matches-won'>{h.num(stats['matches_won'], lang)}</td></tr></tbody></table>"
+    )
+    if stats["frames"]:
+        figures = (
+            h.figures_table([(h.name(p["name"]), stats)], lang)
+            + f"<h2>{t['shot_spread']}</h2>{h.shot_histogram(stats, lang)}"
+        )
+    else:
+        figures = f"<p>{t['no_figures']}</p>"
+    body = (
+        f"<h1>{t['player_title']}: {h.name(p['name'])}</h1>{summary}{counts}"
+        f"<section id='statistics'><h2>{t['statistics']}</h2><p class='note'>"
+        f"{t['statistics_note']}</p>{figures}</section>"
+        f"<section id='matches-list'><h2>{t['recent']}</h2>{_matches_table(data['matches'], lang)}"
+        "</section>"
+    )
+    return _page(lang, f"{t['player_title']}: {p['name']}", body)
+
+
+def _matches_table(matches: list[dict[str, Any]], lang: str) -> str:
+    t = h.TEXT[lang]
+    if not matches:
+        return f"<p>{t['none']}</p>"
+    rows = []
+    for m in matches:
+        side = m["side"]
+        opponents = [n for s, _, n in match_members(m["players"]) if s != side]
+        mine, theirs = m["frames_won"][side], m["frames_won"][1 - side]
+        result = t["in_play"] if m["won"] is None else t["won"] if m["won"] else t["lost"]
+        report = f"/report/{quote(m['match_id'], safe='')}" + ("?lang=fa" if lang == "fa" else "")
+        rows.append(
+            f"<tr><td>{h.date(m['started_ms'], lang)}</td>"
+            f"<td>{' &amp; '.join(h.name(n) for n in opponents)}</td>"
+            f"<td>{result} {h.num(mine, lang)}–{h.num(theirs, lang)}</td>"
+            f"<td><a href='{report}'>{t['report']}</a></td></tr>"
+        )
+    head = "".join(
+        f"<th scope='col'>{t[k]}</th>" for k in ("date", "opponent", "result", "report_head")
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+# ---------------------------------------------------------------------- registration
+def add_routes(app: web.Application, store_path: Path) -> None:
+    """The player page and API, reading the store at ``store_path``."""
+    reader = StatsReader(store_path)
+    app[READER_KEY] = reader
+
+    async def close(_: web.Application) -> None:
+        await reader.close()
+
+    app.on_cleanup.append(close)
+    app.router.add_get("/player/{key}", player_page)
+    app.router.add_get("/api/players", api_search)
+    app.router.add_get("/api/players/{key}", api_player)

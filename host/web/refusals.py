@@ -1,0 +1,334 @@
+"""What the server or the table refused, and why, in the operator's language.
+
+The server's own checks and the device's rules engine give their reasons as
+short English sentences (the engine runs on the table and carries no second
+language).  The console shows them in Persian: each sentence the server or
+the engine can give has a pattern here and its Persian text.  Parts taken
+from the sentence are converted by the name of their group: ``ball`` and
+``kind`` become the Persian ball and foul names, ``n`` Persian digits,
+``reason`` is translated in its turn, and anything else (an id, a key, what
+a client sent) is kept as it is, isolated so that it cannot reorder the
+Persian words around it.  tests/web/test_refusals.py proves that every
+sentence in the engine and the web app has its Persian text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from baulk.host.web.words import digits, isolate, word, words
+
+_WHAT = r"(?P<what>player \d+(?:\.\d+)?|team \d+|who|referee)"
+_KEY_FA = {
+    "side": "طرف",
+    "breaker": "شروع‌کننده",
+    "player": "بازیکن",
+    "first": "نفر اول",
+    "match": "مسابقه",
+    "clear": "دیدِ کامل",
+    "ball": "توپ",
+    "kind": "نوع خطا",
+}
+_WHAT_FA = {"who": "نام اپراتور", "referee": "نام داور"}
+_RULE = "قانون"
+
+# (pattern, Persian).  Patterns match the whole sentence.
+_RULES: list[tuple[str, str]] = [
+    # ------------------------------------------------------------- the web app
+    (r"the table refused: (?P<reason>.+)", "میز نپذیرفت: {reason}"),
+    (r"the table cannot take this: (?P<text>.+)", "میز این را نمی‌تواند بگیرد: {text}"),
+    (
+        r"operator actions are switched off: set operator_token in the config or BAULK_TOKEN",
+        "کارهای اپراتور خاموش است: رمز اپراتور را در پیکربندی سرور بگذارید",
+    ),
+    (
+        r"too many attempts with a wrong operator token; try again in (?P<n>\d+) s",
+        "تلاش نادرست با رمز اپراتور بیش از اندازه شد؛ {n} ثانیه‌ی دیگر دوباره بکوشید",
+    ),
+    (
+        r"this action needs the operator token \(Authorization: Bearer TOKEN\)"
+        r"(?: or a console sign-in)?",
+        "این کار رمز اپراتور لازم دارد: نخست وارد شوید",
+    ),
+    (r"the operator token is wrong", "رمز اپراتور نادرست است"),
+    (r"token must be a string", "رمز اپراتور باید متن باشد"),
+    (
+        r"sign in first: there is no console sign-in, or it has ended",
+        "نخست وارد شوید: ورودی در کار نیست یا زمانش تمام شده است",
+    ),
+    (
+        r"refused: this action did not come from the console page \(CSRF token missing or wrong\)",
+        "رد شد: این کار از صفحه‌ی کنسول نیامده است",
+    ),
+    (
+        r"refused: this action came from another site \((?P<text>.*)\)",
+        "رد شد: این کار از سایت دیگری آمده است ({text})",
+    ),
+    (r"the request body is over (?P<n>\d+) bytes", "درخواست بیش از {n} بایت است"),
+    (r"the request body could not be read", "درخواست خوانده نشد"),
+    (r"the body must be a JSON object(?:: .*)?", "درخواست ساختار درستی ندارد"),
+    (_WHAT + r" must be a non-empty name", "{what}: نام لازم است"),
+    (_WHAT + r" is longer than (?P<n>\d+) bytes", "{what}: نام بیش از {n} بایت است"),
+    (
+        _WHAT + r" must not hold control, invisible or direction characters \(U\+[^)]*\)",
+        "{what}: نام نویسه‌ای نامرئی، کنترلی یا جهت‌دار دارد",
+    ),
+    (
+        r"unknown key '(?P<key>[^']*)' \(allowed: (?P<text>.*)\)",
+        "کلید ناشناخته‌ی {key} (کلیدهای مجاز: {text})",
+    ),
+    (
+        r"players must be a list of two names \(or two teams of two names\)",
+        "بازیکنان باید دو نام باشند، یا دو تیم دونفره",
+    ),
+    (r"team (?P<n>\d+) must have one or two players", "تیم {n} باید یک یا دو بازیکن داشته باشد"),
+    (r"best_of must be an odd integer from 1 to 35", "تعداد فریم‌ها باید عددی فرد از ۱ تا ۳۵ باشد"),
+    (r"ev must be one of: (?P<text>.*)", "رویداد باید یکی از اینها باشد: {text}"),
+    (
+        r"a new match goes to POST (?P<text>.*)",
+        "مسابقه‌ی تازه از راه شروع مسابقه فرستاده می‌شود ({text})",
+    ),
+    (r"there is no table '(?P<id>.*)'", "میز {id} وجود ندارد"),
+    (r"'(?P<id>.*)' is not a table id", "{id} شناسه‌ی میز نیست"),
+    (
+        r"table must be a table id \(letters, digits, '-' or '_'\)",
+        "شناسه‌ی میز فقط حرف و رقم و خط تیره و زیرخط دارد",
+    ),
+    (r"limit must be an integer", "حد فهرست باید عدد باشد"),
+    (r"limit must be 1\.\.1000", "حد فهرست باید از ۱ تا ۱۰۰۰ باشد"),
+    (r"skip_empty must be 0 or 1", "پرش از مسابقه‌های خالی باید ۰ یا ۱ باشد"),
+    (r"there is no match '(?P<id>.*)'", "مسابقه‌ی {id} وجود ندارد"),
+    (
+        r"too many actions are waiting for this table; try again when it is online",
+        "کارهای زیادی در انتظار این میز است؛ وقتی وصل شد دوباره بکوشید",
+    ),
+    (
+        r"the table has not answered yet; it gets the action when it is online",
+        "میز هنوز پاسخ نداده است؛ وقتی وصل شود آن را می‌گیرد",
+    ),
+    (r"there is no match on this table to correct", "روی این میز مسابقه‌ای برای اصلاح نیست"),
+    (
+        r"the names must keep the match's form: (?P<text>.*)",
+        "نام‌ها باید به همان شکل مسابقه باشند: دو بازیکن، یا دو تیم دونفره",
+    ),
+    (
+        r"name corrections need the venue's store: make them on the host of the table",
+        "اصلاح نام‌ها روی رایانه‌ی همان میز انجام می‌شود",
+    ),
+    # ------------------------------------------------------------- the rules engine
+    (
+        r"no match has been set up: send a match event first",
+        "مسابقه‌ای تعریف نشده است: نخست مسابقه را شروع کنید",
+    ),
+    (r"the undo log is full", "دفتر برگرداندن پر است"),
+    (r"nothing to undo", "چیزی برای برگرداندن نیست"),
+    (r"the match is over", "مسابقه تمام شده است"),
+    (
+        r"a stroke is already being played: waiting for the balls to come to rest",
+        "ضربه‌ای در جریان است: بمانید تا توپ‌ها بایستند",
+    ),
+    (
+        r"the balls are still moving: wait until they are at rest",
+        "توپ‌ها هنوز در حرکت‌اند: بمانید تا بایستند",
+    ),
+    (r"too many events in one stroke", "رویدادهای یک ضربه بیش از اندازه است"),
+    (r"unknown event", "رویداد ناشناخته"),
+    (r"no red is left on the table", "قرمزی روی میز نمانده است"),
+    (
+        r"the cue ball has already left the table in this stroke",
+        "توپ سفید در همین ضربه از میز بیرون رفته است",
+    ),
+    (r"the (?P<ball>\w+) is not on the table", "توپ {ball} روی میز نیست"),
+    (
+        r"a ball is forced off only during a stroke: strike first",
+        "توپ فقط در جریان ضربه از میز بیرون می‌رود: نخست ضربه را ثبت کنید",
+    ),
+    (r"there is no stroke to call a foul on", "ضربه‌ای نیست که برایش خطا اعلام شود"),
+    (
+        r"hitting two reds at once is not a foul \(R3\.8\)",
+        "برخورد هم‌زمان به دو قرمز خطا نیست ({rule} ۳٫۸)",
+    ),
+    (
+        r"hitting the free ball and the ball on together is not a foul \(R3\.8\)",
+        "برخورد هم‌زمان به توپ آزاد و توپ هدف خطا نیست ({rule} ۳٫۸)",
+    ),
+    (
+        r"(?P<kind>\w+) applies only after a red was potted",
+        "«{kind}» فقط پس از گل شدن قرمز پیش می‌آید",
+    ),
+    (
+        r"(?P<kind>free_ball_snooker) applies only to a free ball stroke",
+        "«{kind}» فقط در ضربه‌ی توپ آزاد پیش می‌آید",
+    ),
+    (
+        r"snookering behind the free ball is no foul with only pink and black left \(R3\.11\.3\)",
+        "وقتی فقط صورتی و سیاه مانده‌اند، اسنوکر پشت توپ آزاد خطا نیست ({rule} ۳٫۱۱٫۳)",
+    ),
+    (
+        r"(?P<kind>outside_d) applies only when the cue ball was in hand",
+        "«{kind}» فقط وقتی پیش می‌آید که توپ سفید در دست بود",
+    ),
+    (r"there is no stroke to call a miss on", "ضربه‌ای نیست که برایش میس اعلام شود"),
+    (
+        r"a miss is called with a foul: call the foul first",
+        "میس همراه خطا اعلام می‌شود: نخست خطا را اعلام کنید",
+    ),
+    (r"a miss has already been called on this stroke", "برای این ضربه میس اعلام شده است"),
+    (
+        r"a miss is not called when only the black remains \(R3\.15\)",
+        "وقتی فقط سیاه مانده است میس اعلام نمی‌شود ({rule} ۳٫۱۵)",
+    ),
+    (
+        r"no stroke is being played: rest comes after a strike",
+        "ضربه‌ای در جریان نیست: ایستادن توپ‌ها پس از ضربه می‌آید",
+    ),
+    (
+        r"a free ball needs a foul on the last stroke",
+        "توپ آزاد فقط پس از خطا در ضربه‌ی آخر داده می‌شود",
+    ),
+    (
+        r"play again needs a foul on the last stroke",
+        "«دوباره بازی کند» فقط پس از خطا در ضربه‌ی آخر ممکن است",
+    ),
+    (
+        r"(?P<text>.+) needs a foul on the last stroke",
+        "{text} فقط پس از خطا در ضربه‌ی آخر ممکن است",
+    ),
+    (r"a free ball has already been declared", "توپ آزاد پیش‌تر اعلام شده است"),
+    (
+        r"there is no free ball with only the black left",
+        "وقتی فقط سیاه مانده است توپ آزاد داده نمی‌شود",
+    ),
+    (r"the cue ball cannot be nominated", "توپ سفید را نمی‌شود اعلام کرد"),
+    (r"a red cannot be the free ball", "قرمز نمی‌تواند توپ آزاد باشد"),
+    (r"the (?P<ball>\w+) is already the ball on", "توپ {ball} همین حالا توپ هدف است"),
+    (
+        r"after a red the ball on is a colour \(R3\.4a\)",
+        "پس از قرمز، توپ هدف یکی از رنگی‌هاست ({rule} ۳٫۴ الف)",
+    ),
+    (r"nothing to nominate: the ball on is a red", "چیزی برای اعلام نیست: توپ هدف قرمز است"),
+    (
+        r"nothing to nominate: the colours are taken in order and the (?P<ball>\w+) is on",
+        "چیزی برای اعلام نیست: رنگی‌ها به ترتیب بازی می‌شوند و اکنون {ball} هدف است",
+    ),
+    (
+        r"replace needs a foul and a miss on the last stroke",
+        "برگرداندن توپ‌ها فقط پس از خطا و میس در ضربه‌ی آخر ممکن است",
+    ),
+    (
+        r"edge_replace must follow the stroke it replaces",
+        "برگرداندن توپ لبه‌ی جیب باید درست پس از همان ضربه بیاید",
+    ),
+    (
+        r"a frame can be claimed only when just the black remains",
+        "فریم را فقط وقتی می‌شود گرفت که تنها سیاه مانده باشد",
+    ),
+    (
+        r"the striker must lead by more than 7 points to claim the frame",
+        "برای گرفتن فریم، بازیکن نوبت باید بیش از ۷ امتیاز جلو باشد",
+    ),
+    (r"a toss is made only for a re-spotted black", "قرعه فقط برای سیاهِ دوباره روی خال است"),
+    (r"the re-spotted black has already been played", "سیاهِ دوباره روی خال بازی شده است"),
+    (r"player is given only in doubles", "بازیکن فقط در بازی دونفره تعیین می‌شود"),
+    (r"no colour is waiting to be spotted", "رنگی‌ای در انتظار برگشت به خال نیست"),
+    (
+        r"the order of partners applies only in doubles",
+        "ترتیب هم‌تیمی‌ها فقط در بازی دونفره معنا دارد",
+    ),
+    (
+        r"the order of play is fixed once the frame has started \(R3\.18\.1\)",
+        "با شروع فریم ترتیب بازی ثابت می‌شود ({rule} ۳٫۱۸٫۱)",
+    ),
+    (r"(?P<key>\w+) must be 0 or 1", "{key} باید ۰ یا ۱ باشد"),
+    (r"(?P<key>\w+) must be true or false", "{key} باید بله یا نه باشد"),
+    (r"(?P<key>\w+) must be a ball name", "{key} باید نام یک توپ باشد"),
+    (r"unknown ball '(?P<text>.*)'", "توپ ناشناخته: {text}"),
+    (r"an event must be a JSON object", "رویداد ساختار درستی ندارد"),
+    (r"the event has no 'ev' name", "رویداد نام ندارد"),
+    (r"unknown event '(?P<text>.*)'", "رویداد ناشناخته: {text}"),
+    (r"unknown key '(?P<key>.*)' for (?P<text>\w+)", "کلید ناشناخته‌ی {key} برای {text}"),
+    (r"(?P<text>\w+) needs '(?P<key>\w+)'", "{text} به {key} نیاز دارد"),
+    (
+        r"t must be a non-negative integer of milliseconds",
+        "زمان رویداد باید عددی نامنفی به میلی‌ثانیه باشد",
+    ),
+    (r"unknown pocket '(?P<text>.*)'", "جیب ناشناخته: {text}"),
+    (r"unknown foul kind '(?P<text>.*)'", "نوع خطای ناشناخته: {text}"),
+    (r"occupied must be a list of spot names", "خال‌های پر باید فهرستی از نام خال‌ها باشد"),
+    (r"unknown spot '(?P<text>.*)'", "خال ناشناخته: {text}"),
+    (r"spot '(?P<text>.*)' is listed twice", "خال {text} دو بار آمده است"),
+    (r"each player name must be a non-empty string", "نام هر بازیکن لازم است"),
+    (r"player names are at most (?P<n>\d+) bytes of UTF-8", "نام بازیکن حداکثر {n} بایت است"),
+    (r"players must list the two sides", "بازیکنان باید هر دو طرف را داشته باشند"),
+    (
+        r"in doubles each side is a pair of player names",
+        "در بازی دونفره هر طرف دو بازیکن دارد",
+    ),
+    (r"best_of must be a positive odd integer", "تعداد فریم‌ها باید عددی فرد و مثبت باشد"),
+    (r"best_of is at most (?P<n>\d+)", "تعداد فریم‌ها حداکثر {n} است"),
+    (r"reds must be 15, 10 or 6", "تعداد قرمزها باید ۱۵، ۱۰ یا ۶ باشد"),
+]
+_COMPILED = [(re.compile(p), fa) for p, fa in _RULES]
+
+
+def _what(value: str) -> str:
+    if value in _WHAT_FA:
+        return _WHAT_FA[value]
+    number = value.split(" ", 1)[1]
+    if value.startswith("team"):
+        return f"تیم {digits(number, 'fa')}"
+    if "." in number:
+        team, player = number.split(".")
+        return f"تیم {digits(team, 'fa')}، بازیکن {digits(player, 'fa')}"
+    return f"بازیکن {digits(number, 'fa')}"
+
+
+def _ball(value: str) -> str:
+    return word(value, "fa") if value in words()["fa"] else isolate(value)
+
+
+def _kind(value: str) -> str:
+    key = "foul_" + value
+    return word(key, "fa") if key in words()["fa"] else isolate(value)
+
+
+def _key(value: str) -> str:
+    return _KEY_FA.get(value) or isolate(value)
+
+
+_CONVERT: dict[str, Callable[[str], str]] = {
+    "ball": _ball,
+    "kind": _kind,
+    "n": lambda v: digits(v, "fa"),
+    "what": _what,
+    "key": _key,
+    "id": isolate,
+    "text": isolate,
+}
+
+
+def persian(text: str) -> str | None:
+    """The Persian for one of the known sentences, or None."""
+    for pattern, fa in _COMPILED:
+        m = pattern.fullmatch(text)
+        if m is None:
+            continue
+        parts = {"rule": _RULE}
+        for name, value in m.groupdict().items():
+            if value is None:
+                continue
+            if name == "reason":
+                parts[name] = localise(value, "fa")
+            else:
+                parts[name] = _CONVERT[name](value)
+        return fa.format(**parts)
+    return None
+
+
+def localise(text: str, lang: str) -> str:
+    """``text`` in ``lang``; a sentence with no Persian yet stays English,
+    isolated, rather than being lost."""
+    if lang != "fa":
+        return text
+    return persian(text) or isolate(text)

@@ -1,0 +1,162 @@
+"""The console's sign-in over plain HTTP: the cookie's flags, the CSRF token
+and the Origin check, sign-out, a forged cookie, the rate limit, and that
+the bearer token still works for scripts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from baulk.host.web import throttle
+from tests.host.device_peer import DevicePeer
+from tests.host.harness import TOKEN, DaemonThread, make_config, wait_for
+from tests.web.client import Browser
+
+MATCH = {"players": ["Ali", "Reza"], "best_of": 3}
+
+
+@pytest.fixture
+def peer(tmp_path: Path) -> Iterator[DevicePeer]:
+    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
+    yield p
+    p.stop()
+
+
+@pytest.fixture
+def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
+    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
+    wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
+    yield d
+    d.stop()
+
+
+def test_sign_in_sets_an_httponly_strict_cookie_and_gives_a_csrf_token(
+    daemon: DaemonThread,
+) -> None:
+    b = Browser(daemon.url)
+    answer = b.sign_in(TOKEN)
+    assert answer.status == 200 and answer.body["signed_in"] is True
+    csrf = answer.body["csrf"]
+    assert len(csrf) >= 32 and TOKEN not in csrf
+    (cookie,) = answer.header("Set-Cookie")
+    flags = {f.strip().split("=")[0].lower() for f in cookie.split(";")[1:]}
+    assert {"httponly", "samesite", "path", "max-age"} <= flags
+    assert "SameSite=Strict" in cookie
+    assert "secure" not in flags  # plain HTTP: a Secure cookie would never come back
+    assert TOKEN not in cookie
+    assert answer.header("Cache-Control") == ["no-store"]
+    session = b.send("GET", "/console/session")
+    assert session.body == {"signed_in": True, "csrf": csrf, "actions_enabled": True}
+
+
+def test_an_action_needs_the_session_and_its_csrf_token_and_this_origin(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
+    b = Browser(daemon.url)
+    path = "/api/tables/t1/match"
+    assert b.send("POST", path, MATCH).status == 401  # not signed in
+    csrf = b.sign_in(TOKEN).body["csrf"]
+    no_token = b.send("POST", path, MATCH)
+    assert no_token.status == 403 and "CSRF" in no_token.body["error"]
+    wrong = b.send("POST", path, MATCH, {"X-CSRF-Token": csrf[:-1] + "x"})
+    assert wrong.status == 403
+    foreign = b.send("POST", path, MATCH, {"X-CSRF-Token": csrf, "Origin": "http://127.0.0.1:1"})
+    assert foreign.status == 403
+    assert (
+        foreign.body["error"] == "refused: this action came from another site (http://127.0.0.1:1)"
+    )
+    site = b.send("POST", path, MATCH, {"X-CSRF-Token": csrf, "Sec-Fetch-Site": "cross-site"})
+    assert site.status == 403
+    assert peer.last_seq() == 0  # nothing reached the table
+    own = b.send("POST", path, MATCH, {"X-CSRF-Token": csrf, "Origin": daemon.url})
+    assert own.status == 200, own.body
+    assert peer.engine.state()["players"] == ["Ali", "Reza"]
+
+
+def test_errors_come_in_the_language_asked_for(daemon: DaemonThread) -> None:
+    b = Browser(daemon.url)
+    wrong = b.send("POST", "/console/signin?lang=fa", {"token": "not-the-token"})
+    assert wrong.status == 401
+    assert wrong.body == {
+        "error": "the operator token is wrong",
+        "message": "رمز اپراتور نادرست است",
+    }
+    csrf = b.sign_in(TOKEN).body["csrf"]
+    bad = b.send(
+        "POST", "/api/tables/t1/command?lang=fa", {"ev": "pot", "ball": "purple"},
+        {"X-CSRF-Token": csrf},
+    )  # fmt: skip
+    assert bad.status == 400
+    assert bad.body["message"] == "توپ ناشناخته: \u2068purple\u2069"
+
+
+def test_sign_out_ends_the_session(daemon: DaemonThread, peer: DevicePeer) -> None:
+    b = Browser(daemon.url)
+    csrf = b.sign_in(TOKEN).body["csrf"]
+    kept = dict(b.cookies)
+    out = b.send("POST", "/console/signout", {}, {"X-CSRF-Token": csrf})
+    assert out.status == 200 and out.body == {"signed_in": False}
+    assert b.cookies == {}  # the cookie was cleared
+    assert b.send("GET", "/console/session").body["signed_in"] is False
+    # A copy of the cookie kept from before is no sign-in either: the server
+    # ended the session, not just this browser's cookie.
+    b2 = Browser(daemon.url, cookies=kept)
+    assert b2.send("GET", "/console/session").body["signed_in"] is False
+    answer = b2.send("POST", "/api/tables/t1/match", MATCH, {"X-CSRF-Token": csrf})
+    assert answer.status == 401
+    assert peer.last_seq() == 0
+
+
+def test_a_forged_or_altered_cookie_is_not_a_sign_in(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
+    b = Browser(daemon.url)
+    b.sign_in(TOKEN)
+    name, value = next(iter(b.cookies.items()))
+    altered = value[:-6] + ("AAAAAA" if not value.endswith("AAAAAA") else "BBBBBB")
+    for forged in (altered, "gAAAAABfake", '{"session": {"operator": true, "csrf": "x"}}'):
+        other = Browser(daemon.url, cookies={name: forged})
+        assert other.send("GET", "/console/session").body["signed_in"] is False
+        answer = other.send("POST", "/api/tables/t1/match", MATCH, {"X-CSRF-Token": "x"})
+        assert answer.status == 401
+    assert peer.last_seq() == 0
+
+
+def test_sign_in_failures_are_throttled_but_the_right_token_signs_in(
+    daemon: DaemonThread,
+) -> None:
+    b = Browser(daemon.url)
+    codes = [b.sign_in(f"guess-{i:08d}").status for i in range(throttle.PER_CLIENT + 3)]
+    assert codes[: throttle.PER_CLIENT] == [401] * throttle.PER_CLIENT
+    assert set(codes[throttle.PER_CLIENT :]) == {429}
+    assert b.cookies == {}
+    # wrong guesses from the same address never lock the operator out
+    assert b.sign_in(TOKEN).status == 200 and b.cookies
+
+
+def test_the_bearer_token_still_works_for_scripts(daemon: DaemonThread, peer: DevicePeer) -> None:
+    b = Browser(daemon.url)
+    answer = b.send("POST", "/api/tables/t1/match", MATCH, {"Authorization": f"Bearer {TOKEN}"})
+    assert answer.status == 200, answer.body
+    assert peer.engine.state()["players"] == ["Ali", "Reza"]
+
+
+def test_without_an_operator_token_the_console_cannot_sign_in(tmp_path: Path) -> None:
+    d = DaemonThread(make_config(tmp_path, {}, token=None)).start()
+    try:
+        b = Browser(d.url)
+        answer = b.sign_in("anything-at-all")
+        assert answer.status == 403
+        assert b.send("GET", "/console/session").body["actions_enabled"] is False
+        assert b.cookies == {}
+    finally:
+        d.stop()
+
+
+def test_the_console_page_may_not_be_framed(daemon: DaemonThread) -> None:
+    page = Browser(daemon.url).send("GET", "/console")
+    assert page.status == 200
+    assert page.header("X-Frame-Options") == ["DENY"]
+    assert "default-src 'self'" in page.header("Content-Security-Policy")[0]

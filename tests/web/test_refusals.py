@@ -1,0 +1,119 @@
+"""Every sentence the server or the table's rules engine can refuse an
+action with has its Persian (host/web/refusals.py): the sentences are read
+from the code itself (firmware/engine.py, the daemon's ActionErrors, the
+web app), so a new one without its Persian fails here."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from baulk.host.web.refusals import localise, persian
+from baulk.host.web.words import FSI, PDI
+
+ROOT = Path(__file__).resolve().parents[2]
+# A sample for each value a sentence is formatted with, by the code that
+# gives it (anything else becomes "x").
+SAMPLES = {
+    "what": "player 1",
+    "MAX_BODY": "16384",
+    "NAME_BYTES": "48",
+    "int(wait) + 1": "3",
+    "origin": "http://127.0.0.1:9",
+    "e": "Expecting value: line 1 column 1 (char 0)",
+    "i + 1": "2",
+    "result['rejected']": "nothing to undo",
+    "reason": "command: key 12 (ev) must be int",
+}
+PERCENT = re.compile(r"%[sd]")
+
+
+def _sample(node: ast.expr) -> str | None:
+    """The sentence a string expression makes, with sample values."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                out.append(str(part.value))
+            elif isinstance(part, ast.FormattedValue):
+                out.append(SAMPLES.get(ast.unparse(part.value), "x"))
+        return "".join(out)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        text = _sample(node.left)
+        return PERCENT.sub(lambda m: "48" if m.group() == "%d" else "pink", text) if text else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = _sample(node.left), _sample(node.right)
+        return a + b if a is not None and b is not None else None
+    return None
+
+
+def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+        if name in calls and len(node.args) > position:
+            text = _sample(node.args[position])
+            if text:
+                found.append(text)
+    return found
+
+
+ENGINE = sentences(ROOT / "firmware" / "engine.py", {"Rejected"})
+DAEMON = sentences(ROOT / "host" / "actions.py", {"ActionError"}, 1)
+WEB = (
+    sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"})
+    + sentences(ROOT / "host" / "web" / "app.py", {"error", "Refused"}, 1)
+    + [
+        node.value.value
+        for node in ast.parse((ROOT / "host/web/console_session.py").read_text()).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and " " in node.value.value
+    ]
+)
+
+
+def outside_isolates(text: str) -> str:
+    return re.sub(f"{FSI}[^{PDI}]*{PDI}", "", text)
+
+
+def test_the_sentences_were_found() -> None:
+    assert len(ENGINE) >= 60
+    assert len(DAEMON) >= 3
+    assert len(WEB) >= 25
+
+
+@pytest.mark.parametrize("sentence", sorted(set(ENGINE + DAEMON + WEB)))
+def test_every_refusal_has_its_persian(sentence: str) -> None:
+    fa = persian(sentence)
+    assert fa is not None, f"no Persian for: {sentence!r}"
+    assert not re.search("[A-Za-z0-9]", outside_isolates(fa)), (sentence, fa)
+
+
+def test_a_refusal_from_the_table_is_translated_with_its_reason() -> None:
+    assert (
+        localise("the table refused: the pink is not on the table", "fa")
+        == "میز نپذیرفت: توپ صورتی روی میز نیست"
+    )
+    assert localise("the table refused: the pink is not on the table", "en") == (
+        "the table refused: the pink is not on the table"
+    )
+    assert localise("wrong_ball_first applies only after a red was potted", "fa") == (
+        "«برخورد اول به توپ نادرست» فقط پس از گل شدن قرمز پیش می‌آید"
+    )
+    assert localise("player 2.1 is longer than 48 bytes", "fa") == (
+        "تیم ۲، بازیکن ۱: نام بیش از ۴۸ بایت است"
+    )
+
+
+def test_an_unknown_sentence_stays_whole_and_isolated() -> None:
+    text = "a sentence nobody wrote yet"
+    assert localise(text, "fa") == f"{FSI}{text}{PDI}"

@@ -1159,9 +1159,7 @@ class Engine:
         """Would a third clear miss forfeit the frame (R3.15.3)?  Only from the
         same position: while the balls may still be replaced after the second
         miss, or once they were; not after a play again or another stroke."""
-        return (
-            self.misses == 2 and (self.miss_open or self.miss_chain) and not self.match_over
-        )
+        return self.misses == 2 and (self.miss_open or self.miss_chain) and not self.match_over
 
     def ball_on_name(self):
         if self.on == _ON_NONE or not self.active:

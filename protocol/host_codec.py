@@ -192,6 +192,7 @@ _SPECS: Final = {
     t: (_compile(sch), messages.REQUIRED[t]) for t, sch in host_catalogue.SCHEMA.items()
 }
 _KEY_TYPES: Final = frozenset((int, str))
+_RAW_INPUT: Final = frozenset(messages.TEXT_KEYS_ALLOWED)
 _BAD_KEY: Final = "map keys are integers or text"
 
 
@@ -212,6 +213,8 @@ def check_body(mtype: int, body: Any) -> str | None:
             # not in the catalogue: ignored (a newer minor's), but in the subset
             if type(k) is not int and type(k) is not str:
                 return _BAD_KEY
+            if type(k) is str and mtype in _RAW_INPUT and messages._text_key(k, v) is not None:
+                return str(messages.check(mtype, body))  # an engine key by name, held to its kind
             if not _plain(v):
                 return f"key {k!r}: values outside the subset"
         elif type(k) is not int:  # False == 0 and 1.0 == 1 found an entry

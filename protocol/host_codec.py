@@ -213,8 +213,10 @@ def check_body(mtype: int, body: Any) -> str | None:
             # not in the catalogue: ignored (a newer minor's), but in the subset
             if type(k) is not int and type(k) is not str:
                 return _BAD_KEY
-            if type(k) is str and mtype in _RAW_INPUT and messages._text_key(k, v) is not None:
-                return str(messages.check(mtype, body))  # an engine key by name, held to its kind
+            if type(k) is str and mtype in _RAW_INPUT and k in messages.RAW:
+                reason = messages.check(mtype, body)  # an engine key by name (SPEC.md 7.3)
+                if reason is not None:
+                    return reason
             if not _plain(v):
                 return f"key {k!r}: values outside the subset"
         elif type(k) is not int:  # False == 0 and 1.0 == 1 found an entry

@@ -92,7 +92,7 @@ U32 = 0xFFFFFFFF
 U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
 NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
-REASON_BYTES = const(160)  # an event's rejection reason (key -2), UTF-8
+_REASON_BYTES = const(160)  # an event's rejection reason (key -2); host_catalogue's bound
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
 # A player's name drawn by the host for the handset (name_bitmap): at most one
 # display row, 16 pixels high and as wide as the display, 1 bit a pixel.  (The
@@ -325,20 +325,6 @@ def _check_value(kind, a, b, v):
     return "a known kind"
 
 
-def _text_key(k, v):
-    # What the value of a text key in a raw-input body must be, or None when
-    # it is fine.  A value the engine's events would carry under the integer
-    # key (a name as text) is held to that key's check: a ball name of 40
-    # bytes would otherwise be journaled under key 1, which the host refuses.
-    # Values that do not fit the key's type stay under the text name.
-    spec = RAW.get(k)
-    if spec is None:
-        return None
-    kind, a, b = spec[1], spec[2], spec[3]
-    ok, w = _raw_value_to_wire(kind, a, b, v)
-    return _check_value(kind, a, b, w) if ok else None
-
-
 def required_keys(schema):
     return tuple(k for k in schema if schema[k][4] & REQ)
 
@@ -367,11 +353,16 @@ def check(mtype, body):
     for k in body:
         entry = schema.get(k)
         if entry is None:
-            if raw and type(k) is str:
-                # An engine key carried by name (SPEC.md 7.3)
-                why = _text_key(k, body[k])
-                if why is not None:
-                    return "%s: key '%s' must be %s" % (type_name(mtype), k, why)
+            spec = RAW.get(k) if raw else None
+            if spec is not None:
+                # An engine key by name (SPEC.md 7.3): a value of the form its
+                # integer key carries (a name as text) is held to that key's
+                # check, or a 40-byte ball name would be journaled under key
+                # 1, which the host refuses.  Other forms travel unchecked.
+                ok, w = _raw_value_to_wire(spec[1], spec[2], spec[3], body[k])
+                want = _check_value(spec[1], spec[2], spec[3], w) if ok else None
+                if want is not None:
+                    return "%s: key '%s' must be %s" % (type_name(mtype), k, want)
             continue
         v = body[k]
         if v is None and entry[4] & NUL:
@@ -458,22 +449,19 @@ def wire_to_event(m):
     return ev
 
 
-def bounded_text(text, most):
-    """text cut to at most ``most`` bytes of UTF-8, on a character boundary."""
-    b = text.encode()
-    if len(b) <= most:
-        return text
-    while most and b[most] & 0xC0 == 0x80:  # not the first byte of a character
-        most -= 1
-    return b[:most].decode()
-
-
 def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
     """The body of an event message: raw input and its settled result."""
     body = event_to_wire(ev)
     body[-1] = [scores[0], scores[1]]
     if rejected is not None:
-        body[-2] = bounded_text(rejected, REASON_BYTES)
+        # at most _REASON_BYTES of UTF-8, cut before a character's first byte
+        b = rejected.encode()
+        n = _REASON_BYTES
+        if len(b) > n:
+            while b[n] & 0xC0 == 0x80:
+                n -= 1
+            rejected = b[:n].decode()
+        body[-2] = rejected
     if boot:
         body[-3] = boot
     if src != SRC_SENSOR:

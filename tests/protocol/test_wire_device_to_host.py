@@ -21,6 +21,7 @@ from baulk.firmware import names
 from baulk.firmware.keypad_flow import KEY_NAMES
 from baulk.firmware.sim.board import SimBoard
 from baulk.protocol import frame, host_codec
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 from baulk.protocol.session import HOST, Session
 
@@ -118,7 +119,7 @@ def test_every_event_journaled_from_a_command_is_one_the_host_accepts(
         assert _host_verdicts(bodies) == []
         for body in bodies:
             reason = body.get(-2)
-            assert reason is None or len(reason.encode()) <= M.REASON_BYTES
+            assert reason is None or len(reason.encode()) <= C.SCHEMA[M.EVENT][-2][2]
         assert [r for r in host.refused if r[0] == M.EVENT] == []
 
 
@@ -154,6 +155,7 @@ def test_values_of_another_form_travel_under_a_text_key_unchecked() -> None:
 
 
 def test_a_long_reason_is_cut_to_its_bound_on_a_character() -> None:
+    assert C.SCHEMA[M.EVENT][-2][2] == M._REASON_BYTES  # the device's bound is the host's
     reason = "ب" * 100  # 200 bytes
     body = M.event_body({"ev": "pot"}, (0, 0), reason)
     assert body[-2] == "ب" * 80

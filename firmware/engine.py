@@ -1155,12 +1155,6 @@ class Engine:
                 out.append((deficit - remaining + per - 1) // per)
         return out
 
-    def third_miss_forfeits(self):
-        """Would a third clear miss forfeit the frame (R3.15.3)?  Only from the
-        same position: while the balls may still be replaced after the second
-        miss, or once they were; not after a play again or another stroke."""
-        return self.misses == 2 and (self.miss_open or self.miss_chain) and not self.match_over
-
     def ball_on_name(self):
         if self.on == _ON_NONE or not self.active:
             return None
@@ -1232,7 +1226,17 @@ class Engine:
                 ("snookers_required", self.snookers_required()),
                 ("last_foul", last_foul),
                 ("misses", self.misses),
-                ("warning", MISS_WARNING if self.third_miss_forfeits() else None),
+                # R3.15.3: only while a third clear miss would forfeit, from the
+                # same position: the balls may still be, or were, replaced
+                # (screens.py asks the same; no method: it costs the board RAM).
+                (
+                    "warning",
+                    MISS_WARNING
+                    if self.misses == 2
+                    and (self.miss_open or self.miss_chain)
+                    and not self.match_over
+                    else None,
+                ),
                 ("respot", self.respot_names()),
                 ("respotted_black", bool(self.respotted_black)),
                 ("in_hand", bool(self.in_hand)),

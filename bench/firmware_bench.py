@@ -115,7 +115,10 @@ def main() -> None:
     after_match = int(heap["after_match"])
     starts = [int(x) for x in heap["frame_starts"].split("/")]
     print(f"Whole match: best of 7, {heap['events']} events, {heap['frames_played']} frames,")
-    print(f"every event acknowledged by the host ({heap['journal_acked']}).\n")
+    print(
+        f"every event and checkpoint ({heap['host_checkpoints']}) acknowledged by the host "
+        f"({heap['journal_acked']} records).\n"
+    )
     print("| figure | measured | baseline (same run) | budget |")
     print("| --- | --- | --- | --- |")
     for board, arch in (("pico", "armv6m"), ("esp32", "xtensawin")):

@@ -75,6 +75,7 @@ def step():
                 self.reader = frame.FrameReader()
                 self.writer = frame.FrameWriter()
                 self.events = 0
+                self.checkpoints = 0
 
             def pump(self):
                 data = b.serial.take()
@@ -85,6 +86,8 @@ def step():
                 for what, mtype, _seq, _body in s.drain():
                     if what == "deliver" and mtype == messages.EVENT:
                         self.events += 1
+                    elif what == "deliver" and mtype == messages.CHECKPOINT:
+                        self.checkpoints += 1
                 for m in s.poll(now):
                     b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
 
@@ -129,6 +132,7 @@ def step():
         F["frames_played"] = len(starts)
         F["journal_lost"] = b.app.journal.lost
         F["host_events"] = run["host"].events
+        F["host_checkpoints"] = run["host"].checkpoints
         F["journal_acked"] = b.app.journal.acked
         F["frame_starts"] = "/".join(str(x) for x in starts)
         for k in sorted(F):

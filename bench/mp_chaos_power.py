@@ -38,7 +38,7 @@ while True:
     flash.disarm()
     k = journal.Journal(root)
     k.open()
-    seqs = [s for s, _ in k.records(1, 100)]
+    seqs = [r[0] for r in k.records(1, 100)]
     if seqs == [1, 2]:
         kept += 1
     elif seqs == [1]:

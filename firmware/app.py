@@ -72,6 +72,7 @@ class App:
         self.clock = Monotonic(hw.ticks)
         self.engine = rules.Engine()
         self.journal = jr.Journal(hw.flash)
+        self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
         light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
@@ -80,6 +81,11 @@ class App:
         # The language and the names' bitmaps: host messages that leave no
         # event, so the handset remembers the newest one it took.
         self.handset = Handset(hw.flash, hw.texts)
+        if self.journal.nmarks:
+            # Events the last boot journaled but did not sign (the power went
+            # between an event and its checkpoint): signed now, so no
+            # checkpoint ever lists more than MARKS of them.
+            self.journal.checkpoint(self.key)
         had = self.journal.next > 1
         self.t0 = self.journal.last_t + _RESET_GAP_MS if had else 0
         self.link = lk.Link(
@@ -128,13 +134,14 @@ class App:
         self.dirty = True
 
     # -- the one door into the engine --------------------------------------------
-    def submit(self, ev, src, cmd=0):
+    def submit(self, ev, src, cmd=0, act=0):
         """Apply an input event, journal it, stream it.  Returns the refusal or None."""
         if "t" not in ev:
             ev["t"] = self.t()
         reason = None
         e = self.engine
         players = e.players
+        ended = e.hist_len + e.match_over
         try:
             e.apply(ev)
         except rules.Rejected as why:
@@ -142,18 +149,27 @@ class App:
         if e.players != players:
             self.handset.forget_names()  # they showed the last match's players
             self._redraw()  # rows name players by side: the same parts, other names
-        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd)
-        seq = self.journal.append(body, ev["t"])
-        self.link.assigned(seq)
-        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(body) == seq:
-            self.offered = seq
+        body = messages.event_body(ev, (e.s0, e.s1), reason, self.boot, src, cmd, act)
+        j = self.journal
+        self._stream(messages.EVENT, body, j.append(body, ev["t"]))
+        # A checkpoint at every frame's end (and the match's), when its marks
+        # are full, and before an image (SPEC.md "Checkpoints").
+        if e.hist_len + e.match_over != ended or j.nmarks >= jr.MARKS or j.image_due():
+            seq, cp = j.checkpoint(self.key)
+            self._stream(messages.CHECKPOINT, cp, seq)
         self.state_due = True
         self.dirty = True
         if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
-        if self.journal.image_due():
-            self.journal.write_image(e)
+        if j.image_due():
+            j.write_image(e)
         return reason
+
+    def _stream(self, mtype, body, seq):
+        # A journaled record goes to the session now, or later from flash.
+        self.link.assigned(seq)
+        if self.offered == seq - 1 and self.link.room() > 0 and self.link.offer(mtype, body) == seq:
+            self.offered = seq
 
     # -- one pass ----------------------------------------------------------------
     def tick(self):
@@ -308,8 +324,8 @@ class App:
         link = self.link
         while self.offered < j.next - 1 and link.room() > 0:
             n = 0
-            for seq, body in j.records(self.offered + 1, link.room()):
-                if link.offer(body) != seq:
+            for seq, kind, body in j.records(self.offered + 1, link.room()):
+                if link.offer(messages.CHECKPOINT if kind else messages.EVENT, body) != seq:
                     return
                 self.offered = seq
                 n += 1
@@ -321,11 +337,17 @@ class App:
         for what, mtype, seq, body in link.receive(now):
             if what == "deliver":
                 if mtype == messages.SETUP_MATCH or mtype == messages.COMMAND:
+                    act = body.get(-6, 0)
+                    if act and self.journal.applied(act):
+                        # A repeat (a restarted host sends what it has no
+                        # answer for): the event that answered it is in the
+                        # stream already.  Nothing is applied again.
+                        continue
                     ev = messages.wire_to_event(body)
                     if mtype == messages.SETUP_MATCH:
                         ev["ev"] = "match"
                     ev.pop("t", None)  # the device's clock stamps events
-                    self.submit(ev, _SRC_HOST, seq)
+                    self.submit(ev, _SRC_HOST, seq, act)
                 elif mtype == messages.LIGHT:
                     # The state and its seq go to flash together, before the
                     # ack goes out (SPEC.md 7.6); then the relay switches.
@@ -357,7 +379,7 @@ class App:
             self.state_due = False
             self.state_at = now
             link.send(
-                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.next - 1)
+                messages.STATE, messages.state_to_wire(self.engine.state(), self.journal.last_event)
             )
         link.transmit(now)
 

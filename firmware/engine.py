@@ -71,7 +71,7 @@ _K_FOUL_BEFORE_NOMINATION = const(23)
 _MAX_BEST_OF = const(35)
 _MAX_NAME_BYTES = const(48)  # UTF-8, as the wire protocol carries a name
 _MAX_STROKE_EVENTS = const(40)
-LOG_EVENTS = const(1024)
+LOG_EVENTS = const(512)
 _ACTION = const(0x80)  # log flag: this entry starts an undoable action
 _SETTLE_MS = const(4000)  # R3.12.3: a hanging ball dropping within this counts
 

@@ -12,6 +12,16 @@
 #               was unclear, a ball off the table), so a power cut while the
 #               handset asks loses no pot
 #   tmp         the file being written
+# A record of a segment is an event body or, with bit 15 of its length set, a
+# checkpoint (SPEC.md "Checkpoints"): the device's reliable stream is this
+# journal, and a checkpoint is a message of it like an event.
+#
+# The chain: every event's bytes as journaled go into a SHA-256 hash chain,
+# head = SHA-256(previous head + body bytes), and into a CRC-32 mark; a
+# checkpoint carries the head after the newest event and the marks since the
+# last checkpoint, signed with the device's key (HMAC-SHA256).  The head, the
+# marks and the last operator action ids applied are rebuilt at boot from the
+# image and the records after it, like the engine, so they survive a power cut.
 # Every file is written whole to `tmp` and renamed over its name: littlefs
 # renames atomically, so after a power cut each file is either the old or the
 # new version, never half of one.  A stale `tmp` is a write the cut interrupted.
@@ -24,6 +34,7 @@
 # (the host sees the gap through the handshake, SPEC.md "Reliability").
 
 import os
+from hashlib import sha256
 
 try:
     from micropython import const
@@ -33,15 +44,19 @@ except ImportError:  # CPython
         return x
 
 
-from ..protocol import cbor
+from ..protocol import cbor, crc
 
 SEG_RECORDS = const(32)
 _SEG_BYTES = const(1024)
 MAX_SEGMENTS = const(64)  # 2048 events: hours of play with the host away
 IMAGE_EVERY = const(128)
 _IMAGE_REST_BYTES = const(2048)  # an image but its undo log: state, names, frame history
-_IMAGE_LOG = const(8)  # where image_of puts the undo log
-_IMAGE_VERSION = const(1)
+_IMAGE_LOG = const(12)  # where write_image puts the undo log
+_IMAGE_VERSION = const(2)  # 1: without the chain (read, then the chain starts over)
+_CHECKPOINT = const(0x8000)  # record length flag: a checkpoint, not an event
+_LENGTH = const(0x7FFF)
+MARKS = const(32)  # events one checkpoint lists at most: the next one is due then
+ACTIONS = const(16)  # operator action ids remembered, 8 bytes each (SPEC.md "Actions")
 
 
 def _seg_name(first):
@@ -67,6 +82,11 @@ class Journal:
         self.saved_acked = 0
         self.asked = []  # [what, pocket, device time, next seq when asked]
         self.light = False  # the table light as the host last commanded it (app.py)
+        self.head = bytes(32)  # the chain's head after event last_event
+        self.last_event = 0
+        self.marks = bytearray(4 * MARKS)  # CRC-32 of each event since the last checkpoint
+        self.nmarks = 0
+        self.acts = bytearray(8 * ACTIONS)  # action ids applied last, oldest first
 
     # -- files ---------------------------------------------------------------
     def _path(self, name):
@@ -122,11 +142,19 @@ class Journal:
         asked = self._load("asked")
         self.asked = asked if isinstance(asked, list) else []
         image = self._load("image")
-        if image is not None and image[0] == _IMAGE_VERSION:
+        if image is not None and 0 < image[0] <= _IMAGE_VERSION:
             self.image_seq = image[1]
             self.last_t = image[2]
             if image[3] > self.delivered:
                 self.delivered = image[3]
+            if image[0] > 1:
+                self.head = image[4]
+                m = image[5][: 4 * MARKS]  # the buffer keeps its size
+                self.marks[: len(m)] = m
+                self.nmarks = len(m) // 4
+                if len(image[6]) == len(self.acts):
+                    self.acts[:] = image[6]
+                self.last_event = image[7]
         if segs:
             data = self._read(_seg_name(segs[-1])) or b""
             n, count = _scan(data)
@@ -173,8 +201,8 @@ class Journal:
         out = []
         for what, pocket, t, first in self.asked:
             recorded = False
-            for _seq, body in self.records(first, 0x3FFFFFFF):
-                if body.get(13) == t and body.get(0) in (2, 3):  # a pot or an off
+            for _seq, kind, body in self.records(first, 0x3FFFFFFF):
+                if not kind and body.get(13) == t and body.get(0) in (2, 3):  # a pot or an off
                     recorded = True
                     break
             if not recorded:
@@ -193,8 +221,8 @@ class Journal:
     def _record(self, data, index):
         p = 0
         for _ in range(index):
-            p += 2 + (data[p] | (data[p + 1] << 8))
-        n = data[p] | (data[p + 1] << 8)
+            p += 2 + ((data[p] | (data[p + 1] << 8)) & _LENGTH)
+        n = (data[p] | (data[p + 1] << 8)) & _LENGTH
         return cbor.loads(data, p + 2, p + 2 + n)
 
     def restore(self, engine, apply, feed=None):
@@ -202,11 +230,16 @@ class Journal:
         later event through apply(engine, body).  Returns the events replayed."""
         image = self._load("image")
         start = 1
-        if image is not None and image[0] == _IMAGE_VERSION:
+        if image is not None and 0 < image[0] <= _IMAGE_VERSION:
             load_image(engine, image)
             start = image[1] + 1
         done = 0
-        for _seq, body in self.records(start, 0x3FFFFFFF):
+        for seq, kind, data, a, b in self._walk(start, 0x3FFFFFFF):
+            if kind:
+                self.nmarks = 0  # that checkpoint listed the marks so far
+                continue
+            body = cbor.loads(data, a, b)
+            self._chain(data, a, b, body.get(-6, 0), seq)
             apply(engine, body)
             d = body.get(-5, 0)
             if body.get(-4, 0) == 2 and d > self.delivered:
@@ -217,7 +250,13 @@ class Journal:
         return done
 
     def records(self, first, most):
-        """(seq, body) of up to `most` events from seq `first` on, from flash."""
+        """(seq, kind, body) of up to `most` records from seq `first` on, from
+        flash; kind is 0 for an event, 1 for a checkpoint."""
+        for seq, kind, data, a, b in self._walk(first, most):
+            yield seq, kind, cbor.loads(data, a, b)
+
+    def _walk(self, first, most):
+        # (seq, kind, bytes, start, end) of each record, its body undecoded
         segs = self.segs
         if not segs:
             return
@@ -234,9 +273,10 @@ class Journal:
             p = 0
             seq = s
             while p + 2 <= end and most > 0:
-                n = data[p] | (data[p + 1] << 8)
+                h = data[p] | (data[p + 1] << 8)
+                n = h & _LENGTH
                 if seq >= first:
-                    yield seq, cbor.loads(data, p + 2, p + 2 + n)
+                    yield seq, h >> 15, data, p + 2, p + 2 + n
                     most -= 1
                 p += 2 + n
                 seq += 1
@@ -244,6 +284,26 @@ class Journal:
     # -- running -------------------------------------------------------------
     def append(self, body, t):
         """Journal one event body (a dict); returns its seq once it is on flash."""
+        seq = self._put(body, 0)
+        self.last_t = t
+        if body.get(-4, 0) == 2:
+            self.delivered = body.get(-5, self.delivered)
+        return seq
+
+    def checkpoint(self, key):
+        """Journal a checkpoint: the chain's head after the newest event and
+        the marks since the last checkpoint, signed with the device key.
+        Returns (seq, body)."""
+        at = self.last_event
+        marks = bytes(self.marks[: 4 * self.nmarks])
+        mac = hmac_sha256(
+            key, at.to_bytes(4, "big") + self.boot.to_bytes(4, "big") + self.head + marks
+        )
+        body = {0: at, 1: self.boot, 2: self.head, 3: marks, 4: mac}
+        self.nmarks = 0
+        return self._put(body, _CHECKPOINT), body
+
+    def _put(self, body, kind):
         if self.seg_count >= SEG_RECORDS:
             self._new_segment()
         w = self.writer
@@ -256,21 +316,49 @@ class Journal:
                 if attempt or not self.seg_count:
                     raise
                 self._new_segment()
-        n = w.pos - self.seg_len - 2
-        self.seg[self.seg_len] = n & 0xFF
-        self.seg[self.seg_len + 1] = n >> 8
+        a = self.seg_len + 2
+        n = (w.pos - a) | kind
+        self.seg[a - 2] = n & 0xFF
+        self.seg[a - 1] = n >> 8
         self.seg_len = w.pos
         self.seg_count += 1
         seq = self.next
         self.next = seq + 1
-        self.last_t = t
-        if body.get(-4, 0) == 2:
-            self.delivered = body.get(-5, self.delivered)
+        if not kind:
+            self._chain(self.seg, a, w.pos, body.get(-6, 0), seq)
         self._write(_seg_name(self.seg_first), self.seg, self.seg_len)
         if self.seg_count == 1:
             self.segs.append(self.seg_first)
             self._prune()
         return seq
+
+    def _chain(self, data, a, b, act, seq):
+        # One event into the chain, its mark, and the action it answered.
+        mv = memoryview(data)[a:b]
+        h = sha256(self.head)
+        h.update(mv)
+        self.head = h.digest()
+        i = self.nmarks
+        if i < MARKS:
+            self.marks[4 * i : 4 * i + 4] = crc.crc32(mv).to_bytes(4, "big")
+            self.nmarks = i + 1
+        self.last_event = seq
+        if act:
+            r = self.acts
+            n = len(r)
+            r[: n - 8] = r[8:]
+            r[n - 8 :] = act.to_bytes(8, "big")
+
+    def applied(self, act):
+        """Is operator action `act` one of the last ACTIONS applied?"""
+        b = act.to_bytes(8, "big")
+        r = self.acts
+        i = r.find(b)
+        while i >= 0:
+            if not i & 7:
+                return True
+            i = r.find(b, i + 1)
+        return False
 
     def _new_segment(self):
         self.seg_first = self.next
@@ -293,7 +381,16 @@ class Journal:
         # the rest (a whole image in RAM would add ~10 KB of garbage every
         # IMAGE_EVERY events to a 64 KB heap budget).
         seq = self.next - 1
-        img = image_of(engine, seq, self.last_t, self.delivered, True)
+        img = [
+            _IMAGE_VERSION,
+            seq,
+            self.last_t,
+            self.delivered,
+            self.head,
+            self.marks[: 4 * self.nmarks],
+            self.acts,
+            self.last_event,
+        ] + engine.image(True)
         log = img[_IMAGE_LOG]
         w = cbor.Writer(bytearray(_IMAGE_REST_BYTES))
         w.head(4, len(img))
@@ -338,7 +435,7 @@ def _scan(data):
     count = 0
     end = len(data)
     while p + 2 <= end:
-        n = data[p] | (data[p + 1] << 8)
+        n = (data[p] | (data[p + 1] << 8)) & _LENGTH
         if p + 2 + n > end:
             break
         p += 2 + n
@@ -349,14 +446,30 @@ def _scan(data):
 # -- the engine image -----------------------------------------------------------
 # The engine's whole mutable state: its snapshot (every scalar field), the
 # players, the frame history, the undo log with its checkpoint, and the stroke
-# being played.  Restoring it and replaying the later events gives the very
-# state, undo depth included, that the device had (tests/firmware check this
-# against a replay from the start of the match).
-
-
-def image_of(engine, seq, t, delivered, log_view=False):
-    return [_IMAGE_VERSION, seq, t, delivered] + engine.image(log_view)
+# being played, after the journal's own state (seq, time, the host's delivered
+# seq, the chain's head and marks, the action ids, the newest event).  Restoring
+# it and replaying the later events gives the very state, undo depth included,
+# that the device had (tests/firmware check this against a replay from the
+# start of the match).
 
 
 def load_image(engine, image):
-    engine.load_image(image[4:])
+    engine.load_image(image[8:] if image[0] > 1 else image[4:])
+
+
+def hmac_sha256(key, msg):
+    """HMAC-SHA256 (RFC 2104) from hashlib's SHA-256: MicroPython has no hmac."""
+    if len(key) > 64:
+        key = sha256(key).digest()
+    pad = bytearray(64)
+    pad[: len(key)] = key
+    for i in range(64):
+        pad[i] ^= 0x36
+    inner = sha256(pad)
+    inner.update(msg)
+    digest = inner.digest()
+    for i in range(64):
+        pad[i] ^= 0x6A  # 0x36 ^ 0x5C: the inner pad becomes the outer one
+    outer = sha256(pad)
+    outer.update(digest)
+    return outer.digest()

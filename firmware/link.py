@@ -13,7 +13,7 @@ except ImportError:  # CPython
         return x
 
 
-from ..protocol import frame, messages
+from ..protocol import frame
 from ..protocol.session import DEVICE, Session
 
 _CAPACITY = const(16)  # events held in RAM for retransmission; the rest wait on flash
@@ -58,9 +58,10 @@ class Link:
         """The journal numbered an event; hello must announce it (SPEC.md 7.6)."""
         self.session.assigned(seq)
 
-    def offer(self, body):
-        """Hand an event body to the reliable stream; its seq, or 0 when full."""
-        return self.session.send(messages.EVENT, body)
+    def offer(self, mtype, body):
+        """Hand a journaled record (an event, a checkpoint) to the reliable
+        stream; its seq, or 0 when full."""
+        return self.session.send(mtype, body)
 
     def send(self, mtype, body):
         self.session.send(mtype, body)

@@ -1,23 +1,48 @@
 """Operator actions: a new match or a correction, forwarded to the table's
 device, which judges it as it judges a key press (docs/DESIGN.md,
-"Principles": commands from the host go *through* the device)."""
+"Principles": commands from the host go *through* the device).
+
+Each action is applied exactly once (SPEC.md "Actions"):
+
+* it is stored before it is sent, and the store gives it its id (host/store,
+  ``CommandRow``); the id travels with it (key -6) and comes back on the
+  event that answers it;
+* the device applies each id once and remembers the last ``DEVICE_REMEMBERS``
+  of them, so a repeat changes nothing;
+* at most ``IN_FLIGHT`` actions of a table are sent and not yet answered in
+  the store, so every action a restarted daemon may send again is among
+  those the device remembers;
+* a restarted daemon sends again, with their ids, the actions no stored event
+  answers (``restore``).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
+import secrets
 from typing import TYPE_CHECKING, Any
 
-from baulk.host.link import wall_ms
+from baulk.host.link import HOST_CAPACITY, wall_ms
 from baulk.host.live import names_of
 from baulk.host.store import CommandRow, NameFixRow
+from baulk.host.tables import Pending, TableRuntime
 from baulk.protocol import messages
-from baulk.protocol.host_codec import Command, SetupMatch, body_of
+from baulk.protocol.host_codec import Command, Event, SetupMatch, body_of
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
 
+log = logging.getLogger("baulk.actions")
+
 COMMAND_WAIT_S = 2.0  # how long an action waits for the device's answer
+DEVICE_REMEMBERS = 16  # action ids a device keeps (firmware/journal.py ACTIONS)
+IN_FLIGHT = 8  # sent and not answered in the store, per table: well inside the above
+_RECORDS: dict[int, type[SetupMatch | Command]] = {
+    messages.SETUP_MATCH: SetupMatch,
+    messages.COMMAND: Command,
+}
 
 
 class ActionError(Exception):
@@ -32,7 +57,12 @@ class ActionError(Exception):
 class OperatorActions:
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
+        # Drawn at each start: with the store's row id it makes the action's id,
+        # so even a store restored from a backup never repeats one.
+        self.epoch = secrets.randbits(31)
+        self._storing: dict[int, tuple[str, Pending]] = {}  # by id() of the CommandRow
 
+    # ------------------------------------------------------------------ the operator's side
     async def setup_match(
         self,
         table_id: str,
@@ -90,40 +120,140 @@ class OperatorActions:
         }
 
     async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
-        """Send an action to the table and wait a little for its answer."""
+        """Store an action, send it to the table, and wait a little for its answer."""
         rt = self.daemon.tables.get(table_id)
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
-        body = body_of(action)
-        reason = messages.check(action.TYPE, body)
+        reason = messages.check(action.TYPE, body_of(action))
         if reason is not None:
             raise ActionError(400, f"the table cannot take this: {reason}")
-        seq = rt.channel.send(action)
-        if not seq:
+        if len(rt.actions) >= HOST_CAPACITY:
             raise ActionError(
                 503, "too many actions are waiting for this table; try again when it is online"
             )
-        self.daemon.committer.submit_command(
-            CommandRow(table_id, seq, action.TYPE, _named(action), action.who, wall_ms())
+        loop = asyncio.get_running_loop()
+        p = Pending(action, stored=loop.create_future(), result=loop.create_future())
+        row = CommandRow(
+            table_id, 0, action.TYPE, _named(action), action.who, wall_ms(), epoch=self.epoch
         )
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        rt.waiting[seq] = fut
+        self._storing[id(row)] = (table_id, p)
+        self.daemon.committer.submit_command(row)
+        assert p.stored is not None and p.result is not None
+        end = loop.time() + COMMAND_WAIT_S
         try:
-            result = await asyncio.wait_for(asyncio.shield(fut), COMMAND_WAIT_S)
+            await asyncio.wait_for(asyncio.shield(p.stored), COMMAND_WAIT_S)
+            result = await asyncio.wait_for(asyncio.shield(p.result), max(0.0, end - loop.time()))
         except TimeoutError:
             return {
                 "status": "queued",
-                "seq": seq,
+                "action": p.action or None,
+                "seq": p.seq or None,
                 "message": "the table has not answered yet; it gets the action when it is online",
             }
         if result["rejected"]:
             raise ActionError(409, f"the table refused: {result['rejected']}")
-        return {"status": "done", "seq": seq, "scores": result["scores"]}
+        return {
+            "status": "done",
+            "action": p.action,
+            "seq": result["seq"],
+            "scores": result["scores"],
+        }
+
+    # ------------------------------------------------------------------ the store's side
+    def stored(self, row: CommandRow) -> None:
+        """The committer stored an action (GroupCommitter.on_command): it has
+        its id and may be sent."""
+        table_id, p = self._storing.pop(id(row), ("", None))
+        rt = self.daemon.tables.get(table_id)
+        if p is None or rt is None:
+            return
+        p.action = row.action
+        p.record = dataclasses.replace(p.record, action=row.action)
+        rt.actions.queue.append(p)
+        if p.stored is not None and not p.stored.done():
+            p.stored.set_result(row.action)
+        self.pump(rt)
+
+    def restore(self, rt: TableRuntime, table_id: str) -> None:
+        """At start: the table's actions that no stored event answers, to be
+        sent again with their ids once the table is online."""
+        for r in self.daemon.reader.unanswered_actions(table_id):
+            cls = _RECORDS.get(r["mtype"])
+            if cls is None:
+                continue
+            record = cls(**{**r["body"], "action": r["action"]})
+            rt.actions.queue.append(Pending(record, action=r["action"]))
+        if rt.actions.queue:
+            log.info(
+                "table %s: %d operator action(s) not answered before the restart; "
+                "they go out again with their ids",
+                table_id,
+                len(rt.actions.queue),
+            )
+
+    # ------------------------------------------------------------------ the table's side
+    def pump(self, rt: TableRuntime) -> None:
+        """Send what the table may take now: in order, once it is online, at
+        most IN_FLIGHT waiting for an answer in the store."""
+        ch = rt.channel
+        a = rt.actions
+        if ch is None or not ch.session.open or rt.refused is not None:
+            return
+        while a.queue and len(a.sent) < IN_FLIGHT:
+            p = a.queue[0]
+            seq = ch.send(p.record)
+            if not seq:
+                return
+            a.queue.popleft()
+            p.seq = seq
+            a.sent[p.action] = p
+            a.by_seq[seq] = p
+
+    def answered(
+        self, rt: TableRuntime, action: int | None, cmd: int | None, seq: int, event: Event
+    ) -> int:
+        """A device event answers an action: by its id, or (a device older
+        than action ids) by the host seq it came with in this run.  Returns
+        the action's id (0: none of this run's), which the store keeps with
+        the event, so a restart knows it answered."""
+        a = rt.actions
+        p = a.sent.get(action) if action else a.by_seq.get(cmd or 0)
+        if p is None and action:
+            # Answered before this run sent it again (its answer was still in
+            # the device's journal): it need not go out.
+            p = next((q for q in a.queue if q.action == action), None)
+            if p is not None:
+                a.queue.remove(p)
+                a.sent[p.action] = p
+        if p is None:
+            return action or 0
+        p.answer_seq = seq
+        if p.result is not None and not p.result.done():
+            p.result.set_result({"rejected": event.rejected, "scores": event.scores, "seq": seq})
+        return p.action
+
+    def refused(self, rt: TableRuntime, cmd: int, text: str) -> None:
+        """The device refused the message it got as ``cmd`` without an event."""
+        p = rt.actions.by_seq.get(cmd)
+        if p is not None and p.result is not None and not p.result.done():
+            p.result.set_result({"rejected": text, "scores": None, "seq": None})
+
+    def durable(self, rt: TableRuntime, seq: int) -> None:
+        """The store holds the device stream up to ``seq``: the actions answered
+        by then are done, and their places in flight free."""
+        a = rt.actions
+        done = [p for p in a.sent.values() if p.answer_seq and p.answer_seq <= seq]
+        for p in done:
+            del a.sent[p.action]
+            a.by_seq.pop(p.seq, None)
+        if done:
+            self.pump(rt)
 
 
 def _named(action: SetupMatch | Command) -> dict[str, Any]:
-    """The action as the store keeps it: its fields by name."""
-    return {k: v for k, v in dataclasses.asdict(action).items() if v is not None}
+    """The action as the store keeps it: its fields by name (its id is kept
+    in a column of its own)."""
+    return {k: v for k, v in dataclasses.asdict(action).items() if v is not None and k != "action"}
 
 
 def same_form(old: Any, new: list[Any]) -> bool:

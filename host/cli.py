@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from baulk.host import board_cmd, demo_cmd, firmware_cmd, replay_cmd, run_cmd
+from baulk.host import board_cmd, demo_cmd, firmware_cmd, replay_cmd, run_cmd, verify_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     run_cmd.add_parser(sub)
     demo_cmd.add_parser(sub)
     board_cmd.add_parser(sub)
+    verify_cmd.add_parser(sub)
     return parser
 
 

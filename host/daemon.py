@@ -8,7 +8,7 @@ The flow of one pot: the device's event frame arrives on a
 (host/devices.py) has the shadow referee replay it and marks the board; the
 event and what it made (match, frames, breaks) go to the group committer;
 once the commit is on the disk the channel acks the device.  Operator actions
-go the other way (host/actions.py).
+go the other way (host/actions.py): stored first, then sent, each exactly once.
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ class Daemon:
         self.finder = finder or PortFinder(config.usb_ids)
         self.store = Store(config.store_path)
         self.reader = StoreReader(config.store_path)
-        self.committer = GroupCommitter(self.store, self._durable, self._store_health)
         self.hub = LiveHub()
         self.tables: dict[str, TableRuntime] = {}
         self.devices = DeviceHandler(self)
@@ -60,6 +59,9 @@ class Daemon:
         # Each table's handset language, and the players' names drawn for it.
         self.handsets = Handsets(config)
         self.sessions = TableSessions(self)  # table sessions, bills, the light
+        self.committer = GroupCommitter(
+            self.store, self._durable, self._store_health, on_command=self.actions.stored
+        )
         self._dirty: set[str] = set()
         self._publish_armed = False
         self._last_publish = 0.0
@@ -144,6 +146,7 @@ class Daemon:
         rt.channel = channel
         rt.view.status = channel.status()
         self.committer.submit_link(LinkRow(table_id, name=name))
+        self.actions.restore(rt, table_id)
         channel.start()
         return channel
 
@@ -249,6 +252,7 @@ class Daemon:
         rt = self.tables.get(table_id)
         if rt is not None and rt.channel is not None:
             rt.channel.durable(seq)
+            self.actions.durable(rt, seq)
 
     # ------------------------------------------------------------------ queries
     def table_ids(self) -> list[str]:

@@ -10,10 +10,10 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link import TableChannel, wall_ms
-from baulk.host.store import EventRow, LinkRow, RawRow
+from baulk.host.store import CheckpointRow, EventRow, LinkRow, RawRow
 from baulk.host.tables import TableRuntime
-from baulk.protocol import messages
-from baulk.protocol.host_codec import Error, Event, Hello, Log, Record, State
+from baulk.protocol import host_codec, messages
+from baulk.protocol.host_codec import Checkpoint, Error, Event, Hello, Log, Record, State
 
 if TYPE_CHECKING:
     from baulk.host.daemon import Daemon
@@ -30,6 +30,7 @@ class DeviceHandler:
 
     def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
         status = channel.status()
+        status["stream"]["actions_waiting"] = len(rt.actions)  # stored, not yet answered
         if rt.refused is not None:
             status.update(link="offline", state="refused", reason=rt.refused)
         return status
@@ -99,6 +100,7 @@ class DeviceHandler:
         d.sessions.on_hello(channel.table_id)
         # The handset's language, then the names of the match it plays.
         d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
+        d.actions.pump(rt)  # what waited for the table goes out now
 
     def on_delivery(
         self,
@@ -119,6 +121,9 @@ class DeviceHandler:
             return
         now = wall_ms()
         if isinstance(record, Event):
+            action = 0
+            if record.source == messages.SRC_HOST:
+                action = d.actions.answered(rt, record.action, record.cmd, seq, record)
             key = (record.boot or rt.boot, seq)
             applied = rt.shadow.apply(
                 record.input, key, record.scores, record.rejected, now, record.source
@@ -139,15 +144,26 @@ class DeviceHandler:
                 raw=raw,
                 mtype=mtype,
                 applied=applied,
+                action=action,
+                body=host_codec.body_bytes(raw) if raw else None,
             )
             rt.view.events += 1
-            if record.cmd:
-                answer = {"rejected": record.rejected, "scores": record.scores, "seq": seq}
-                self._answered(rt, record.cmd, answer)
+        elif isinstance(record, Checkpoint):
+            boot = record.boot
+            d.committer.submit_checkpoint(
+                CheckpointRow(
+                    table_id, boot, seq, now, record.at, record.head, record.marks, record.mac, raw
+                )
+            )
+            return
         else:
             why = reason or f"a {messages.type_name(mtype)} is not a device event"
             log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
-            row = EventRow(table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype)
+            # A device event the host cannot use is still in the device's chain.
+            body = host_codec.body_bytes(raw) if raw and mtype == messages.EVENT else None
+            row = EventRow(
+                table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
+            )
         d.committer.submit_event(row)
         if row.applied is not None and isinstance(record, Event):
             d.sessions.on_event(table_id, record, (row.boot_id, seq), applied)
@@ -170,17 +186,9 @@ class DeviceHandler:
             log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
             d.sessions.on_error(channel.table_id, record)
             if record.code == messages.ERR_REFUSED and record.seq is not None:
-                self._answered(
-                    rt, record.seq, {"rejected": record.text, "scores": None, "seq": None}
-                )
+                d.actions.refused(rt, record.seq, record.text)
 
     # ------------------------------------------------------------------ helpers
-    def _answered(self, rt: TableRuntime, seq: int, result: dict[str, Any]) -> None:
-        """The device answered the operator action it got as ``seq``."""
-        fut = rt.waiting.pop(seq, None)
-        if fut is not None and not fut.done():
-            fut.set_result(result)
-
     def _check_device_state(self, rt: TableRuntime) -> None:
         key = rt.shadow.last_key
         if rt.view.device_state is None or key is None or rt.device_state_at != key[1]:

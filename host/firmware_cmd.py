@@ -12,13 +12,18 @@ total.
 ``deploy`` builds, then copies the tree to the board with ``mpremote`` and
 resets it.  With ``--romfs`` the image goes into the board's ROMFS partition
 instead: the bytecode then runs from flash and costs no heap (hardware/README.md
-"Code in flash").  ``--dry-run`` prints the mpremote commands instead of running
-them.
+"Code in flash").  With ``--key FILE`` the device key goes onto the board as
+``/device_key``: it signs the board's checkpoints, and ``baulk verify`` checks
+them with the same file (docs/LEDGER.md); a FILE that does not exist yet gets
+a new random key.  ``--dry-run`` prints the mpremote commands instead of
+running them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import shlex
 import shutil
 import subprocess
@@ -31,6 +36,7 @@ from mpremote.romfs import VfsRomWriter
 
 from ..firmware import manifest
 from . import handset_font, text_render
+from .verify import KEY_BYTES, LedgerError, read_key
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
@@ -126,9 +132,14 @@ def romfs_image(lib: Path) -> bytes:
 
 
 def deploy_commands(
-    port: str, out: Path, mpremote: str = "mpremote", romfs: bool = False
+    port: str,
+    out: Path,
+    mpremote: str = "mpremote",
+    romfs: bool = False,
+    key: Path | None = None,
 ) -> list[list[str]]:
-    """The mpremote invocations that put a built tree onto the board.
+    """The mpremote invocations that put a built tree (and a device key) onto
+    the board.
 
     The first one removes an earlier copy of lib/baulk and may fail harmlessly.
     """
@@ -137,12 +148,28 @@ def deploy_commands(
         code = [[*connect, "romfs", "deploy", str(out / ROMFS_IMAGE)]]
     else:
         code = [[*connect, "fs", "cp", "-r", str(out / "lib"), ":"]]
+    if key is not None:
+        code.append([*connect, "fs", "cp", str(key), ":device_key"])
     return [
         [*connect, "fs", "rm", "-r", ":lib/baulk"],
         *code,
         [*connect, "fs", "cp", str(out / "main.py"), ":main.py"],
         [*connect, "reset"],
     ]
+
+
+def device_key(path: Path, create: bool) -> str:
+    """Check a key file, or make one with a new random key (readable by its
+    owner only); returns what was done, for the operator."""
+    if path.exists():
+        read_key(path)  # raises LedgerError with a sentence when it is no key
+        return f"device key: {path}"
+    if not create:
+        return f"device key: {path} (a new one would be made)"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(KEY_BYTES) + "\n")
+    return f"device key: a new one in {path}: keep it, baulk verify checks this board with it"
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -164,6 +191,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--romfs",
         action="store_true",
         help="write the code into the board's ROMFS partition (runs from flash, saves heap)",
+    )
+    d.add_argument(
+        "--key",
+        metavar="FILE",
+        help="the device key that signs its checkpoints (hex; made when FILE does not exist)",
     )
     d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
     d.set_defaults(handler=run_deploy)
@@ -201,11 +233,20 @@ def run_build(args: argparse.Namespace) -> int:
 
 def run_deploy(args: argparse.Namespace) -> int:
     out = Path(args.out)
+    key = Path(args.key).resolve() if args.key else None
+    if key is not None:
+        try:
+            print(device_key(key, create=not args.dry_run))
+        except (LedgerError, OSError) as why:
+            print(f"baulk firmware deploy: {why}", file=sys.stderr)
+            return 2
+    else:
+        print("no --key: the board keeps the device key it has (docs/LEDGER.md)")
     rc = run_build(argparse.Namespace(board=args.board, out=args.out))
     if rc:
         return rc
     mpremote = shutil.which("mpremote") or "mpremote"
-    commands = deploy_commands(args.port, out.resolve(), mpremote, romfs=args.romfs)
+    commands = deploy_commands(args.port, out.resolve(), mpremote, romfs=args.romfs, key=key)
     for i, cmd in enumerate(commands):
         print("$ " + shlex.join(cmd))
         if args.dry_run:

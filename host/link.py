@@ -455,6 +455,11 @@ class TableChannel:
                 raw = self._raw_by_seq.pop(seq & 0xFFFF, None)
                 if failed:
                     continue
+                if raw is None and what == "deliver":
+                    # Its bytes were not kept: canonical CBOR gives the very
+                    # bytes the device sent (SPEC.md "Body"), which the store
+                    # keeps for the chain (docs/LEDGER.md).
+                    raw = host_codec.encode_frame(mtype, wire_frame.FLAG_REL, seq, body)[:-1]
                 record, reason = None, None
                 if what == "deliver" and mtype in host_codec.RECORDS:
                     record = host_codec.record_of(mtype, body)

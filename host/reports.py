@@ -31,14 +31,17 @@ class ReportSource(Protocol):
     def match_statistics(self, match_id: str) -> list[dict[str, Any]]: ...
 
     def frame_accounts(self, match_id: str) -> dict[int, dict[str, Any]]: ...
+    def ledger(self, match_id: str) -> dict[str, Any] | None: ...
 
 
 def names_of(players: Any) -> list[str]:
     return live.names_of(players, "?")
 
 
-def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
-    """The report of one match as plain data (the JSON export)."""
+def build(source: ReportSource, match_id: str, ledger: bool = False) -> dict[str, Any] | None:
+    """The report of one match as plain data (the JSON export).  With
+    ``ledger`` it carries what ``baulk verify`` needs to check it against the
+    device's signed checkpoints (docs/LEDGER.md)."""
     if len(match_id) > 100:
         return None
     match = source.match(match_id)
@@ -70,11 +73,40 @@ def build(source: ReportSource, match_id: str) -> dict[str, Any] | None:
         for n, pts in sorted(progression.items())
         if n not in finished
     ]
-    return {
+    report: dict[str, Any] = {
         "match": {**match, "names": names_of(match["players"])},
         "frames": frames + current,
         "breaks": source.breaks(match_id, BIG_BREAK),
         "statistics": source.match_statistics(match_id),
+    }
+    if ledger:
+        report["ledger"] = export_ledger(source.ledger(match_id))
+    return report
+
+
+def export_ledger(stored: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The device's record of a match as the JSON report carries it: every
+    event's body as the device sent it, and the checkpoints, bytes in hex."""
+    if stored is None:
+        return None
+    return {
+        "table": stored["table"],
+        "events": [
+            {"seq": e["seq"], "boot": e["boot_id"], "body": e["body"].hex() if e["body"] else None}
+            for e in stored["events"]
+            if e["body"] is not None or e["invalid"] is None  # not a device event: not chained
+        ],
+        "checkpoints": [
+            {
+                "seq": c["seq"],
+                "boot": c["boot_id"],
+                "at": c["at_seq"],
+                "head": c["head"].hex(),
+                "marks": c["marks"].hex(),
+                "mac": c["mac"].hex(),
+            }
+            for c in stored["checkpoints"]
+        ],
     }
 
 

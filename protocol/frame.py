@@ -65,31 +65,41 @@ class Frame:
 
 
 class FrameWriter:
-    """Encodes frames into two preallocated buffers (raw and stuffed)."""
+    """Encodes frames into one preallocated buffer, stuffed in place.
+
+    The raw frame is written at offset _SLACK and stuffed towards the front
+    of the same buffer: COBS writes output byte ``i + 1 + (full blocks so
+    far)`` while it reads input byte ``i``, so for a frame of at most
+    MAX_FRAME bytes (at most two full blocks) the output never overtakes the
+    input it has still to read.  One buffer instead of a raw and a stuffed
+    one is 512 bytes less of the device's heap.
+    """
 
     def __init__(self, max_frame=MAX_FRAME):
-        self.raw = bytearray(max_frame)
-        self.rawmv = memoryview(self.raw)
-        self.wire = bytearray(cobs.max_encoded_len(max_frame))
+        self.slack = cobs.max_encoded_len(max_frame) - max_frame  # >= 3 (see above)
+        self.wire = bytearray(max_frame + self.slack)
         self.wiremv = memoryview(self.wire)
-        self.writer = cbor.Writer(self.raw, HEADER_LEN, max_frame - CRC_LEN)
+        self.rawmv = self.wiremv[self.slack :]
+        self.writer = cbor.Writer(
+            self.wire, self.slack + HEADER_LEN, self.slack + max_frame - CRC_LEN
+        )
 
     def build(self, mtype, flags, seq, body):
         """Frame for one message; the memoryview is valid until the next build.
 
         Raises cbor.EncodeError when the body cannot be encoded or is too big.
         """
-        raw = self.raw
+        raw = self.rawmv
         raw[0] = VERSION_BYTE
         raw[1] = mtype
         raw[2] = flags
         raw[3] = seq & 0xFF
         raw[4] = (seq >> 8) & 0xFF
         w = self.writer
-        w.pos = HEADER_LEN
+        w.pos = self.slack + HEADER_LEN
         w.value(body)
-        n = w.pos
-        c = crc32(self.rawmv[:n])
+        n = w.pos - self.slack
+        c = crc32(raw[:n])
         raw[n] = c & 0xFF
         raw[n + 1] = (c >> 8) & 0xFF
         raw[n + 2] = (c >> 16) & 0xFF

@@ -14,6 +14,8 @@ from . import messages as M
 from .messages import (
     ANY_COLOUR,
     BALL_ON,
+    BYTES,
+    CHECKPOINT,
     COLOURS,
     EVENT,
     FOUL,
@@ -44,6 +46,7 @@ def _event_schema():
     s[-3] = ("boot", UINT, 1, U32, 0)
     s[-4] = ("src", UINT, 0, 3, 0)
     s[-5] = ("cmd", UINT, 1, U32, 0)
+    s[-6] = ("action", UINT, 1, U63, 0)
     return s
 
 
@@ -73,6 +76,13 @@ DEVICE_SENT = {
         0: ("level", UINT, 0, 3, REQ),
         1: ("text", TEXT, 200, 0, REQ),
         2: ("t", UINT, 0, U63, 0),
+    },
+    CHECKPOINT: {
+        0: ("at", UINT, 0, U32, REQ),
+        1: ("boot", UINT, 1, U32, REQ),
+        2: ("head", BYTES, 32, 32, REQ),
+        3: ("marks", BYTES, 0, 128, REQ),
+        4: ("mac", BYTES, 32, 32, REQ),
     },
 }
 for _t in DEVICE_SENT:

@@ -160,7 +160,7 @@ def _predicate(kind: int, a: Any, b: Any) -> Callable[[Any], bool]:
         return lambda v: v is True or v is False
     if kind == messages.NAME or kind == messages.WARNING:
         limit = messages.CODE_LIMIT
-        most = messages.NAME_TEXT_BYTES
+        most = messages._NAME_TEXT_BYTES
         return lambda v: (
             (type(v) is int and 0 <= v <= limit)
             or (type(v) is str and (len(v) * 4 <= most or len(v.encode()) <= most))
@@ -317,6 +317,16 @@ def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
     return wire
 
 
+def body_bytes(frame_bytes: bytes) -> bytes | None:
+    """The body of one stuffed frame (without its 0x00) exactly as it was
+    sent, or None when the frame is malformed: the bytes the device's hash
+    chain covers (SPEC.md "Checkpoints")."""
+    raw = _unstuff(frame_bytes)
+    if raw is None or len(raw) < _MIN_FRAME:
+        return None
+    return bytes(raw[5:-4])
+
+
 def parse(data: bytes | bytearray | memoryview) -> Frame:
     """Like decode_frame, but raises FrameError for anything but a good frame."""
     f = decode_frame(data)
@@ -447,6 +457,7 @@ class Event:
     boot: int | None = None
     src: int | None = None  # None: SRC_SENSOR
     cmd: int | None = None  # the host seq of the action it answers
+    action: int | None = None  # the id of the operator action it answers
 
     @property
     def source(self) -> int:
@@ -482,6 +493,7 @@ class SetupMatch:
     reds: int | None = None
     t: int | None = None
     who: str | None = None
+    action: int | None = None  # the action's id: the device applies it once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -491,6 +503,7 @@ class Command:
     TYPE: ClassVar[int] = messages.COMMAND
     input: dict[str, Any]
     who: str | None = None
+    action: int | None = None  # the action's id: the device applies it once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -552,6 +565,20 @@ class NameBitmap:
     bits: bytes
 
 
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """The head of the device's hash chain after event ``at``, the CRC-32
+    marks of the events since the previous checkpoint, and their HMAC under
+    the device key (SPEC.md "Checkpoints")."""
+
+    TYPE: ClassVar[int] = messages.CHECKPOINT
+    at: int
+    boot: int
+    head: bytes
+    marks: bytes
+    mac: bytes
+
+
 Record = (
     Hello
     | Welcome
@@ -568,6 +595,7 @@ Record = (
     | Light
     | Settings
     | NameBitmap
+    | Checkpoint
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

@@ -33,6 +33,8 @@ ERROR = const(12)
 LIGHT = const(13)  # the table light's relay (host -> device)
 SETTINGS = const(14)
 NAME_BITMAP = const(15)
+# 16-18: reserved for the sensors' health and the pocket check
+CHECKPOINT = const(19)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -55,6 +57,7 @@ TYPES = {
     LIGHT: ("light", HOST, True),
     SETTINGS: ("settings", HOST, True),
     NAME_BITMAP: ("name_bitmap", HOST, True),
+    CHECKPOINT: ("checkpoint", DEVICE, True),
 }
 
 
@@ -81,7 +84,7 @@ FOUL = const(8)  # {0: side, 1: points, 2: kind code}
 BALL_ON = const(9)  # NAME over BALLS, or -1 for "any colour"
 COLOURS = const(10)  # bitmask over names.COLOURS, or an array of NAME
 WARNING = const(11)  # NAME over WARNINGS
-BYTES = const(12)  # a: most bytes
+BYTES = const(12)  # a, b: fewest and most bytes
 
 REQ = const(1)  # the key must be present
 NUL = const(2)  # null is allowed
@@ -91,7 +94,7 @@ U16 = 0xFFFF
 U32 = 0xFFFFFFFF
 U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
-NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
+_NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
 _REASON_BYTES = const(160)  # an event's rejection reason (key -2); host_catalogue's bound
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
 # A player's name drawn by the host for the handset (name_bitmap): at most one
@@ -193,8 +196,12 @@ def raw_schema(required_ev):
     return s
 
 
+# -6 action: the operator action's id, never reused; the device applies each
+# id once (SPEC.md "Actions").
+_ACTION = ("action", UINT, 1, U63, 0)
 _COMMAND = raw_schema(True)
 _COMMAND[-1] = ("who", TEXT, NAME_BYTES, 0, 0)
+_COMMAND[-6] = _ACTION
 
 _SETUP = {
     7: ("players", PLAYERS, 0, 0, REQ),
@@ -203,6 +210,7 @@ _SETUP = {
     10: ("reds", UINT, 0, U8, 0),
     13: ("t", UINT, 0, U63, 0),
     -1: ("who", TEXT, NAME_BYTES, 0, 0),
+    -6: _ACTION,
 }
 
 # The schemas of the messages a device receives.  type: {key: (name, kind, a,
@@ -237,7 +245,7 @@ SCHEMA = {
         1: ("member", UINT, 0, 1, REQ),
         2: ("width", UINT, 1, _BITMAP_WIDTH, REQ),
         3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
-        4: ("bits", BYTES, _BITMAP_BYTES, 0, REQ),
+        4: ("bits", BYTES, 0, _BITMAP_BYTES, REQ),
     },
 }
 
@@ -258,7 +266,7 @@ def _text_ok(v, most):
 
 
 def _name_ok(v):
-    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, NAME_TEXT_BYTES)
+    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, _NAME_TEXT_BYTES)
 
 
 def _check_value(kind, a, b, v):
@@ -269,10 +277,10 @@ def _check_value(kind, a, b, v):
         return None if (type(v) is int and a <= v <= b) else "an integer %d..%d" % (a, b)
     if kind == TEXT:
         return None if _text_ok(v, a) else "text of at most %d bytes" % a
+    if kind == BYTES:
+        return None if (type(v) is bytes and a <= len(v) <= b) else "%d to %d bytes" % (a, b)
     if kind == BOOL:
         return None if (v is True or v is False) else "true or false"
-    if kind == BYTES:
-        return None if (type(v) is bytes and len(v) <= a) else "bytes, at most %d" % a
     if kind in (NAME, WARNING):
         return None if _name_ok(v) else "a name code or a name"
     if kind == BALL_ON:
@@ -449,7 +457,7 @@ def wire_to_event(m):
     return ev
 
 
-def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
+def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0, act=0):
     """The body of an event message: raw input and its settled result."""
     body = event_to_wire(ev)
     body[-1] = [scores[0], scores[1]]
@@ -468,6 +476,8 @@ def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0):
         body[-4] = src
     if cmd:
         body[-5] = cmd
+    if act:
+        body[-6] = act
     return body
 
 

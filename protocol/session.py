@@ -269,7 +269,13 @@ class Session:
     def _on_hello(self, body, now):
         self.refused = None
         self.receiver.resync(body[4], body[3])
-        self.sender.resume(body[5], now)
+        s = self.sender
+        if not len(s) and body[5] > s.last:
+            # Nothing of ours is waiting and the device has taken in more
+            # than we numbered (a restarted host): go on after its count, so
+            # no number it has seen is used again (SPEC.md "Handshake").
+            s = self.sender = Sender(s.capacity, s.window, s.rto_first, s.rto_max, body[5])
+        s.resume(body[5], now)
         self.peer = body
         self.control.append(self._welcome())
         if not self.open:

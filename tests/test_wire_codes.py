@@ -90,6 +90,7 @@ MESSAGE_TYPES = {
     "light": 13,
     "settings": 14,
     "name_bitmap": 15,
+    "checkpoint": 19,
 }
 LANGS = ["en", "fa"]
 SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}

@@ -3,6 +3,8 @@
 # and port; the simulator (sim/board.py) passes virtual ones and so runs this
 # very same wiring.
 
+from binascii import unhexlify
+
 from . import colour
 from .beam import PocketBeam
 from .keypad import Keypad
@@ -21,7 +23,7 @@ class Kit:
 
     def __init__(self, table, ticks, ring, beams, colours, classifier, colour_delay_ms, rail,
                  strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash,
-                 texts=None):  # fmt: skip
+                 key, texts=None):  # fmt: skip
         self.table = table
         self.ticks = ticks
         self.ring = ring
@@ -39,6 +41,7 @@ class Kit:
         self.wdt = wdt
         self.serial = serial
         self.flash = flash
+        self.key = key  # the device key: it signs the journal's checkpoints
         self.texts = texts  # the handset's Persian texts (None: fa.bin beside the firmware)
 
 
@@ -75,5 +78,16 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
         table, ticks, ring, beams, colours, colour.load(flash + "/calibration.json"),
         cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
         StatusLed(pin_out(cfg.LED), None if cfg.LIGHT is None else pin_out(cfg.LIGHT)),
-        Watchdog(make_wdt), serial, flash + "/journal", texts,
+        Watchdog(make_wdt), serial, flash + "/journal", load_key(flash + "/device_key"), texts,
     )  # fmt: skip
+
+
+def load_key(path):
+    """The device key: hex in the file `baulk firmware deploy --key` writes
+    (docs/LEDGER.md).  A board without one signs with the empty key, which
+    no verifier accepts."""
+    try:
+        with open(path) as f:
+            return unhexlify(f.read().strip())
+    except (OSError, ValueError):
+        return b""

@@ -22,6 +22,20 @@ from .devices import (
     VirtualClock,
 )
 
+# Every simulated board signs its checkpoints with this key (a board's own is
+# written by `baulk firmware deploy --key`): b"baulk simulator key, not secret!"
+SIM_KEY = "6261756c6b2073696d756c61746f72206b65792c206e6f742073656372657421"
+
+
+def give_key(flash, key=SIM_KEY):
+    """Put a device key into a simulated board's flash, unless it has one."""
+    path = flash + "/device_key"
+    try:
+        open(path).close()  # no os.path on MicroPython
+    except OSError:
+        with open(path, "w") as f:
+            f.write(key)
+
 
 class Config:
     """A board's pin map with some entries changed (sensors left out, ...)."""
@@ -175,6 +189,7 @@ class SimBoard:
         self.pins = {}
         self.timers = []
         self.mux.mask = 0
+        give_key(self.flash)
         self.hw = kit.assemble(
             self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
             self.clock.ticks_ms, self.table, self.flash, self._timer, self.texts,

@@ -9,6 +9,12 @@
   (host/rebuild.py) makes them again from the events alone.
 * ``links`` remembers, per table, the device stream's committed sequence
   number, so a restarted daemon resumes the stream where the store ends.
+* ``commands`` keeps every operator action before it is sent, with its id;
+  the event that answers it carries the id (``events.action``), so the
+  actions without an answer are known after a crash and sent again.
+* ``checkpoints`` keeps the device's signed chain heads; with the event
+  bodies (``events.body``) they let ``baulk verify`` check the record
+  (docs/LEDGER.md).
 
 Three modules, one job each: :mod:`.schema` (the tables and how a connection
 is opened), :mod:`.writer` (one writer thread, group commit, the projections)
@@ -22,6 +28,7 @@ from .queries import StoreReader
 from .records import (
     Batch,
     BreakResult,
+    CheckpointRow,
     CommandRow,
     EventRow,
     FrameResult,
@@ -38,6 +45,7 @@ from .writer import GroupCommitter, Store
 __all__ = [
     "Batch",
     "BreakResult",
+    "CheckpointRow",
     "CommandRow",
     "EventRow",
     "FrameResult",

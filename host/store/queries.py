@@ -281,6 +281,65 @@ class StoreReader(SessionReader):
         ).fetchone()
         return (int(row[0]), int(row[1])) if row else None
 
+    # ------------------------------------------------------------------ operator actions
+    def unanswered_actions(self, table_id: str) -> list[dict[str, Any]]:
+        """The table's operator actions that no stored event answers yet, in
+        the order they were made: a restarted daemon sends them again."""
+        rows = self.db.execute(
+            "SELECT action, mtype, body, who, created_ms FROM commands c "
+            "WHERE table_id = ? AND action IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM events e WHERE e.table_id = c.table_id AND e.action = c.action) "
+            "ORDER BY id",
+            (table_id,),
+        ).fetchall()
+        return [{**dict(r), "body": json.loads(r["body"])} for r in rows]
+
+    # ------------------------------------------------------------------ the device's signed record
+    def ledger(self, match_id: str) -> dict[str, Any] | None:
+        """What it takes to check a match against the device's checkpoints
+        (docs/LEDGER.md): the stored events from the newest checkpoint before
+        the match's first event to the first checkpoint at or after its last
+        one, with the body bytes the device sent and the columns the store
+        made of them, and those checkpoints.  None: no such match."""
+        span = self._match_span(match_id)
+        if span is None:
+            return None
+        table_id, first, last = span
+        row = self.db.execute(
+            "SELECT max(at_seq) FROM checkpoints WHERE table_id = ? AND at_seq < ?",
+            (table_id, first),
+        ).fetchone()
+        start = int(row[0]) if row and row[0] is not None else 0
+        row = self.db.execute(
+            "SELECT min(at_seq) FROM checkpoints WHERE table_id = ? AND at_seq >= ?",
+            (table_id, last),
+        ).fetchone()
+        end = int(row[0]) if row and row[0] is not None else last
+        checkpoints = self.db.execute(
+            "SELECT boot_id, seq, at_seq, head, marks, mac FROM checkpoints "
+            "WHERE table_id = ? AND at_seq BETWEEN ? AND ? ORDER BY at_seq, seq",
+            (table_id, start, end),
+        ).fetchall()
+        events = self.db.execute(
+            "SELECT seq, boot_id, body, src, cmd, ev, scores, rejected, invalid, action "
+            "FROM events WHERE table_id = ? AND seq > ? AND seq <= ? ORDER BY seq, id",
+            (table_id, start, end),
+        ).fetchall()
+        return {
+            "table": table_id,
+            "events": [dict(r) for r in events],
+            "checkpoints": [dict(r) for r in checkpoints],
+        }
+
+    def _match_span(self, match_id: str) -> tuple[str, int, int] | None:
+        # (table, first seq, last seq) of the events stored for a match
+        row = self.db.execute(
+            "SELECT table_id, min(seq), max(seq) FROM events WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return str(row[0]), int(row[1]), int(row[2])
+
     # ------------------------------------------------------------------ matches and reports
     def matches(
         self, table_id: str | None = None, limit: int = 50, skip_empty: bool = False
@@ -301,17 +360,25 @@ class StoreReader(SessionReader):
     def referee_of(self, match_id: str) -> str | None:
         """The ``who`` of the operator's set-up that started this match (the
         console sends the referee's name there), or None when the match was
-        set up on the keypad or without a name.  The device names the command
-        that caused an event (``events.cmd``); the newest command of that
-        number sent before the event is the one (the numbers start again with
-        a new link)."""
+        set up on the keypad or without a name.  The event that answered the
+        set-up carries the action's id (``events.action``); events stored
+        before action ids name only the command's number on its link
+        (``events.cmd``), and then the newest command of that number sent
+        before the event is the one (the numbers start again with a link)."""
         row = self.db.execute(
-            "SELECT c.who FROM events e JOIN commands c "
-            "ON c.table_id = e.table_id AND c.seq = e.cmd "
-            "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
-            "AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+            "SELECT c.who FROM events e JOIN commands c ON c.action = e.action "
+            "WHERE e.match_id = ? AND e.name = 'match' AND e.action IS NOT NULL "
+            "AND c.mtype = ? ORDER BY e.id DESC LIMIT 1",
             (match_id, SETUP_MATCH),
         ).fetchone()
+        if row is None:
+            row = self.db.execute(
+                "SELECT c.who FROM events e JOIN commands c "
+                "ON c.table_id = e.table_id AND c.seq = e.cmd "
+                "WHERE e.match_id = ? AND e.name = 'match' AND e.cmd > 0 AND c.mtype = ? "
+                "AND e.action IS NULL AND c.created_ms <= e.rx_ms ORDER BY c.id DESC LIMIT 1",
+                (match_id, SETUP_MATCH),
+            ).fetchone()
         return str(row[0]) if row is not None and row[0] else None
 
     def name_fix(self, match_id: str) -> list[Any] | None:

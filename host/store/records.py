@@ -63,6 +63,23 @@ class EventRow:
     raw: bytes | None = None
     mtype: int = 0
     applied: Projection | None = None
+    action: int = 0  # the operator action it answers (event key -6)
+    body: bytes | None = None  # the body's bytes as the device sent them: the chain covers them
+
+
+@dataclass
+class CheckpointRow:
+    """A device checkpoint: the chain's head after event ``at_seq``, signed."""
+
+    table_id: str
+    boot_id: int
+    seq: int
+    rx_ms: int
+    at_seq: int
+    head: bytes
+    marks: bytes
+    mac: bytes
+    raw: bytes | None = None
 
 
 @dataclass
@@ -86,12 +103,18 @@ class RawRow:
 
 @dataclass
 class CommandRow:
+    """An operator action, stored before it is sent.  The writer gives it its
+    id, ``action``: (``epoch`` << 32) | its row id, so no two are alike even
+    across daemon restarts and a store restored from a backup."""
+
     table_id: str
     seq: int
     mtype: int
     body: dict[str, Any]
     who: str | None
     created_ms: int
+    epoch: int = 0
+    action: int = 0
 
 
 @dataclass
@@ -134,6 +157,7 @@ class Batch:
     commands: list[CommandRow] = field(default_factory=list)
     name_fixes: list[NameFixRow] = field(default_factory=list)
     sessions: list[SessionWrite] = field(default_factory=list)
+    checkpoints: list[CheckpointRow] = field(default_factory=list)
 
     def __len__(self) -> int:
         return (
@@ -143,6 +167,7 @@ class Batch:
             + len(self.commands)
             + len(self.name_fixes)
             + len(self.sessions)
+            + len(self.checkpoints)
         )
 
     def __add__(self, later: Batch) -> Batch:
@@ -153,6 +178,7 @@ class Batch:
             self.commands + later.commands,
             self.name_fixes + later.name_fixes,
             self.sessions + later.sessions,
+            self.checkpoints + later.checkpoints,
         )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from .stats_schema import STATS_SCHEMA
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: operator action ids, event bodies, checkpoints
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -41,6 +41,8 @@ CREATE TABLE IF NOT EXISTS events (
     invalid TEXT,
     match_id TEXT,
     frame INTEGER,
+    action INTEGER,
+    body BLOB,
     UNIQUE (table_id, boot_id, seq)
 );
 CREATE INDEX IF NOT EXISTS events_match ON events (match_id, id);
@@ -96,8 +98,34 @@ CREATE TABLE IF NOT EXISTS commands (
     mtype INTEGER NOT NULL,
     body TEXT NOT NULL,
     who TEXT,
-    created_ms INTEGER NOT NULL
+    created_ms INTEGER NOT NULL,
+    action INTEGER
 );
+CREATE TABLE IF NOT EXISTS checkpoints (
+    id INTEGER PRIMARY KEY,
+    table_id TEXT NOT NULL,
+    boot_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    rx_ms INTEGER NOT NULL,
+    at_seq INTEGER NOT NULL,
+    head BLOB NOT NULL,
+    marks BLOB NOT NULL,
+    mac BLOB NOT NULL,
+    UNIQUE (table_id, boot_id, seq)
+);
+CREATE INDEX IF NOT EXISTS checkpoints_at ON checkpoints (table_id, at_seq);
+"""
+# Columns added since schema 1, for stores made before them (CREATE TABLE IF
+# NOT EXISTS leaves an existing table as it is).
+_ADDED_COLUMNS = (
+    ("events", "action", "INTEGER"),
+    ("events", "body", "BLOB"),
+    ("commands", "action", "INTEGER"),
+)
+# Made after the columns they index exist.
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS events_action ON events (table_id, action) WHERE action IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS commands_action ON commands (action) WHERE action IS NOT NULL;
 """
 
 # Table sessions and their bills (host/sessions.py, host/bills.py):
@@ -217,10 +245,21 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             db.executescript(SCHEMA)
             db.executescript(BILLING_SCHEMA)
             db.executescript(STATS_SCHEMA)
+            _migrate(db)
+            db.executescript(_INDEXES)
             db.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', ?)",
+                "INSERT INTO meta (key, value) VALUES ('schema', ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (str(SCHEMA_VERSION),),
             )
         return db
     except sqlite3.DatabaseError as e:
         raise StoreError(f"cannot open the store {path}: {e}") from None
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Add the columns a store made by an older baulk lacks."""
+    for table, column, kind in _ADDED_COLUMNS:
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")

@@ -20,8 +20,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from baulk.protocol import messages
+
 from .records import (
     Batch,
+    CheckpointRow,
     CommandRow,
     EventRow,
     LinkRow,
@@ -38,7 +41,12 @@ log = logging.getLogger("baulk.store")
 
 _INSERT_EVENT = (
     "INSERT OR IGNORE INTO events (table_id, boot_id, seq, rx_ms, src, cmd, name, ev, "
-    "scores, rejected, invalid, match_id, frame) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "scores, rejected, invalid, match_id, frame, action, body) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+_INSERT_CHECKPOINT = (
+    "INSERT OR IGNORE INTO checkpoints (table_id, boot_id, seq, rx_ms, at_seq, head, marks, mac) "
+    "VALUES (?,?,?,?,?,?,?,?)"
 )
 _INSERT_RAW = "INSERT INTO raw_frames (table_id, rx_ms, mtype, seq, data) VALUES (?,?,?,?,?)"
 _LINK_COLUMNS = ("name", "boot_id", "device_table", "firmware", "last_seen_ms")
@@ -61,6 +69,8 @@ def _event_values(row: EventRow) -> tuple[Any, ...]:
         row.invalid,
         a.match_id if a else None,
         a.frame if a else None,
+        row.action or None,
+        row.body,
     )
 
 
@@ -92,6 +102,9 @@ class Store:
             self._insert_events(batch.events)
             for row in batch.events:
                 done[row.table_id] = row.seq
+            for cp in batch.checkpoints:
+                self._checkpoint(cp)
+                done[cp.table_id] = max(done.get(cp.table_id, 0), cp.seq)
             for link in batch.links:
                 self._link(link)
             for t, seq in done.items():
@@ -101,11 +114,7 @@ class Store:
                     (t, seq),
                 )
             for c in batch.commands:
-                db.execute(
-                    "INSERT INTO commands (table_id, seq, mtype, body, who, created_ms) "
-                    "VALUES (?,?,?,?,?,?)",
-                    (c.table_id, c.seq, c.mtype, dumps(c.body), c.who, c.created_ms),
-                )
+                self._command(c)
             for f in batch.name_fixes:
                 db.execute(
                     "INSERT OR REPLACE INTO name_fixes (match_id, players, who, at_ms) "
@@ -117,6 +126,8 @@ class Store:
             db.execute("COMMIT")
         except BaseException:
             _roll_back(db)
+            for c in batch.commands:
+                c.action = 0  # not stored: its id is drawn again with its row
             raise
         self.commits += 1
         self.rows += len(batch)
@@ -152,6 +163,23 @@ class Store:
             first = last_id - len(rows) + 1
             for i, row in enumerate(rows):
                 self.play.note(db, first + i, row.table_id, row.ev, row.applied)
+
+    def _command(self, c: CommandRow) -> None:
+        cur = self.db.execute(
+            "INSERT INTO commands (table_id, seq, mtype, body, who, created_ms) "
+            "VALUES (?,?,?,?,?,?)",
+            (c.table_id, c.seq, c.mtype, dumps(c.body), c.who, c.created_ms),
+        )
+        rowid = int(cur.lastrowid or 0)
+        action = (c.epoch << 32) | rowid
+        self.db.execute("UPDATE commands SET action = ? WHERE id = ?", (action, rowid))
+        c.action = action
+
+    def _checkpoint(self, cp: CheckpointRow) -> None:
+        db = self.db
+        values = (cp.table_id, cp.boot_id, cp.seq, cp.rx_ms, cp.at_seq, cp.head, cp.marks, cp.mac)
+        if db.execute(_INSERT_CHECKPOINT, values).rowcount and cp.raw is not None:
+            db.execute(_INSERT_RAW, (cp.table_id, cp.rx_ms, messages.CHECKPOINT, cp.seq, cp.raw))
 
     def _event(self, row: EventRow) -> None:
         db = self.db
@@ -400,10 +428,14 @@ class GroupCommitter:
         store: Store,
         on_durable: Callable[[str, int], None],
         on_health: Callable[[str | None], None] | None = None,
+        on_command: Callable[[CommandRow], None] | None = None,
     ) -> None:
         self.store = store
         self.on_durable = on_durable
         self.on_health = on_health
+        # Runs on the event loop for each operator action once it is on the
+        # disk, with its id (CommandRow.action): only then may it be sent.
+        self.on_command = on_command
         self.pending = Batch()
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-store")
         self._wake: asyncio.Event | None = None
@@ -438,7 +470,12 @@ class GroupCommitter:
         self.pending.raws.append(row)
         self._poke()
 
+    def submit_checkpoint(self, row: CheckpointRow) -> None:
+        self.pending.checkpoints.append(row)
+        self._poke()
+
     def submit_command(self, row: CommandRow) -> None:
+        """Store an operator action; ``on_command`` hears when it is stored."""
         self.pending.commands.append(row)
         self._poke()
 
@@ -476,6 +513,9 @@ class GroupCommitter:
                 self.batches += 1
                 for table_id, seq in done.items():
                     self.on_durable(table_id, seq)
+                if self.on_command is not None:
+                    for c in batch.commands:
+                        self.on_command(c)
             if not len(self.pending):
                 self._idle.set()
 

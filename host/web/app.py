@@ -160,9 +160,9 @@ async def console_page(request: web.Request) -> web.StreamResponse:
     return _page(request, "console.html")
 
 
-def _report(request: web.Request) -> dict[str, Any] | None:
+def _report(request: web.Request, ledger: bool = False) -> dict[str, Any] | None:
     reader = request.app[DAEMON_KEY].reader
-    report = reports.build(reader, request.match_info["match"])
+    report = reports.build(reader, request.match_info["match"], ledger=ledger)
     if report is None:
         return None
     return fixed_report(report, reader.name_fix(report["match"]["match_id"]))
@@ -273,10 +273,10 @@ async def api_matches(request: web.Request) -> web.Response:
 
 
 async def api_match(request: web.Request) -> web.StreamResponse:
-    report = _report(request)
+    fmt = request.match_info.get("fmt", "json")
+    report = _report(request, ledger=fmt == "json")
     if report is None:
         return error(404, f"there is no match '{request.match_info['match'][:100]}'")
-    fmt = request.match_info.get("fmt", "json")
     if fmt == "csv":
         return web.Response(
             text=reports.to_csv(report),

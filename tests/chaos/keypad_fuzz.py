@@ -16,7 +16,7 @@ from baulk.firmware import keypad_flow as kf
 from baulk.firmware import names
 from baulk.firmware.sim.board import SimBoard
 from baulk.protocol import messages
-from tests.chaos.power_loss import _Host
+from tests.chaos.power_loss import Host
 from tests.test_engine_properties import check_invariants
 
 
@@ -29,7 +29,7 @@ def run(
     flash = tempfile.mkdtemp(prefix="baulk-keys-")
     board = SimBoard(flash=flash, tick_ms=5)
     board.boot()
-    host = _Host(board)
+    host = Host(board)
     board.on_tick = host.pump
     board.settle(1500)
     key_names = kf.KEY_NAMES.split()

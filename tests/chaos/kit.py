@@ -207,39 +207,42 @@ def _write(fd: int, data: bytes) -> None:
 # ---------------------------------------------------------------------- the device's record
 @dataclass
 class JournalTap:
-    """Every (seq, body) the firmware journaled, per flash directory."""
+    """Every record the firmware journaled on flash, per flash directory:
+    (seq, kind, body), kind 0 an event, 1 a checkpoint."""
 
-    records: dict[str, list[tuple[int, dict[Any, Any]]]] = field(default_factory=dict)
+    records: dict[str, list[tuple[int, int, dict[Any, Any]]]] = field(default_factory=dict)
     _original: Any = None
 
     def install(self) -> JournalTap:
-        original = journal_mod.Journal.append
+        original = journal_mod.Journal._put
         tap = self
 
-        def append(journal: Any, body: dict[Any, Any], t: int) -> int:
-            seq: int = original(journal, body, t)
-            tap.records.setdefault(str(Path(journal.root).resolve()), []).append((seq, body))
+        def put(journal: Any, body: dict[Any, Any], kind: int) -> int:
+            seq: int = original(journal, body, kind)
+            root = str(Path(journal.root).resolve())
+            tap.records.setdefault(root, []).append((seq, 1 if kind else 0, body))
             return seq
 
         self._original = original
-        journal_mod.Journal.append = append  # type: ignore[method-assign]
+        journal_mod.Journal._put = put  # type: ignore[method-assign]
         return self
 
     def remove(self) -> None:
         if self._original is not None:
-            journal_mod.Journal.append = self._original  # type: ignore[method-assign]
+            journal_mod.Journal._put = self._original  # type: ignore[method-assign]
             self._original = None
 
-    def records_all(self) -> list[tuple[int, dict[Any, Any]]]:
+    def records_all(self) -> list[tuple[int, int, dict[Any, Any]]]:
+        """Every record of every journal: events and checkpoints."""
         return [r for records in self.records.values() for r in records]
 
     def of(self, flash_dir: Path | str) -> list[tuple[int, dict[Any, Any]]]:
-        """The records of the journal in this flash directory (or under it)."""
+        """The events of the journal in this flash directory (or under it)."""
         base = str(Path(flash_dir).resolve())
         out: list[tuple[int, dict[Any, Any]]] = []
         for root, records in self.records.items():
             if root == base or root.startswith(base + os.sep):
-                out.extend(records)
+                out.extend((seq, body) for seq, kind, body in records if not kind)
         return out
 
 

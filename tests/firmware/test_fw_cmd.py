@@ -125,3 +125,32 @@ def test_deploy_needs_a_port(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         cli.main(["firmware", "deploy"])
     assert "--port" in capsys.readouterr().err
+
+
+def test_deploy_with_a_key_puts_it_on_the_board_and_makes_one_when_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "t1.key"
+    argv = ["firmware", "deploy", "--port", "/dev/ttyACM0", "--out", str(tmp_path / "b")]
+    assert cli.main([*argv, "--key", str(key), "--dry-run"]) == 0
+    assert not key.exists()  # a dry run makes nothing
+    capsys.readouterr()
+    # what a real deploy does before its first mpremote command
+    assert "a new one in" in firmware_cmd.device_key(key, create=True)
+    text = key.read_text().strip()
+    assert len(bytes.fromhex(text)) == 32 and key.stat().st_mode & 0o777 == 0o600
+    assert cli.main([*argv, "--key", str(key), "--dry-run"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("$ ")]
+    assert f"connect /dev/ttyACM0 fs cp {key} :device_key" in [ln.split(" ", 2)[2] for ln in lines]
+    assert key.read_text().strip() == text  # an existing key is kept
+
+
+def test_deploy_refuses_a_key_file_that_holds_no_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = tmp_path / "bad.key"
+    key.write_text("0123")
+    argv = ["firmware", "deploy", "--port", "/dev/ttyACM0", "--out", str(tmp_path), "--dry-run"]
+    assert cli.main([*argv, "--key", str(key)]) == 2
+    err = capsys.readouterr().err
+    assert "32 bytes" in err and "Traceback" not in err

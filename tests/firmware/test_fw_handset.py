@@ -409,7 +409,7 @@ def test_a_bad_name_bitmap_or_language_is_refused_and_changes_nothing() -> None:
     texts = [text for _, _, text in got]
     assert "width" in texts[0] and "must be an integer 1..128" in texts[0]
     assert texts[1] == "name_bitmap: 16 x 16 pixels take 32 bytes, not 31"
-    assert "bits" in texts[2] and "at most 256" in texts[2]
+    assert "bits" in texts[2] and "0 to 256 bytes" in texts[2]
     assert "bits" in texts[3]
     assert "side" in texts[4]
     assert texts[5] == "settings: language #7 is not known here (en, fa)"

@@ -29,6 +29,7 @@ class Host:
         self.decoder = host_codec.StreamDecoder()
         self.session = Session(HOST, ms(), {0: "test-host"}, 64, 8)
         self.events: list[tuple[int, dict[Any, Any]]] = []
+        self.checkpoints: list[int] = []  # their seqs: the stream numbers both
         self.opened = 0
 
     def pump(self, seconds: float, until: Callable[[], bool] | None = None) -> None:
@@ -41,6 +42,8 @@ class Host:
             for what, mtype, seq, body in self.session.drain():
                 if what == "deliver" and mtype == messages.EVENT:
                     self.events.append((seq, body))
+                elif what == "deliver" and mtype == messages.CHECKPOINT:
+                    self.checkpoints.append(seq)
                 elif what == "open":
                     self.opened += 1
             for m in self.session.poll(ms()):
@@ -68,8 +71,9 @@ def test_it_plays_by_itself_and_the_host_gets_every_event(table: SimulatedTable)
     host.pump(90, until=lambda: len(host.events) >= 12 and {"strike", "rest"} <= set(names()))
     host.close()
     assert host.opened == 1
-    seqs = [s for s, _ in host.events]
+    seqs = sorted([s for s, _ in host.events] + host.checkpoints)
     assert seqs == list(range(1, len(seqs) + 1))  # exactly once, in order
+    assert [s for s, _ in host.events] == sorted(s for s, _ in host.events)
     assert names()[0] == "match" and {"strike", "rest"} <= set(names())
     state = table.state()
     assert state["frame"] >= 1 and table.strokes_played > 0

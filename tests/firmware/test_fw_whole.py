@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from baulk.firmware.sim.board import SIM_KEY
 from baulk.host import micropython
 from baulk.host.sim_match import generate_match
 
@@ -45,7 +46,8 @@ def scenario(name: str) -> Any:
 
 
 @pytest.mark.parametrize(
-    "name", ["signals", "power_cut", "edges", "bad_keys", "question_power_cut", "light"]
+    "name",
+    ["signals", "power_cut", "edges", "bad_keys", "question_power_cut", "light", "ledger"],
 )
 def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
@@ -88,7 +90,9 @@ def test_power_cut_mid_stroke_resumes_and_resends() -> None:
         ("pot", "blue", 7),
         ("pot", "red", 8),
     ]
-    assert out["seqs"] == list(range(1, 10))  # exactly once, in order
+    # the boot signs what the last boot journaled and did not sign: events 1..8
+    assert out["checkpoints"] == [[9, 8]]
+    assert out["seqs"] == [1, 2, 3, 4, 5, 6, 7, 8, 10]  # exactly once, in order
     assert out["boots"][:8] == [1] * 8  # with the boot they were made in
     assert out["boots"][8] == 2  # the rest after the reset: the new boot
     # the stroke goes on after the reset: the red potted on the blue is a foul
@@ -114,6 +118,27 @@ def test_the_light_follows_the_host_and_survives_an_outage_and_a_power_cut() -> 
     assert out["delivered"] == 4  # the set-up and three light messages, each taken once
     assert out["events"] == 1  # only the match set-up made an event
     assert out["no_relay_acked"] and out["no_relay_kept"] is True
+
+
+def test_the_chain_and_a_repeated_action_under_micropython() -> None:
+    import hashlib
+    import hmac
+
+    out = scenario("ledger")
+    assert out["answers"] == 1  # the undo sent again after the power cut: applied once
+    assert out["hmac"] == hmac.new(b"k" * 70, b"message", hashlib.sha256).hexdigest()
+    cps = out["checkpoints"]
+    # the boot signed the events before the cut; the concession's frame end is signed
+    assert len(cps) >= 2 and cps[-1][1]["0"] == out["seqs"][-1]
+    assert cps[-1][1]["2"] == out["head"]
+    key = bytes.fromhex(SIM_KEY)  # the board read it from its flash (hw/kit.py)
+    for _, c in cps:
+        msg = c["0"].to_bytes(4, "big") + c["1"].to_bytes(4, "big")
+        msg += bytes.fromhex(c["2"]) + bytes.fromhex(c["3"])
+        assert hmac.new(key, msg, hashlib.sha256).hexdigest() == c["4"]
+    stream = sorted(out["seqs"] + [s for s, _ in cps])
+    assert stream == list(range(1, len(stream) + 1))
+    assert out["acts"].endswith("%016x" % ((3 << 40) | 7))
 
 
 def test_signal_edge_cases() -> None:

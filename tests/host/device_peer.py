@@ -62,6 +62,7 @@ class DevicePeer:
         self.held: list[dict[Any, Any]] = []  # events waiting for room in the journal
         self.sent: list[tuple[int, Event, str | None]] = []  # (seq, event, rejected)
         self.commands: list[tuple[int, int, Any]] = []  # (type, seq, body) from the host
+        self.actions: set[int] = set()  # operator action ids applied
         self.lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -229,16 +230,21 @@ class DevicePeer:
             ev = messages.wire_to_event(body)
         else:
             return
-        self._apply(ev, messages.SRC_HOST, seq)
+        act = body.get(-6, 0)
+        if act in self.actions:
+            return  # applied once already, as the firmware does (SPEC.md "Actions")
+        if act:
+            self.actions.add(act)
+        self._apply(ev, messages.SRC_HOST, seq, act)
 
-    def _apply(self, ev: Event, src: int, cmd: int) -> None:
+    def _apply(self, ev: Event, src: int, cmd: int, act: int = 0) -> None:
         rejected = None
         try:
             self.engine.apply(ev)
         except Rejected as why:
             rejected = str(why)[:160]
         st = self.engine.state()
-        body = messages.event_body(ev, st["scores"], rejected, self.boot, src, cmd)
+        body = messages.event_body(ev, st["scores"], rejected, self.boot, src, cmd, act)
         seq = 0 if self.held else self.session.send(messages.EVENT, body)
         if not seq:
             self.held.append(body)

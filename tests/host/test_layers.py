@@ -45,8 +45,11 @@ LAYERS: list[tuple[str, set[str]]] = [
             "frame_figures",
         },
     ),
-    ("web and MQTT", {"web", "reports", "mqtt"}),
-    ("command", {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd"}),
+    ("web and MQTT", {"web", "reports", "mqtt", "verify"}),
+    (
+        "command",
+        {"cli", "service", "run_cmd", "demo_cmd", "board_cmd", "firmware_cmd", "verify_cmd"},
+    ),
 ]
 LAYERS[-1][1].add("replay_cmd")
 # Table sessions and billing (docs/BILLING.md): clocks, money and tariffs are

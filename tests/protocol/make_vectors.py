@@ -12,6 +12,8 @@ regenerates the file in memory and fails if the committed copy differs.
 from __future__ import annotations
 
 import binascii
+import hashlib
+import hmac
 import json
 import sys
 from pathlib import Path
@@ -25,6 +27,9 @@ from baulk.protocol import messages as M
 from tests.protocol.samples import POT, STATE
 
 OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.json"
+# The key of the checkpoint vector: the simulated boards' known key
+# (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
+CHECKPOINT_KEY = b"baulk simulator key, not secret!"
 VERSION = 0x10
 REL = 1
 
@@ -85,6 +90,38 @@ def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
         at, st = C.wire_to_state(body)
         return {"at": at, "state": st}
     return {schema[k][0]: to_json(v) for k, v in body.items() if k in schema}
+
+
+def checkpoint_vector() -> dict[str, Any]:
+    """A checkpoint over two events from the chain's start, built here from
+    hashlib, hmac and zlib's CRC-32 as SPEC.md "Checkpoints" says, with the
+    events' bytes and the key, so another implementation can redo it."""
+    events = [
+        cbor2.dumps(M.event_body(POT, [1, 0], boot=7), canonical=True),
+        cbor2.dumps(
+            M.event_body({"ev": "pot", "ball": "black", "pocket": "br"}, [8, 0], boot=7),
+            canonical=True,
+        ),
+    ]
+    head = bytes(32)
+    marks = b""
+    for e in events:
+        head = hashlib.sha256(head + e).digest()
+        marks += binascii.crc32(e).to_bytes(4, "big")
+    at, boot = 2, 7
+    msg = at.to_bytes(4, "big") + boot.to_bytes(4, "big") + head + marks
+    mac = hmac.new(CHECKPOINT_KEY, msg, hashlib.sha256).digest()
+    v = valid(
+        "checkpoint",
+        M.CHECKPOINT,
+        {0: at, 1: boot, 2: head, 3: marks, 4: mac},
+        3,
+        "the chain's head after events 1 and 2 (chain_events) from 32 zero bytes, "
+        "their CRC-32 marks, HMAC-SHA256 under chain_key",
+    )
+    v["chain_events"] = [e.hex() for e in events]
+    v["chain_key"] = CHECKPOINT_KEY.hex()
+    return v
 
 
 def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: int = VERSION):
@@ -276,6 +313,33 @@ def valid_vectors() -> list[dict[str, Any]]:
             "setup_match_persian", M.SETUP_MATCH, w({"players": ["علی", "رضا"], "best_of": 5}), 10
         ),
         valid("command_undo", M.COMMAND, {**w({"ev": "undo"}), -1: "operator"}, 11),
+        valid(
+            "command_with_action",
+            M.COMMAND,
+            {**w({"ev": "award", "side": 1}), -1: "operator", -6: (0x5EED << 32) | 41},
+            13,
+            "-6: the action's id; the device applies each id once",
+        ),
+        valid(
+            "setup_match_with_action",
+            M.SETUP_MATCH,
+            {**w({"players": ["Ali", "Reza"], "best_of": 3}), -6: (0x5EED << 32) | 40},
+            12,
+        ),
+        valid(
+            "event_answering_an_action",
+            M.EVENT,
+            ev(
+                {"ev": "award", "side": 1},
+                [0, 0],
+                boot=7,
+                src=M.SRC_HOST,
+                cmd=13,
+                act=(0x5EED << 32) | 41,
+            ),
+            66,
+            "-5 the host seq and -6 the id of the action it answers",
+        ),
         valid("command_foul", M.COMMAND, w({"ev": "foul", "kind": "touch", "ball": "red"}), 12),
         valid("settings_fa", M.SETTINGS, {0: 1}, 13, "the handset in Persian"),
         valid(
@@ -316,7 +380,7 @@ def valid_vectors() -> list[dict[str, Any]]:
         valid(
             "command_text_name_32_bytes",
             M.COMMAND,
-            {0: 2, 1: "p" * M.NAME_TEXT_BYTES},
+            {0: 2, 1: "p" * M._NAME_TEXT_BYTES},
             21,
             "a ball name outside the table, as text, at its 32-byte limit",
         ),
@@ -350,6 +414,7 @@ def valid_vectors() -> list[dict[str, Any]]:
                 3: 11,
             },
         ),
+        checkpoint_vector(),
     ]
     return out
 
@@ -561,6 +626,25 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             ),
             "body",
             "the pixels as text, not bytes",
+        ),
+        invalid(
+            "checkpoint_short_head",
+            cobs_encode(
+                build(
+                    M.CHECKPOINT,
+                    REL,
+                    3,
+                    cbor2.dumps({0: 2, 1: 7, 2: bytes(31), 3: b"", 4: bytes(32)}, canonical=True),
+                )
+            ),
+            "body",
+            "a head of 31 bytes",
+        ),
+        invalid(
+            "action_zero",
+            cobs_encode(build(M.COMMAND, REL, 3, cbor2.dumps({0: 15, -6: 0}, canonical=True))),
+            "body",
+            "action ids start at 1",
         ),
     ]
 

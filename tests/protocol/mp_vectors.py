@@ -4,12 +4,32 @@
 #   micropython mp_vectors.py VECTORS.json
 import json
 import sys
+from hashlib import sha256
 
 from mp_common import from_json, to_json
 
-from baulk.protocol import frame
+from baulk.firmware.journal import hmac_sha256
+from baulk.protocol import crc, frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
+
+
+def check_checkpoint(v, body):
+    # The chain, marks and MAC again, by the device's own means.
+    head = bytes(32)
+    marks = b""
+    for e in v["chain_events"]:
+        e = bytes.fromhex(e)
+        h = sha256(head)
+        h.update(e)
+        head = h.digest()
+        marks += crc.crc32(e).to_bytes(4, "big")
+    msg = body[0].to_bytes(4, "big") + body[1].to_bytes(4, "big") + head + marks
+    mac = hmac_sha256(bytes.fromhex(v["chain_key"]), msg)
+    if (head, marks, mac) != (body[2], body[3], body[4]):
+        print("FAIL %s: the device makes another head, marks or MAC" % v["name"])
+        return 1
+    return 0
 
 
 def main(path):
@@ -42,6 +62,8 @@ def main(path):
             if M.event_to_wire(meaning["input"]) != M.event_to_wire(M.wire_to_event(f.body)):
                 print("FAIL %s: input does not encode back" % v["name"])
                 bad += 1
+        elif v["type"] == M.CHECKPOINT:
+            bad += check_checkpoint(v, f.body)
         elif v["type"] == M.STATE:
             at, st = C.wire_to_state(f.body)
             if at != meaning["at"] or st != meaning["state"]:

@@ -44,7 +44,9 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
     if kind == M.BOOL:
         return "bool", ""
     if kind == M.BYTES:
-        return "bytes", f"≤ {a} bytes"
+        if a == 0:
+            return "bytes", f"≤ {b} bytes"
+        return "bytes", f"{a} bytes" if a == b else f"{a}–{b} bytes"
     if kind in (M.NAME, M.WARNING):
         return "code or text", f"index in `{TABLES[id(a)]}`"
     if kind == M.BALL_ON:

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from baulk.protocol import cbor, cobs, crc
+from baulk.protocol import cbor, cobs, crc, frame
+from baulk.protocol import messages as M
 
 from .wire_strategies import depth, subset_values
 
@@ -29,6 +30,30 @@ def test_cobs_decodes_in_place(data: bytes) -> None:
     enc = bytearray(cobs.encode(data)[:-1])
     n = cobs.decode_into(enc, len(enc), enc)
     assert bytes(enc[:n]) == data
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=frame.MAX_BODY - 5),
+        # long runs without a zero: the frames with full 254-byte blocks (a
+        # map of one key around bytes takes 5 more bytes: the largest body)
+        st.integers(250, frame.MAX_BODY - 5).map(lambda n: b"\x01" * n),
+    ),
+    st.integers(0, 0xFFFF),
+)
+def test_the_device_stuffs_a_frame_in_place_as_cobs_would_from_a_copy(
+    payload: bytes, seq: int
+) -> None:
+    # FrameWriter stuffs within one buffer; the result must be the plain
+    # encoding of the unstuffed frame, whatever its zeros and its length.
+    w = frame.FrameWriter()
+    body = {0: payload}
+    out = bytes(w.build(M.LOG, 0, seq, body))
+    # the unstuffed frame, made apart (the writer's own bytes are stuffed over)
+    raw = bytes((frame.VERSION_BYTE, M.LOG, 0, seq & 0xFF, seq >> 8)) + cbor2.dumps(body)
+    raw += binascii.crc32(raw).to_bytes(4, "little")
+    assert out == cobs.encode(raw)
+    assert frame.decode_frame(out).body == body
 
 
 @pytest.mark.parametrize(

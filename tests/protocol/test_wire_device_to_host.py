@@ -79,7 +79,7 @@ def _host_verdicts(bodies: list[dict[Any, Any]]) -> list[tuple[dict[Any, Any], s
 _name = st.one_of(
     st.sampled_from(names.BALLS + names.POCKETS + names.FOUL_KINDS + names.EVENTS),
     st.text(min_size=30, max_size=60),
-    st.just("x" * (M.NAME_TEXT_BYTES + 1)),
+    st.just("x" * (M._NAME_TEXT_BYTES + 1)),
     st.just("é" * 17),  # 34 bytes, 17 characters
     st.integers(0, 300),
 )
@@ -137,11 +137,11 @@ def test_every_event_journaled_from_the_keypad_is_one_the_host_accepts(keys: lis
 def test_a_text_ball_name_over_32_bytes_is_refused_at_the_check() -> None:
     """Under its integer key or its text name, the same limit: the device
     refuses the command (error 2) and journals nothing."""
-    long = "r" * (M.NAME_TEXT_BYTES + 1)
+    long = "r" * (M._NAME_TEXT_BYTES + 1)
     for body in ({0: 3, 1: long}, {0: 3, "ball": long}, {"ev": "pot", "ball": long}):
         assert M.check(M.COMMAND, body) is not None, body
         assert host_codec.check_body(M.COMMAND, body) is not None, body
-    ok = {0: 3, "ball": "r" * M.NAME_TEXT_BYTES}
+    ok = {0: 3, "ball": "r" * M._NAME_TEXT_BYTES}
     assert M.check(M.COMMAND, ok) is None
     assert host_codec.check_body(M.COMMAND, ok) is None
 

@@ -182,7 +182,7 @@ def test_generated_bodies_pass_the_check(mtype: int, data: st.DataObject) -> Non
         (M.LOG, {0: 1, 1: "x" * 201}, "text of at most 200 bytes"),
         (M.NAME_BITMAP, {0: 0, 1: 0, 2: 200, 3: 8, 4: b""}, "width"),
         (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 17, 4: b""}, "height"),
-        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 8, 4: bytes(257)}, "bytes, at most 256"),
+        (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 8, 4: bytes(257)}, "0 to 256 bytes"),
         (M.NAME_BITMAP, {0: 2, 1: 0, 2: 8, 3: 8, 4: b""}, "side"),
         (M.NAME_BITMAP, {0: 0, 1: 0, 2: 8, 3: 8}, "bits"),
         (M.SETTINGS, {0: [1]}, "lang"),
@@ -213,4 +213,5 @@ def test_type_ids_are_unique_and_frozen() -> None:
         M.LIGHT,
         M.SETTINGS,
         M.NAME_BITMAP,
+        M.CHECKPOINT,
     }

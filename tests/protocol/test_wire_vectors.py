@@ -156,3 +156,22 @@ def test_vectors_under_micropython() -> None:
     out = r.stdout.decode()
     assert f"checked {len(V['valid']) + len(V['invalid'])}" in out
     assert "FAIL" not in out
+
+
+def test_checkpoint_vector_is_what_device_and_verifier_make() -> None:
+    """The chain, marks and MAC of the checkpoint vector, again by the
+    device's journal code and by the host's verifier."""
+    from baulk.firmware.journal import hmac_sha256
+    from baulk.host import verify
+
+    v = next(v for v in V["valid"] if v["name"] == "checkpoint")
+    body = cbor2.loads(bytes.fromhex(v["body_hex"]))
+    key = bytes.fromhex(v["chain_key"])
+    head = verify.GENESIS
+    for e in v["chain_events"]:
+        head = verify.chain(head, bytes.fromhex(e))
+    assert head == body[2]
+    msg = body[0].to_bytes(4, "big") + body[1].to_bytes(4, "big") + body[2] + body[3]
+    assert hmac_sha256(key, msg) == body[4] == verify.mac_of(key, body[0], body[1], head, body[3])
+    record = host_codec.record_of(M.CHECKPOINT, body)
+    assert isinstance(record, host_codec.Checkpoint) and record.at == 2 and record.boot == 7

@@ -32,7 +32,7 @@ def value_for(kind: int, a: Any, b: Any) -> st.SearchStrategy[Any]:
     if kind == M.BOOL:
         return st.booleans()
     if kind == M.BYTES:
-        return st.binary(max_size=a)
+        return st.binary(min_size=a, max_size=b)
     if kind in (M.NAME, M.WARNING):
         return _name(a)
     if kind == M.BALL_ON:

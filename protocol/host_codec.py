@@ -321,8 +321,11 @@ def body_bytes(frame_bytes: bytes) -> bytes | None:
     """The body of one stuffed frame (without its 0x00) exactly as it was
     sent, or None when the frame is malformed: the bytes the device's hash
     chain covers (SPEC.md "Checkpoints")."""
-    raw = _unstuff(frame_bytes)
-    if raw is None or len(raw) < _MIN_FRAME:
+    try:
+        raw = _cobs_decode(frame_bytes)
+    except _CobsError:
+        return None
+    if len(raw) < _MIN_FRAME:
         return None
     return bytes(raw[5:-4])
 

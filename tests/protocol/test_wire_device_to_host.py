@@ -62,7 +62,7 @@ def _started(flash: str) -> tuple[SimBoard, _Host]:
 
 def _journaled(b: SimBoard) -> list[dict[Any, Any]]:
     j = b.app.journal
-    return [body for _, body in j.records(1, j.next)]
+    return [body for _, kind, body in j.records(1, j.next) if kind == 0]  # 1: checkpoints
 
 
 def _host_verdicts(bodies: list[dict[Any, Any]]) -> list[tuple[dict[Any, Any], str]]:

@@ -52,7 +52,7 @@ test: setup lint typecheck pytest
 # (pytest markers; CONTRIBUTING.md).
 FAST := not micropython and not browser and not broker and not slow
 check: setup lint typecheck
-	$(BIN)/pytest -q -n 2 -m "$(FAST)"
+	BAULK_CHECK=1 $(BIN)/pytest -q -n 2 -m "$(FAST)"
 
 demo: setup
 	$(BIN)/baulk demo

@@ -777,6 +777,13 @@ class Engine:
     def _foul(self, kind, ball):
         if not self.stroke_open:
             raise Rejected("there is no stroke to call a foul on")
+        # The ball concerned must have been on the table when the stroke
+        # began (it may have left it since, in this very stroke).
+        if ball == _RED:
+            if self.st_reds <= 0:
+                raise Rejected("no red was on the table in this stroke")
+        elif ball != _NONE and ball != _WHITE and not self.st_colours & (1 << ball):
+            raise Rejected("the %s was not on the table in this stroke" % _ball_name(ball))
         on = self.st_on
         if kind == _K_TWO_BALLS and ball != _NONE:
             # R3.8: two reds, or the free ball with the ball on, are no foul.
@@ -1026,7 +1033,9 @@ class Engine:
     def _replace(self):
         if not self.miss_open:
             raise Rejected("replace needs a foul and a miss on the last stroke")
-        # R3.15.1: every ball back as before the stroke, potted ones included.
+        # R3.15.1: every ball back as before the stroke, potted ones included,
+        # and the offender plays under exactly that stroke's conditions: the
+        # same ball on, the same nomination, a free ball again if he had one.
         self.reds = self.st_reds
         self.colours = self.st_colours
         self.in_hand = self.st_in_hand
@@ -1034,8 +1043,8 @@ class Engine:
         self.respot = 0
         self.places = 0
         self.pos = self.offender_pos
-        self.free_ball = False
-        self.nominated = _NONE
+        self.free_ball = self.st_free
+        self.nominated = self.st_nom
         self.brk = 0
         self.miss_chain = self.st_miss == 2
         self.foul_open = False
@@ -1217,7 +1226,17 @@ class Engine:
                 ("snookers_required", self.snookers_required()),
                 ("last_foul", last_foul),
                 ("misses", self.misses),
-                ("warning", MISS_WARNING if self.misses == 2 and not self.match_over else None),
+                # R3.15.3: only while a third clear miss would forfeit, from the
+                # same position: the balls may still be, or were, replaced
+                # (screens.py asks the same; no method: it costs the board RAM).
+                (
+                    "warning",
+                    MISS_WARNING
+                    if self.misses == 2
+                    and (self.miss_open or self.miss_chain)
+                    and not self.match_over
+                    else None,
+                ),
                 ("respot", self.respot_names()),
                 ("respotted_black", bool(self.respotted_black)),
                 ("in_hand", bool(self.in_hand)),

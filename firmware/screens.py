@@ -119,7 +119,7 @@ def notes(e):
             out.append(["AGAIN? FREE?"])
     if e.free_ball:
         out.append(["FREE BALL"])
-    if e.misses == 2:
+    if e.misses == 2 and (e.miss_open or e.miss_chain):  # as the engine's warning
         out.append(["3RD MISS LOSES"])
     if e.respotted_black and e.toss_open:
         out.append(["BLACK: TOSS"])

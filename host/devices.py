@@ -75,8 +75,9 @@ class DeviceHandler:
         if rt.skipped_from:
             # Refused events left the channel's stream without reaching the
             # store.  Whichever device this is, its stream is taken again from
-            # there: numbers it shares with the refused events are not repeats.
-            channel.retake(rt.skipped_from - 1)
+            # what the store holds: numbers it shares with the refused events
+            # are not repeats.
+            channel.take_again_from_store(hello.base, hello.last)
             rt.skipped_from = 0
         self._check_identity(rt, channel, hello)
         if rt.refused is not None:

@@ -244,6 +244,7 @@ REFUSALS = {
     "too many events in one stroke": "رویدادهای یک ضربه بیش از حد است",
     "unknown event": "رویداد ناشناخته",
     "no red is left on the table": "قرمزی روی میز نمانده است",
+    "no red was on the table in this stroke": "در این ضربه قرمزی روی میز نبود",
     "the cue ball has already left the table in this stroke": (
         "توپ سفید در این ضربه پیش‌تر از میز بیرون رفته است"
     ),
@@ -301,6 +302,7 @@ REFUSALS = {
 # the engine puts in, English to Persian).
 REFUSAL_TEMPLATES = (
     ("the %s is not on the table", "%s روی میز نیست", BALLS),
+    ("the %s was not on the table in this stroke", "%s در این ضربه روی میز نبود", BALLS),
     ("the %s is already the ball on", "%s همین حالا هدف است", BALLS),
     (
         "nothing to nominate: the colours are taken in order and the %s is on",

@@ -297,6 +297,7 @@ class TableChannel:
         )
         self.link: SerialLink | None = None
         self.path: str | None = None
+        self.stored = delivered  # the device stream up to here is in the store
         self.state = "offline"  # offline | connecting | online | refused
         self.reason = "not connected yet"
         self.last_seen_ms: int | None = None
@@ -503,8 +504,22 @@ class TableChannel:
             r.committed = min(r.committed, seq)
 
     # ------------------------------------------------------------------ sending
+    def take_again_from_store(self, base: int, last: int) -> None:
+        """After refused events: the stream as if they had never come.
+
+        A wrong device's hello moved the stream to its own numbering (a
+        device whose last seq is below ours is followed as a restarted one),
+        and its refused events moved it on, so neither the seq of the first
+        refused event nor the session's position says where the right
+        device's stream stands: what the store holds does.  From there, the
+        hello (``base``..``last`` still held by the device) is taken again."""
+        r = self.session.receiver
+        r.delivered = r.committed = self.stored
+        r.resync(base, last)
+
     def durable(self, seq: int) -> None:
         """The store committed the device stream up to seq: ack it now."""
+        self.stored = seq
         self.session.commit(seq)
         self.flush()
 

@@ -142,6 +142,7 @@ def decode_unstuffed(buf, n):
             f.body = cbor.loads(buf, HEADER_LEN, n - CRC_LEN)
         except cbor.DecodeError:
             f.error = E_BODY
+        f.size = n  # the session bounds a command by it (session._RAW_MOST)
     return f
 
 

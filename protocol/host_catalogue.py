@@ -43,7 +43,7 @@ from .messages import (
 def _event_schema():
     s = M.raw_schema(True)
     s[-1] = ("scores", UINTS, (2, 0, U16), 0, REQ)
-    s[-2] = ("rejected", TEXT, 160, 0, 0)
+    s[-2] = ("rejected", TEXT, 160, 0, 0)  # messages._REASON_BYTES (private: no RAM)
     s[-3] = ("boot", UINT, 1, U32, 0)
     s[-4] = ("src", UINT, 0, 3, 0)
     s[-5] = ("cmd", UINT, 1, U32, 0)

@@ -102,6 +102,8 @@ U16 = 0xFFFF
 U32 = 0xFFFFFFFF
 U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
+_NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
+_REASON_BYTES = const(160)  # an event's rejection reason (key -2); host_catalogue's bound
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
 # A player's name drawn by the host for the handset (name_bitmap): at most one
 # display row, 16 pixels high and as wide as the display, 1 bit a pixel.  (The
@@ -273,7 +275,7 @@ def _text_ok(v, most):
 
 
 def _name_ok(v):
-    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, 32)
+    return _is_uint(v, 0, CODE_LIMIT) or _text_ok(v, _NAME_TEXT_BYTES)
 
 
 def _check_value(kind, a, b, v):
@@ -364,9 +366,20 @@ def check(mtype, body):
     for k in REQUIRED[mtype]:
         if k not in body:
             return "%s: key %d (%s) is missing" % (type_name(mtype), k, schema[k][0])
+    raw = mtype in TEXT_KEYS_ALLOWED
     for k in body:
         entry = schema.get(k)
         if entry is None:
+            spec = RAW.get(k) if raw else None
+            if spec is not None:
+                # An engine key by name (SPEC.md 7.3): a value of the form its
+                # integer key carries (a name as text) is held to that key's
+                # check, or a 40-byte ball name would be journaled under key
+                # 1, which the host refuses.  Other forms travel unchecked.
+                ok, w = _raw_value_to_wire(spec[1], spec[2], spec[3], body[k])
+                want = _check_value(spec[1], spec[2], spec[3], w) if ok else None
+                if want is not None:
+                    return "%s: key '%s' must be %s" % (type_name(mtype), k, want)
             continue
         v = body[k]
         if v is None and entry[4] & NUL:
@@ -458,6 +471,13 @@ def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0, act=0):
     body = event_to_wire(ev)
     body[-1] = [scores[0], scores[1]]
     if rejected is not None:
+        # at most _REASON_BYTES of UTF-8, cut before a character's first byte
+        b = rejected.encode()
+        n = _REASON_BYTES
+        if len(b) > n:
+            while b[n] & 0xC0 == 0x80:
+                n -= 1
+            rejected = b[:n].decode()
         body[-2] = rejected
     if boot:
         body[-3] = boot

@@ -30,6 +30,11 @@ E_UNKNOWN_TYPE = messages.E_UNKNOWN_TYPE
 
 HELLO_MS = const(1000)  # the device repeats hello this often until welcomed
 _OUTBOX = const(8)  # unreliable messages waiting; the oldest goes first when full
+# The most unstuffed bytes of a command or setup_match: the event the device
+# journals from it adds its result keys (scores 8, reason 163, boot, cmd,
+# action and t 6 + 6 + 6 + 10, src 2, a longer map head 1: 202 bytes) and
+# must still fit MAX_FRAME (SPEC.md 7.3).
+_RAW_MOST = const(310)
 
 DEVICE = messages.DEVICE
 HOST = messages.HOST
@@ -176,7 +181,17 @@ class Session:
     def on_frame(self, f, now):
         """Take one received frame (frame.Frame or host_codec.Frame)."""
         err = f.error
-        if err is None or err == E_UNKNOWN_TYPE:
+        if (
+            err is None
+            and getattr(f, "size", 0) > _RAW_MOST
+            and self.role == DEVICE
+            and (f.mtype == messages.COMMAND or f.mtype == messages.SETUP_MATCH)
+        ):
+            # Its event could not be framed: refused at the check, as a bad body.
+            self.on_message(
+                f.mtype, f.flags, f.seq, None, now, "too long for its event to fit a frame"
+            )
+        elif err is None or err == E_UNKNOWN_TYPE:
             self.on_message(f.mtype, f.flags, f.seq, f.body, now, None, f.checked)
         elif err == frame.E_BODY:
             # The CRC held, so the header is the peer's: a reliable message

@@ -20,6 +20,7 @@ import configparser
 import sys
 import time
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 
 from mypy import util
@@ -61,8 +62,22 @@ def followed_packages(argv: list[str], dirs: dict[str, Path]) -> dict[str, Path]
     return {n: d for n, d in dirs.items() if n in names} if names else dirs
 
 
+def skipped_modules(argv: list[str]) -> set[str]:
+    """Host-only modules inside a followed package that the device check
+    leaves out (``[baulk] skip = …``): nothing on the device imports them,
+    and MicroPython's stubs cannot type them."""
+    if "--config-file" not in argv:
+        return set()
+    config = configparser.ConfigParser()
+    config.read(argv[argv.index("--config-file") + 1])
+    return set(config.get("baulk", "skip", fallback="").split())
+
+
 def sources_for(
-    given: list[BuildSource], dirs: dict[str, Path], follow: dict[str, Path]
+    given: list[BuildSource],
+    dirs: dict[str, Path],
+    follow: dict[str, Path],
+    skip: Collection[str] = (),
 ) -> list[BuildSource]:
     """The files mypy was given, renamed, and every other module of the
     followed packages as a followed source, so that each import of ``baulk.…``
@@ -81,7 +96,7 @@ def sources_for(
     for folder in follow.values():
         for path in sorted(folder.rglob("*.py")):
             name = module_name(path, dirs)
-            if name is not None and name not in seen:
+            if name is not None and name not in seen and name not in skip:
                 out.append(BuildSource(str(path), name, None, None, followed=True))
                 seen.add(name)
     return out
@@ -92,7 +107,7 @@ def main(argv: list[str]) -> int:
     fscache = FileSystemCache()
     given, options = process_options(argv, fscache=fscache)
     dirs = package_dirs()
-    sources = sources_for(given, dirs, followed_packages(argv, dirs))
+    sources = sources_for(given, dirs, followed_packages(argv, dirs), skipped_modules(argv))
     if options.follow_imports == "silent":
         # What mypy does for a module it follows by an import: check it, but
         # report nothing in it.

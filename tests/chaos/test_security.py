@@ -11,7 +11,6 @@ import http.client as httpclient
 import os
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,21 +29,6 @@ from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def peer(tmp_path: Path) -> Iterator[DevicePeer]:
-    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
-    yield p
-    p.stop()
-
-
-@pytest.fixture
-def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
-    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
-    wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
-    yield d
-    d.stop()
 
 
 MATCH = {"players": ["Ali", "Reza"], "best_of": 3}

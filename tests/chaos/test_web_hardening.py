@@ -9,31 +9,14 @@ from __future__ import annotations
 import csv
 import io
 import socket
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from baulk.host.reports import csv_cell
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def peer(tmp_path: Path) -> Iterator[DevicePeer]:
-    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
-    yield p
-    p.stop()
-
-
-@pytest.fixture
-def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
-    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
-    wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
-    yield d
-    d.stop()
 
 
 @pytest.mark.parametrize(

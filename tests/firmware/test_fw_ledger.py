@@ -180,6 +180,7 @@ def test_a_repeated_action_changes_nothing_even_after_a_power_cut(tmp_path: Path
     assert t.answers((1 << 40) + 1) == 2
 
 
+@pytest.mark.slow
 def test_a_checkpoint_follows_every_frame_end_and_every_32_events(tmp_path: Path) -> None:
     t = Table(tmp_path)
     events = generate_match(8, best_of=3)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from baulk.firmware.engine import Engine
+from baulk.firmware.engine import LOG_EVENTS, Engine
 from baulk.firmware.hw import colour
 from baulk.firmware.hw.beam import PocketBeam
 from baulk.firmware.hw.clock import Monotonic, diff
@@ -225,6 +225,7 @@ def test_the_journal_stays_bounded(tmp_path: Path) -> None:
     assert len(segs) <= IMAGE_EVERY // SEG_RECORDS + 2
 
 
+@pytest.mark.slow
 def test_a_journal_full_of_unacked_events_drops_the_oldest_and_counts(tmp_path: Path) -> None:
     j = Journal(str(tmp_path))
     j.open()
@@ -258,7 +259,7 @@ def test_the_largest_engine_image_streams_to_flash_and_back(tmp_path: Path) -> N
         e.apply({"ev": "strike" if i % 2 == 0 else "rest", "t": i})
     for i in range(len(e.history)):
         e.history[i] = 0xFFFF
-    assert e.log_len > 2048  # most of its 3 KB
+    assert e.log_len > 2 * LOG_EVENTS  # most of its 3 bytes an event
     j = Journal(str(tmp_path))
     j.open()
     j.write_image(e)

@@ -28,6 +28,8 @@ from baulk.firmware.engine import Engine, Rejected
 from baulk.protocol import frame, messages
 from baulk.protocol.session import DEVICE, Session
 
+HELLO_REPEAT_MS = 100  # how often this peer says hello until welcomed (a board: 1 s)
+
 Event = dict[str, Any]
 
 
@@ -218,6 +220,11 @@ class DevicePeer:
             self.held.pop(0)
         for m in s.poll(now):
             self._write(bytes(self.writer.build(*m)))
+        if not s.open:
+            # A board says hello once a second until welcomed; this peer says
+            # it ten times a second, so that a test does not wait most of a
+            # second for the daemon that just opened its port to hear it.
+            s.hello_at = min(s.hello_at, now + HELLO_REPEAT_MS)
 
     def _from_host(self, mtype: int, seq: int, body: dict[Any, Any]) -> None:
         if mtype == messages.SETUP_MATCH:

@@ -266,8 +266,9 @@ def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events
     channel's stream on; when t1's controller came back, its own events with
     those numbers were taken for repeats and dropped.  A window of them (as
     here) stalled t1 for good; fewer were acked by its next commit and lost.
-    The channel now takes the stream again from the first refused event when
-    a hello arrives."""
+    The channel now takes the stream again from what the store holds when a
+    hello arrives (and the next test pins the order this one leaves to
+    chance)."""
     events = generate_match(31, best_of=3)[:60]
     peer.play(events[:20])
     wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
@@ -281,6 +282,36 @@ def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events
         wrong.play(generate_match(32, best_of=3)[:40])
         wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
         assert daemon.board("t1")["status"]["state"] == "refused"
+    finally:
+        wrong.stop()
+    peer.replug()
+    peer.play(events[20:])
+    wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
+    rows = stored_events(tmp_path / "store.sqlite")
+    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
+    assert [ev for _, _, ev in rows] == events
+
+
+def test_a_wrong_device_that_said_hello_before_its_events_does_not_stall_the_right_one(
+    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
+) -> None:
+    """The order the previous test left to chance: the wrong device's hello
+    reaches the daemon while it holds no events yet, so its numbering starts
+    below what t1 had stored (the channel follows it as a restarted device),
+    and its refused events begin at seq 1.  When t1 comes back its stream must
+    go on from what the store holds (20), not from before the refused ones."""
+    events = generate_match(33, best_of=3)[:50]
+    peer.play(events[:20])
+    wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
+    peer.unplug()
+    wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
+    rt = daemon.daemon.tables["t1"] if daemon.daemon else None
+    assert rt is not None
+    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1").start()
+    try:
+        wait_for(lambda: daemon.board("t1")["status"]["state"] == "refused", what="t2 refused")
+        wrong.play(generate_match(34, best_of=3)[:30])
+        wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
     finally:
         wrong.stop()
     peer.replug()

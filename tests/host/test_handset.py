@@ -91,6 +91,7 @@ def received(peer: DevicePeer, mtype: int) -> list[dict[Any, Any]]:
     return [body for t, _, body in list(peer.commands) if t == mtype]
 
 
+@pytest.mark.slow
 def test_the_configured_language_and_the_names_reach_the_device(
     tmp_path: Path, peer: DevicePeer
 ) -> None:

@@ -190,6 +190,9 @@ def test_auto_open_asks_the_desk_and_an_idle_frame_end_closes(tmp_path: Path) ->
         assert bill["frames_played"] == 1  # from the very first stroke
         assert [a["kind"] for a in table["alerts"]] == ["confirm"]
         wait_for(lambda: lights(peer)[-1:] == [True], what="light on")
+        # and its ack back at the daemon: the clock jumps below would
+        # otherwise pass the light's grace with the light still unconfirmed
+        wait_for(lambda: desk_table(d)["light"]["state"] is True, what="light on, acked")
         sid = bill["session_id"]
         status, ok = post(d, f"/api/sessions/{sid}/confirm", {"who": "Sara"})
         assert status == 200 and ok["bill"]["confirmed"]

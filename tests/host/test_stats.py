@@ -249,6 +249,7 @@ def test_registry_search_by_prefix_and_by_word(tmp_path: Path) -> None:
 EXAMPLES = int(os.environ.get("BAULK_PROP_EXAMPLES", "60"))
 
 
+@pytest.mark.slow
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games)
 def test_play_follows_the_engines_undo_and_every_frame_balances(

@@ -93,6 +93,7 @@ def found(v: Verdict, kind: str) -> list[tuple[int | None, int | None]]:
     return [(f.seq, f.checkpoint) for f in v.findings if f.kind == kind]
 
 
+@pytest.mark.slow
 def test_an_untouched_match_verifies_in_the_store_and_in_its_report(store: Path) -> None:
     v = verify(store)
     assert v.status == VERIFIED, v.as_dict()
@@ -229,6 +230,7 @@ def test_a_report_with_an_inserted_event_is_found(store: Path) -> None:
 
 
 # ---------------------------------------------------------------------- the command
+@pytest.mark.slow
 def test_baulk_verify_says_verified_tampered_or_not_yet(
     store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 import cbor2
 
-from baulk.protocol import cbor
+from baulk.protocol import cbor, frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import host_codec as H
 from baulk.protocol import messages as M
@@ -364,6 +364,40 @@ def valid_vectors() -> list[dict[str, Any]]:
             16,
             "the largest: 128 x 16 pixels, 256 bytes (doubles: the second partner)",
         ),
+        valid(
+            "command_foul_last_kind",
+            M.COMMAND,
+            w({"ev": "foul", "kind": "foul_before_nomination"}),
+            20,
+            "foul kind 23, the last code of FOUL_KINDS (SPEC.md 7.2)",
+        ),
+        valid(
+            "state_colours_array",
+            M.STATE,
+            {0: 65, 7: [6, 1]},
+            note="colours out of value order travel as an array of codes into BALLS"
+            " (not COLOURS): 6 black, 1 yellow",
+        ),
+        valid(
+            "command_text_name_32_bytes",
+            M.COMMAND,
+            {0: 2, 1: "p" * M._NAME_TEXT_BYTES},
+            21,
+            "a ball name outside the table, as text, at its 32-byte limit",
+        ),
+        valid(
+            "command_text_key_value_of_another_form",
+            M.COMMAND,
+            {0: 2, "ball": 5},
+            22,
+            "under its text name a value of another type travels unchecked",
+        ),
+        valid(
+            "ack_text_key",
+            M.ACK,
+            {0: 3, "note": "x"},
+            note="a text key outside the raw-input messages: ignored",
+        ),
         valid("time", M.TIME, {0: 1767225600000, 1: 210}),
         valid("snapshot_request", M.SNAPSHOT_REQUEST, {}),
         valid("light_on", M.LIGHT, {0: True}, 13, "the table light on: a session opened"),
@@ -446,6 +480,12 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
     cut_inside = wire[: len(wire) - 4] + b"\x00"
     edge = codes[-1]
     cut_edge = wire[:edge] + b"\x00"
+    # a zero in the middle of the longest block: the run up to it ends there
+    # with its block overrunning; what follows is read as a frame of its own
+    longest = max(codes, key=lambda c: wire[c])
+    zero_at = longest + wire[longest] // 2
+    rest = wire[zero_at + 1 :]
+    rest_error = C.outcome(frame.decode_frame(rest))
     evb = cbor2.dumps({0: 2, 1: 0, -1: [1, 0]}, canonical=True)
     big = {0: 3, 1: "x" * 600}
     return [
@@ -464,7 +504,19 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "oversize",
             "over MAX_FRAME",
         ),
-        invalid("zero_inside", wire[:5] + b"\x00" + wire[6:], "cobs", "a 0x00 inside one frame"),
+        invalid(
+            "zero_inside",
+            wire[:zero_at] + b"\x00",
+            "cobs",
+            "event_pot with a 0x00 in place of a byte in its longest block: the frame"
+            " ends at that zero, and its block runs past the end",
+        ),
+        invalid(
+            "zero_inside_rest",
+            rest,
+            rest_error,
+            "the bytes after that zero, which a stream reader takes as the next frame",
+        ),
         invalid(
             "unknown_type",
             cobs_encode(build(200, REL, 5, cbor2.dumps({0: 1}))),
@@ -575,6 +627,40 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "body",
             "log level 9",
         ),
+        *(
+            invalid(
+                "key_" + label,
+                cobs_encode(build(M.ACK, 0, 0, cbor2.dumps({key: 41}))),
+                "body",
+                "a top-level key that is neither an integer nor text: not an ack of 41",
+            )
+            for label, key in (
+                ("false", False),
+                ("true", True),
+                ("float", 1.0),
+                ("null", None),
+                ("bytes", b"\x00"),
+                ("array", (0,)),
+            )
+        ),
+        invalid(
+            "nested_key_false",
+            cobs_encode(build(M.STATE, 0, 0, cbor2.dumps({0: 7, 15: {False: 1, 1: 4, 2: 5}}))),
+            "body",
+            "a key false inside last_foul",
+        ),
+        invalid(
+            "text_name_33_bytes",
+            cobs_encode(build(M.COMMAND, REL, 23, cbor2.dumps({0: 2, 1: "p" * 33}))),
+            "body",
+            "a ball name as text over its 32-byte limit",
+        ),
+        invalid(
+            "text_key_name_33_bytes",
+            cobs_encode(build(M.COMMAND, REL, 24, cbor2.dumps({0: 2, "ball": "p" * 33}))),
+            "body",
+            "the same name under its text key: the same limit",
+        ),
         invalid(
             "name_bitmap_too_wide",
             cobs_encode(
@@ -646,7 +732,39 @@ def generate() -> dict[str, Any]:
         ),
         "valid": v,
         "invalid": invalid_vectors(v),
+        "wrong_direction": wrong_direction_vectors(v),
     }
+
+
+def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Good frames that arrive at the peer that never receives their type
+    (SPEC.md 7.1): a reliable one is acked and answered with error 2, an
+    unreliable one dropped and counted."""
+    by_name = {v["name"]: v for v in valid_list}
+    out = []
+    for name, receiver, seq in (
+        ("event_pot", "device", 1),
+        ("command_undo", "host", 1),
+        ("state", "device", 0),
+        ("time", "host", 0),
+        ("hello", "device", 0),
+    ):
+        v = by_name[name]
+        body = cbor2.loads(bytes.fromhex(v["body_hex"]))
+        raw = build(v["type"], v["flags"], seq, bytes.fromhex(v["body_hex"]))
+        out.append(
+            {
+                "name": f"{name}_to_{receiver}",
+                "hex": cobs_encode(raw).hex(),
+                "type": v["type"],
+                "flags": v["flags"],
+                "seq": seq,
+                "receiver": receiver,
+                "answer": "error 2, acked" if v["flags"] else "dropped, counted",
+                "body": to_json(body),
+            }
+        )
+    return out
 
 
 def render() -> str:

@@ -57,7 +57,7 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
         n, lo, hi = a
         return f"array of {n} uint", f"{num(lo)}–{num(hi)} each"
     if kind == M.COLOURS:
-        return "uint or array", "bitmask over `COLOURS`, yellow = bit 0"
+        return "uint or array", "bitmask over `COLOURS`, yellow = bit 0; array: codes in `BALLS`"
     if kind == M.FOUL:
         return "map", "{0: side 0–1, 1: points 0–65535, 2: kind code}"
     if kind == M.PLAYERS:

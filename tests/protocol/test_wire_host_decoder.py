@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from baulk.protocol import frame, host_codec
+from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
 from .wire_strategies import message, subset_values
@@ -169,3 +170,96 @@ def test_the_reused_cbor2_decoder_is_sound_after_thousands_of_failures() -> None
     assert ok.error is None and ok.body == {0: 1, 9: [[[0]]]}
     deep = host_codec.decode_frame(_framed(b"\xa2\x00\x01\x09\x81\x81\x81\x81\x00", M.ACK, 0, 0))
     assert deep.error == "body"
+
+
+# Keys the device's decoder refuses (protocol/cbor.py: "map keys are integers
+# or text").  In Python False == 0 and 1.0 == 1, so a decoder that looked keys
+# up without checking their type took {false: 41} for an ack of 41.
+NOT_INT_OR_TEXT = [False, True, 0.0, 1.0, None, b"\x00", (0,), cbor2.undefined]
+
+
+def _both(wire: bytes) -> tuple[str | None, str | None]:
+    """(host decoder, device decoder with the catalogue check) verdicts."""
+    return host_codec.decode_frame(wire).error, C.outcome(frame.decode_frame(wire))
+
+
+@pytest.mark.parametrize("key", NOT_INT_OR_TEXT, ids=repr)
+def test_top_level_keys_that_are_neither_integers_nor_text_are_refused(key: Any) -> None:
+    wire = _framed(cbor2.dumps({key: 41}), M.ACK, 0, 0)
+    assert _both(wire) == ("body", "body")
+    assert host_codec.decode_frame(wire, check=False).error == "body"
+
+
+def test_false_is_not_taken_for_key_0() -> None:
+    wire = _framed(cbor2.dumps({False: 41}), M.ACK, 0, 0)
+    with pytest.raises(host_codec.FrameError) as e:
+        host_codec.parse(wire)
+    assert e.value.code == "body"
+    assert "key" in e.value.detail
+
+
+@pytest.mark.parametrize("key", NOT_INT_OR_TEXT, ids=repr)
+def test_nested_keys_that_are_neither_integers_nor_text_are_refused(key: Any) -> None:
+    under_known = {0: 7, 15: {key: 0, 1: 4, 2: 5}}  # state: last_foul
+    under_unknown = {0: 7, 40: [{key: 1}]}
+    for body in (under_known, under_unknown):
+        if key in (False, 0.0) and body is under_known:
+            body = {0: 7, 15: {key: 1, 1: 4, 2: 5}}  # not a duplicate of key 0
+        assert _both(_framed(cbor2.dumps(body), M.STATE, 0, 0)) == ("body", "body")
+
+
+def test_values_outside_the_subset_inside_a_known_map_are_refused() -> None:
+    body = {0: 7, 15: {0: 1, 1: 4, 2: 5, 3: 0.5}}
+    assert _both(_framed(cbor2.dumps(body), M.STATE, 0, 0)) == ("body", "body")
+
+
+_any_key = st.one_of(
+    st.integers(-30, 30),
+    st.text(max_size=3),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False),
+    st.binary(max_size=2),
+    st.tuples(st.integers(0, 3)),
+)
+_any_value = st.recursive(
+    st.one_of(subset_values(4), st.floats(allow_nan=False), st.just(cbor2.undefined)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(_any_key, inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_any_key, _any_value, max_size=5), st.sampled_from(sorted(M.TYPES)))
+def test_the_host_and_the_device_decoders_agree_on_any_body(body: Any, mtype: int) -> None:
+    try:
+        data = cbor2.dumps(body)
+    except (ValueError, TypeError, cbor2.CBOREncodeError):
+        return  # keys cbor2 itself cannot write
+    host, device = _both(_framed(data, mtype, 0, 1))
+    assert host == device, (body, host, device)
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(_well_formed_cbor(), st.binary(max_size=6), st.sampled_from(sorted(M.TYPES))),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_one_reused_decoder_leaves_nothing_of_a_body_for_the_next(
+    bodies: list[tuple[bytes, bytes, int]],
+) -> None:
+    """Good bodies, bad ones and ones with bytes after the item, one after the
+    other through the same thread's decoder: each verdict and each body is
+    the one the device's decoder gives that frame alone."""
+    for body, tail, mtype in bodies:
+        wire = _framed(body + tail, mtype, 0, 1)
+        got = host_codec.decode_frame(wire)
+        alone = frame.decode_frame(wire)
+        assert got.error == C.outcome(alone)
+        if got.error is None:
+            assert got.body == alone.body

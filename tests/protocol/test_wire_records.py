@@ -52,7 +52,8 @@ def known(mtype: int, body: dict[Any, Any]) -> dict[Any, Any]:
     if mtype == M.STATE:
         return {k: v for k, v in body.items() if k == 0 or k in C.STATE_BY_KEY}
     schema = C.SCHEMA[mtype]
-    return {k: v for k, v in body.items() if k in schema or isinstance(k, str)}
+    by_name = mtype in M.TEXT_KEYS_ALLOWED  # engine keys by name (SPEC.md 7.3); else ignored
+    return {k: v for k, v in body.items() if k in schema or (by_name and isinstance(k, str))}
 
 
 @pytest.mark.parametrize("v", VALID, ids=lambda v: v["name"])

@@ -190,7 +190,7 @@ def test_major_version_mismatch_is_refused_on_both_sides(side: str) -> None:
     out = dev.poll(0)
     wire = frame.encode_frame(*out[0])
     if side == "device":  # the device speaks 2.0
-        raw = bytearray(host_codec._unstuff(wire[:-1]) or b"")
+        raw = bytearray(cobs.decode(wire[:-1]))
         raw[0] = 0x20
         wire = _restamp(bytes(raw[:-4]) + bytes(4))
     host.on_frame(host_codec.decode_frame(wire), 0)
@@ -218,7 +218,7 @@ def test_device_refuses_a_host_of_another_major() -> None:
     dev = Session(DEVICE, 0, {0: "fw 1", 1: "t", 2: 5})
     dev.poll(0)
     welcome = Session(HOST, 0, {0: "host 9"})._welcome()
-    raw = bytearray(host_codec._unstuff(frame.encode_frame(*welcome)[:-1]) or b"")
+    raw = bytearray(cobs.decode(frame.encode_frame(*welcome)[:-1]))
     raw[0] = 0x30
     dev.on_frame(frame.decode_frame(_restamp(bytes(raw))), 1)
     assert not dev.open

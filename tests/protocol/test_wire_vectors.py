@@ -12,6 +12,7 @@ import pytest
 from baulk.protocol import frame, host_codec
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
+from baulk.protocol.session import DEVICE, HOST, Session
 
 from . import make_vectors
 from .conftest import HERE, VECTORS, load_vectors, run_mp
@@ -35,6 +36,67 @@ def test_every_required_invalid_kind_has_a_vector() -> None:
     assert {"crc", "cobs", "short", "oversize", "unknown_type", "version", "body"} <= kinds
     names = {v["name"] for v in V["invalid"]}
     assert {"bad_crc", "truncated", "oversize", "unknown_type", "wrong_major"} <= names
+    # the gaps an implementation written from SPEC.md alone found (issue 16)
+    assert {
+        "zero_inside",
+        "zero_inside_rest",
+        "key_false",
+        "key_float",
+        "key_null",
+        "key_bytes",
+        "key_array",
+        "nested_key_false",
+        "text_name_33_bytes",
+        "text_key_name_33_bytes",
+    } <= names
+    assert {v["receiver"] for v in V["wrong_direction"]} == {"device", "host"}
+
+
+def test_every_vector_is_one_frame_on_a_stream() -> None:
+    """Its only 0x00 is the delimiter at its end, so a reader fed the hex as a
+    stream sees exactly one frame."""
+    for v in V["valid"] + V["invalid"] + V["wrong_direction"]:
+        wire = bytes.fromhex(v["hex"])
+        assert wire.count(0) == 1 and wire[-1] == 0, v["name"]
+        assert len(frame.FrameReader().feed(wire)) == 1, v["name"]
+        assert len(host_codec.StreamDecoder().feed(wire)) == 1, v["name"]
+
+
+def _opened(role: int) -> Session:
+    """A session of `role` whose handshake is done, through the real codecs."""
+    dev = Session(DEVICE, 0, {0: "fw 1", 1: "table-1", 2: 77}, capacity=16, window=4)
+    host = Session(HOST, 0, {0: "host 1"}, capacity=16, window=4)
+    for m in dev.poll(10):
+        host.on_frame(host_codec.decode_frame(frame.encode_frame(*m)), 10)
+    for m in host.poll(10):
+        dev.on_frame(frame.decode_frame(host_codec.encode_frame(*m)), 10)
+    s = dev if role == DEVICE else host
+    assert s.open
+    s.drain()
+    s.poll(20)  # whatever the handshake left to send
+    return s
+
+
+@pytest.mark.parametrize("v", V["wrong_direction"], ids=lambda v: v["name"])
+def test_wrong_direction_vector_is_refused_by_its_receiver(v: dict[str, Any]) -> None:
+    wire = bytes.fromhex(v["hex"])
+    role = DEVICE if v["receiver"] == "device" else HOST
+    f = frame.decode_frame(wire) if role == DEVICE else host_codec.decode_frame(wire)
+    assert C.outcome(frame.decode_frame(wire)) is None  # a good frame in itself, ...
+    assert host_codec.decode_frame(wire).error is None
+    s = _opened(role)
+    ignored = s.ignored
+    s.on_frame(f, 30)
+    inbox = s.drain()
+    assert not [x for x in inbox if x[0] in ("deliver", "message")]  # ... but not for it
+    sent = s.poll(40)
+    errors = [m[3] for m in sent if m[0] == M.ERROR]
+    if v["flags"] & frame.FLAG_REL:
+        assert [x[:3] for x in inbox] == [("invalid", v["type"], v["seq"])]
+        assert [(e[0], e[2], e[3]) for e in errors] == [(M.ERR_BODY, v["type"], v["seq"])]
+        assert "is not sent to the" in errors[0][1]
+    else:
+        assert errors == [] and s.ignored == ignored + 1
 
 
 @pytest.mark.parametrize("v", V["valid"], ids=lambda v: v["name"])

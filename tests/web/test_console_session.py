@@ -4,32 +4,16 @@ the bearer token still works for scripts."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from baulk.host.web import throttle
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, make_config
 from tests.web.client import Browser
 
 MATCH = {"players": ["Ali", "Reza"], "best_of": 3}
-
-
-@pytest.fixture
-def peer(tmp_path: Path) -> Iterator[DevicePeer]:
-    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
-    yield p
-    p.stop()
-
-
-@pytest.fixture
-def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
-    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
-    wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
-    yield d
-    d.stop()
 
 
 def test_sign_in_sets_an_httponly_strict_cookie_and_gives_a_csrf_token(
@@ -124,6 +108,7 @@ def test_a_forged_or_altered_cookie_is_not_a_sign_in(
     assert peer.last_seq() == 0
 
 
+@pytest.mark.slow
 def test_sign_in_failures_are_throttled_but_the_right_token_signs_in(
     daemon: DaemonThread,
 ) -> None:

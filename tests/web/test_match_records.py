@@ -6,7 +6,6 @@ result sheet."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +14,6 @@ import pytest
 from tests.e2e.states import maximum_147
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
-
-
-@pytest.fixture
-def peer(tmp_path: Path) -> Iterator[DevicePeer]:
-    p = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
-    yield p
-    p.stop()
 
 
 def start(tmp_path: Path) -> DaemonThread:
@@ -84,6 +76,7 @@ def test_the_list_says_each_matchs_status_and_leaves_out_replaced_empty_ones(
         d.stop()
 
 
+@pytest.mark.slow
 def test_corrected_names_reach_the_boards_reports_and_sheet_and_stay(
     tmp_path: Path, peer: DevicePeer
 ) -> None:

@@ -62,7 +62,8 @@ def _started(flash: str) -> tuple[SimBoard, _Host]:
 
 def _journaled(b: SimBoard) -> list[dict[Any, Any]]:
     j = b.app.journal
-    return [body for _, kind, body in j.records(1, j.next) if kind == 0]  # 1: checkpoints
+    # events only (kind 1: pocket checks, 2: checkpoints)
+    return [body for _, kind, body in j.records(1, j.next) if kind == 0]
 
 
 def _host_verdicts(bodies: list[dict[Any, Any]]) -> list[tuple[dict[Any, Any], str]]:

@@ -159,6 +159,11 @@ _RULES: list[tuple[str, str]] = [
         "توپ سفید در همین ضربه از میز بیرون رفته است",
     ),
     (r"the (?P<ball>\w+) is not on the table", "توپ {ball} روی میز نیست"),
+    (r"no red was on the table in this stroke", "در این ضربه قرمزی روی میز نبود"),
+    (
+        r"the (?P<ball>\w+) was not on the table in this stroke",
+        "توپ {ball} در این ضربه روی میز نبود",
+    ),
     (
         r"a ball is forced off only during a stroke: strike first",
         "توپ فقط در جریان ضربه از میز بیرون می‌رود: نخست ضربه را ثبت کنید",

@@ -31,7 +31,7 @@ OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.js
 # The key of the checkpoint vector: the simulated boards' known key
 # (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
 CHECKPOINT_KEY = b"baulk simulator key, not secret!"
-VERSION = 0x10
+VERSION = frame.VERSION_BYTE  # 1.1
 REL = 1
 
 
@@ -167,9 +167,16 @@ def valid_vectors() -> list[dict[str, Any]]:
         valid(
             "hello_newer_minor",
             M.HELLO,
-            {0: "baulk-fw 0.2.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0, 9: "a key added in 1.1"},
-            ver=0x11,
-            note="minor 1 and a key this catalogue lacks: accepted, the key ignored",
+            {0: "baulk-fw 0.2.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0, 9: "a key added in 1.2"},
+            ver=0x12,
+            note="minor 2 and a key this catalogue lacks: accepted, the key ignored",
+        ),
+        valid(
+            "hello_older_minor",
+            M.HELLO,
+            {0: "baulk-fw 0.1.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0},
+            ver=0x10,
+            note="a 1.0 device: accepted",
         ),
         valid("welcome", M.WELCOME, {0: "baulk 0.1.0", 1: 39, 2: 8, 3: 9, 5: 8}),
         valid(
@@ -725,7 +732,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate() -> dict[str, Any]:
     v = valid_vectors()
     return {
-        "protocol": "baulk wire protocol 1.0",
+        "protocol": "baulk wire protocol 1.1",
         "spec": "protocol/SPEC.md",
         "body_notation": (
             "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"

@@ -43,7 +43,7 @@ def _framed(body: bytes, mtype: int, flags: int, seq: int) -> bytes:
 
     from baulk.protocol import cobs
 
-    raw = bytes((0x10, mtype, flags, seq & 0xFF, seq >> 8)) + body
+    raw = bytes((frame.VERSION_BYTE, mtype, flags, seq & 0xFF, seq >> 8)) + body
     return cobs.encode(raw + binascii.crc32(raw).to_bytes(4, "little"))
 
 

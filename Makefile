@@ -37,10 +37,20 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: setup
-	$(PY) scripts/typecheck.py
-	$(PY) scripts/typecheck.py --config-file firmware/mypy-device.ini
-	$(PY) scripts/typecheck.py --config-file firmware/mypy-device-esp32.ini
+# Three mypy runs, each with its own cache so that they can run side by side:
+# the host, and the device code against each board's MicroPython stubs.
+TYPECHECKS := typecheck-host typecheck-pico typecheck-esp32
+.PHONY: $(TYPECHECKS)
+typecheck: $(TYPECHECKS)
+
+typecheck-host: setup
+	$(PY) scripts/typecheck.py --cache-dir .mypy_cache/host
+
+typecheck-pico: setup
+	$(PY) scripts/typecheck.py --config-file firmware/mypy-device.ini --cache-dir .mypy_cache/pico
+
+typecheck-esp32: setup
+	$(PY) scripts/typecheck.py --config-file firmware/mypy-device-esp32.ini --cache-dir .mypy_cache/esp32
 
 pytest: setup
 	$(BIN)/pytest -q
@@ -51,7 +61,8 @@ test: setup lint typecheck pytest
 # leaves out what needs MicroPython, Chromium or Mosquitto, and the long runs
 # (pytest markers; CONTRIBUTING.md).
 FAST := not micropython and not browser and not broker and not slow
-check: setup lint typecheck
+check: setup
+	$(MAKE) --no-print-directory -j3 lint $(TYPECHECKS)
 	BAULK_CHECK=1 $(BIN)/pytest -q -n 2 -m "$(FAST)"
 
 demo: setup

@@ -116,6 +116,7 @@ def sensors(daemon: DaemonThread, lang: str = "en") -> dict[str, Any]:
     return body  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_a_pocket_check_from_the_api_and_the_counts_reach_the_store(
     tmp_path: Path, venue: tuple[DaemonThread, TableDriver]
 ) -> None:

@@ -25,6 +25,9 @@ from tests.host.ledger_fixture import ACTION, device_stream, store_stream, store
 
 KEY = bytes.fromhex(SIM_KEY)
 
+# Each test needs a match played by the firmware and stored: make test runs them.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -93,7 +96,6 @@ def found(v: Verdict, kind: str) -> list[tuple[int | None, int | None]]:
     return [(f.seq, f.checkpoint) for f in v.findings if f.kind == kind]
 
 
-@pytest.mark.slow
 def test_an_untouched_match_verifies_in_the_store_and_in_its_report(store: Path) -> None:
     v = verify(store)
     assert v.status == VERIFIED, v.as_dict()
@@ -230,7 +232,6 @@ def test_a_report_with_an_inserted_event_is_found(store: Path) -> None:
 
 
 # ---------------------------------------------------------------------- the command
-@pytest.mark.slow
 def test_baulk_verify_says_verified_tampered_or_not_yet(
     store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

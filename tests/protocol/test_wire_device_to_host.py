@@ -14,6 +14,7 @@ import tempfile
 from typing import Any
 
 import cbor2
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -107,6 +108,7 @@ def _fits(body: dict[Any, Any]) -> bool:
     return len(cbor2.dumps(body)) <= frame.MAX_BODY
 
 
+@pytest.mark.slow
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_command.filter(_fits), min_size=1, max_size=6))
 def test_every_event_journaled_from_a_command_is_one_the_host_accepts(
@@ -125,6 +127,7 @@ def test_every_event_journaled_from_a_command_is_one_the_host_accepts(
         assert [r for r in host.refused if r[0] == M.EVENT] == []
 
 
+@pytest.mark.slow
 @settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(KEY_NAMES.split()), min_size=1, max_size=40))
 def test_every_event_journaled_from_the_keypad_is_one_the_host_accepts(keys: list[str]) -> None:

@@ -231,6 +231,7 @@ _any_value = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_any_key, _any_value, max_size=5), st.sampled_from(sorted(M.TYPES)))
 def test_the_host_and_the_device_decoders_agree_on_any_body(body: Any, mtype: int) -> None:
@@ -242,6 +243,7 @@ def test_the_host_and_the_device_decoders_agree_on_any_body(body: Any, mtype: in
     assert host == device, (body, host, device)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(

@@ -87,6 +87,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200)
 @given(
     st.dictionaries(

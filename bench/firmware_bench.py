@@ -51,10 +51,11 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
     return built
 
 
-def heap_figures(match: Path, lang: str = "en", **where: Path) -> dict[str, str]:
-    done = micropython.run(
-        HERE / "firmware_mp_heap.py", [str(match), lang], files=[match], stepped=True, **where
-    )
+def heap_figures(
+    match: Path, lang: str = "en", check: bool = False, **where: Path
+) -> dict[str, str]:
+    args = [str(match), lang] + (["check"] if check else [])
+    done = micropython.run(HERE / "firmware_mp_heap.py", args, files=[match], stepped=True, **where)
     assert done.returncode == 0, done.stderr.decode()
     return figures(done.stdout.decode())
 
@@ -89,6 +90,9 @@ def main() -> None:
         heap_ram = heap_figures(match7, lib=lib)
         heap = heap_figures(match7, romfs=image)
         heap_fa = heap_figures(match7, "fa", romfs=image)  # the handset in Persian
+        # ... after a pocket check before the match: its module and names stay
+        heap_check = heap_figures(match7, "fa", check=True, romfs=image)
+        assert heap_check["host_checks"] == "1", heap_check
         mp_run = micropython.run(
             HERE / "firmware_mp_latency.py", [str(match3)], files=[match3], lib=lib, heap=64 << 20
         )
@@ -142,6 +146,12 @@ def main() -> None:
     print(
         f"| the same, the handset in Persian | {kb(peak_fa)} | after boot "
         f"{kb(int(heap_fa['after_boot']))} | 64 KB ({verdict}) |"
+    )
+    peak_check = int(heap_check["peak_in_match"])
+    verdict = "met" if peak_check <= HEAP_BUDGET else "NOT met"
+    print(
+        f"| the same in Persian, after a pocket check before the match | {kb(peak_check)} "
+        f"({peak_check} B) | without the check: {peak_fa} B | 64 KB ({verdict}) |"
     )
     print(
         f"| of which module objects (code in ROMFS) | {kb(code)} | engine "

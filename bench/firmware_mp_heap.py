@@ -2,7 +2,7 @@
 # is collected between steps (host/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
-#   firmware_mp_heap.py EVENTS.jsonl [LANG]   (one match, or many back to back: the
+#   firmware_mp_heap.py EVENTS.jsonl [LANG [check]]   (one match, or many back to back: the
 #   soak; LANG "fa" puts the handset in Persian right after boot, with its
 #   texts from fa.bin beside the firmware)
 # Prints key=value figures in bytes.  What the simulator itself holds (its
@@ -16,6 +16,9 @@ import sys
 
 PATH = sys.argv[1]
 LANG = sys.argv[2] if len(sys.argv) > 2 else "en"
+# "check": the referee runs a pocket check before the match (firmware/
+# pocket_check.py is loaded then, and stays: its names are interned for good).
+CHECK = len(sys.argv) > 3 and sys.argv[3] == "check"
 F = {}
 MAX_FRAMES = 4096  # frame-start samples kept (a 1,000-frame soak needs 1,000)
 run = {"phase": 0, "file": None, "events": 0, "frames": None, "nframes": 0, "peak": 0}
@@ -76,6 +79,7 @@ def step():
                 self.writer = frame.FrameWriter()
                 self.events = 0
                 self.checkpoints = 0
+                self.checks = 0  # pocket checks' results (type 17)
 
             def pump(self):
                 data = b.serial.take()
@@ -88,6 +92,8 @@ def step():
                         self.events += 1
                     elif what == "deliver" and mtype == messages.CHECKPOINT:
                         self.checkpoints += 1
+                    elif what == "deliver" and mtype == 17:  # pocket_check
+                        self.checks += 1
                 for m in s.poll(now):
                     b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
 
@@ -101,7 +107,17 @@ def step():
     elif p == 7:
         F["simulator_host"] = used - run["before_host"]
         run["base"] = run["before_host"] - F["after_boot"]
-        run["board"].settle(1500)  # handshake
+        b = run["board"]
+        b.settle(1500)  # handshake
+        if CHECK:
+            from baulk.firmware.sim.board import reading_for
+
+            b.keys("menu", "black", "blue")  # the handset's pocket check
+            b.advance(200)
+            for pocket in range(6):  # the white through each pocket in turn
+                b.pot(pocket, 7, rgbc=reading_for(7))
+                b.advance(300)
+            b.settle(500)
     elif p == 8:
         firmware = used - F["simulator_host"] - run["base"]
         if firmware > run["peak"]:
@@ -133,6 +149,7 @@ def step():
         F["journal_lost"] = b.app.journal.lost
         F["host_events"] = run["host"].events
         F["host_checkpoints"] = run["host"].checkpoints
+        F["host_checks"] = run["host"].checks
         F["journal_acked"] = b.app.journal.acked
         F["frame_starts"] = "/".join(str(x) for x in starts)
         for k in sorted(F):

@@ -4,14 +4,18 @@ journal what it made of it."""
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.sim.board import reading_for
 from baulk.firmware.sim.script import keys_for
+from baulk.host.config import Config
 from baulk.host.table_sim import SimulatedTable
-from tests.host.harness import wait_for
+from tests.host.harness import DaemonThread, make_config, wait_for
 
 
 class TableDriver:
@@ -102,3 +106,24 @@ class TableDriver:
             self.sim._call(lambda: b.set_reading(where, reading))
             self.press("ok")
         wait_for(lambda: self.check_pocket() != where, timeout=10, what=f"the check took {pocket}")
+
+
+@contextlib.contextmanager
+def simulated_venue(
+    tmp_path: Path, seed: int, edit: Callable[[Config], Config] | None = None
+) -> Iterator[tuple[DaemonThread, TableDriver]]:
+    """Table t1, the real firmware on the simulated board (its flash under
+    tmp_path), and a daemon that has it online; ``edit`` changes the config
+    first.  The daemon stops before the table."""
+    sim = SimulatedTable("t1", seed=seed, autoplay=False, flash_dir=tmp_path / "flash")
+    sim.start()
+    try:
+        cfg = make_config(tmp_path, {"t1": Path(sim.port)})
+        daemon = DaemonThread(edit(cfg) if edit is not None else cfg).start()
+        try:
+            wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="table online")
+            yield daemon, TableDriver(sim)
+        finally:
+            daemon.stop()
+    finally:
+        sim.stop()

@@ -18,10 +18,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from baulk.host.table_sim import SimulatedTable
 from tests.e2e.chromium import PHONE, chromium, expect, page_errors, shot
-from tests.e2e.sim_driver import TableDriver
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.e2e.sim_driver import TableDriver, simulated_venue
+from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -34,13 +33,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
-    sim = SimulatedTable("t1", seed=3, autoplay=False, flash_dir=tmp_path / "flash")
-    sim.start()
-    daemon = DaemonThread(make_config(tmp_path, {"t1": Path(sim.port)})).start()
-    wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="table online")
-    yield daemon, TableDriver(sim)
-    daemon.stop()
-    sim.stop()
+    with simulated_venue(tmp_path, seed=3) as v:
+        yield v
 
 
 @pytest.fixture

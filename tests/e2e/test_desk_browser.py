@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from baulk.host import tariffs
-from baulk.host.table_sim import SimulatedTable
-from tests.e2e.sim_driver import TableDriver
+from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_boards_browser import PERSIAN_DIGITS, browser, setup_match, shot  # noqa: F401
-from tests.host.harness import TOKEN, DaemonThread, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, wait_for
 
 pytestmark = pytest.mark.browser
 
@@ -39,15 +38,11 @@ BILLING = {
 
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
-    sim = SimulatedTable("t1", seed=5, autoplay=False, flash_dir=tmp_path / "flash")
-    sim.start()
-    cfg = make_config(tmp_path, {"t1": Path(sim.port)})
-    cfg = dataclasses.replace(cfg, billing=tariffs.parse(BILLING, {"t1"}))
-    daemon = DaemonThread(cfg).start()
-    wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="table online")
-    yield daemon, TableDriver(sim)
-    daemon.stop()
-    sim.stop()
+    billed = tariffs.parse(BILLING, {"t1"})
+    with simulated_venue(
+        tmp_path, seed=5, edit=lambda cfg: dataclasses.replace(cfg, billing=billed)
+    ) as v:
+        yield v
 
 
 def sign_in(page: Any) -> None:

@@ -17,10 +17,9 @@ from baulk.host.shadow import ShadowReferee
 from baulk.host.store import connect
 from baulk.host.store.schema import BILLING_SCHEMA, SCHEMA, SCHEMA_VERSION
 from baulk.host.store.stats_schema import STATS_SCHEMA
-from baulk.host.table_sim import SimulatedTable
 from baulk.protocol.messages import SRC_KEYPAD, SRC_SENSOR
-from tests.e2e.sim_driver import TableDriver
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.e2e.sim_driver import TableDriver, simulated_venue
+from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 
 POCKETS = ["tl", "tr", "ml", "mr", "bl", "br"]
 
@@ -101,13 +100,8 @@ def test_the_log_holds_each_kind_of_disagreement_once() -> None:
 # ---------------------------------------------------------------------- the API
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
-    sim = SimulatedTable("t1", seed=4, autoplay=False, flash_dir=tmp_path / "flash")
-    sim.start()
-    daemon = DaemonThread(make_config(tmp_path, {"t1": Path(sim.port)})).start()
-    wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="table online")
-    yield daemon, TableDriver(sim)
-    daemon.stop()
-    sim.stop()
+    with simulated_venue(tmp_path, seed=4) as v:
+        yield v
 
 
 def sensors(daemon: DaemonThread, lang: str = "en") -> dict[str, Any]:

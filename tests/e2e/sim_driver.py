@@ -67,20 +67,34 @@ class TableDriver:
     def referee(self, ev: dict[str, Any]) -> None:
         """The referee's keys for an engine event (FOUL, a kind, OK, ...)."""
         before = self.journal_next()
-        for key in keys_for(ev):
-            self.sim._call(lambda k=key: self.sim.board.press(k, hold=60))
-            time.sleep(0.15)
+        self.press(*keys_for(ev))
         wait_for(lambda: self.journal_next() > before, timeout=30, what=f"firmware took {ev}")
+
+    def _press_one(self, key: str) -> None:
+        """One key, held until the keypad has taken it in and let go until
+        it has seen that: a press timed by the clock can end unseen when the
+        firmware's thread runs late on a busy machine."""
+        board = self.sim.board
+        pos = board.key_position(key)
+
+        def state() -> int:
+            app = self.sim.app
+            assert app is not None, "the simulated table is not running"
+            return int(app.hw.keypad.down[pos])
+
+        self.sim._call(lambda: board.press(key, hold=None))
+        wait_for(lambda: self._read(state) == 1, timeout=30, what=f"the keypad took {key}")
+        self.sim._call(lambda: board.release(key))
+        wait_for(lambda: self._read(state) == 0, timeout=30, what=f"the keypad saw {key} let go")
 
     def state(self) -> dict[str, Any]:
         return self.sim.state()
 
     # -- the pocket check (firmware/pocket_check.py) ---------------------------------
     def press(self, *keys: str) -> None:
-        """The referee's keys, with no event expected of them."""
+        """The referee's keys, one after the other."""
         for key in keys:
-            self.sim._call(lambda k=key: self.sim.board.press(k, hold=60))
-            time.sleep(0.15)
+            self._press_one(key)
 
     def check_pocket(self) -> int | None:
         """The pocket the running check waits for (6: done), None: no check."""

@@ -63,21 +63,21 @@ def args(scenario: str, texts: str | None = None) -> list[str]:
 
 
 @cache
-def on_micropython(scenario: str) -> Any:
+def on_micropython(scenario: str, script: Path = SCRIPT) -> Any:
+    """A scenario of ``script`` (mp_handset.py, or one built on it) under
+    MicroPython, with the packed texts and the names it reads."""
     out = built()
-    done = micropython.run(
-        SCRIPT,
-        args(scenario),
-        files=[out / handset_font.FILE_NAME, out / "names.json", HERE / "mp_firmware.py"],
-        heap=64 << 20,
-    )
+    files = [out / handset_font.FILE_NAME, out / "names.json", HERE / "mp_firmware.py"]
+    if script != SCRIPT:
+        files.append(SCRIPT)  # the script imports mp_handset
+    done = micropython.run(script, args(scenario), files=files, heap=64 << 20)
     assert done.returncode == 0, done.stderr.decode()
     return json.loads(done.stdout)
 
 
-def on_cpython(scenario: str, flash: Path) -> Any:
+def on_cpython(scenario: str, flash: Path, script: Path = SCRIPT) -> Any:
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), *args(scenario), str(flash)],
+        [sys.executable, str(script), *args(scenario), str(flash)],
         capture_output=True,
         check=False,
         cwd=HERE,

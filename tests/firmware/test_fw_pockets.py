@@ -8,23 +8,17 @@ Persian; each Persian one is held against the bitmap it must show
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from baulk.firmware import keypad_flow
-from baulk.host import handset_font, micropython
 from baulk.protocol import messages
+from tests.firmware import test_fw_handset as handset_runs
 from tests.firmware.test_fw_handset import (
     SINGLES,
     T,
-    args,
-    built,
     check_screen,
     keep_artifacts,
     score,
@@ -41,33 +35,12 @@ WHITE, NO_BALL = 7, 255
 BL, ML = 1 << 4, 1 << 2
 
 
-@cache
 def on_micropython(scenario: str) -> Any:
-    out = built()
-    done = micropython.run(
-        SCRIPT,
-        args(scenario),
-        files=[
-            out / handset_font.FILE_NAME,
-            out / "names.json",
-            HERE / "mp_firmware.py",
-            HERE / "mp_handset.py",
-        ],
-        heap=64 << 20,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return json.loads(done.stdout)
+    return handset_runs.on_micropython(scenario, SCRIPT)
 
 
 def on_cpython(scenario: str, flash: Path) -> Any:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), *args(scenario), str(flash)],
-        capture_output=True,
-        check=False,
-        cwd=HERE,
-    )
-    assert done.returncode == 0, done.stderr.decode()
-    return json.loads(done.stdout)
+    return handset_runs.on_cpython(scenario, flash, SCRIPT)
 
 
 def persian(out: dict[str, Any], prefix: str, screens: dict[str, list[Any]]) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.chromium import VIEWPORTS, chromium, expect, page_errors, shot
+from tests.e2e.chromium import VIEWPORTS, expect, page_errors, shot
 from tests.e2e.layout import problems
 from tests.e2e.states import (
     LATIN,
@@ -30,12 +30,6 @@ from tests.e2e.states import (
 
 pytestmark = pytest.mark.browser
 TV = VIEWPORTS["1080p"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.chromium import VIEWPORTS, chromium, expect, page_errors, shot
+from tests.e2e.chromium import VIEWPORTS, expect, page_errors, shot
 from tests.e2e.layout import latin_words, problems
 from tests.e2e.states import LONG_LATIN, PERSIAN, Venue, foul_miss_free_ball, maximum_147, venue
 from tests.host.harness import TOKEN, http
@@ -30,12 +30,6 @@ pytestmark = pytest.mark.browser
 
 TABLE_NAMES = ["Table t1", "Table t2", "Table t3"]
 ALLOWED = [*LONG_LATIN, *PERSIAN, *TABLE_NAMES, "English"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -18,32 +18,17 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from tests.e2e.chromium import PHONE, chromium, expect, page_errors, shot
+from tests.e2e.chromium import expect, page_errors, shot
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
-
-
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
     with simulated_venue(tmp_path, seed=3) as v:
         yield v
-
-
-@pytest.fixture
-def phone(browser: Any, venue: tuple[DaemonThread, TableDriver]) -> Iterator[Any]:
-    """A phone-sized browser context, closed before the daemon stops (its
-    live feed connections would hold the server's shutdown)."""
-    context = browser.new_context(viewport=PHONE)
-    yield context
-    context.close()
 
 
 def sign_in(page: Any, url: str, token: str = TOKEN, lang: str = "en") -> None:

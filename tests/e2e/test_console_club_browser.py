@@ -16,7 +16,7 @@ import pytest
 from baulk.host import tariffs
 from baulk.host.sim_match import generate_match
 from baulk.protocol import messages
-from tests.e2e.chromium import PHONE, chromium, expect, page_errors
+from tests.e2e.chromium import expect, page_errors
 from tests.e2e.test_console_browser import result, sign_in
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
@@ -30,12 +30,6 @@ BILLING = {
 }
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
-
-
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, DevicePeer]]:
     peer = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
@@ -46,13 +40,6 @@ def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, DevicePeer]]:
     yield daemon, peer
     daemon.stop()
     peer.stop()
-
-
-@pytest.fixture
-def phone(browser: Any, venue: tuple[DaemonThread, DevicePeer]) -> Iterator[Any]:
-    context = browser.new_context(viewport=PHONE)
-    yield context
-    context.close()
 
 
 def play_a_match(daemon: DaemonThread, peer: DevicePeer, players: list[str]) -> None:

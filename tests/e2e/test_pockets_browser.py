@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.chromium import PHONE, chromium, expect, page_errors, shot
+from tests.e2e.chromium import expect, page_errors, shot
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_console_browser import click_and_wait, result, sign_in
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
@@ -23,23 +23,10 @@ pytestmark = pytest.mark.browser
 POCKETS = ["tl", "tr", "ml", "mr", "bl", "br"]
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as b:
-        yield b
-
-
 @pytest.fixture
 def venue(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
     with simulated_venue(tmp_path, seed=6) as v:
         yield v
-
-
-@pytest.fixture
-def phone(browser: Any, venue: tuple[DaemonThread, TableDriver]) -> Iterator[Any]:
-    context = browser.new_context(viewport=PHONE)
-    yield context
-    context.close()
 
 
 def drop_all(table: TableDriver, dead: str = "bl") -> None:

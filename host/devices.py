@@ -81,6 +81,7 @@ class DeviceHandler:
             rt.skipped_from = 0
         self._check_identity(rt, channel, hello)
         if rt.refused is not None:
+            channel.not_this_tables_stream()
             rt.view.status = self.status(rt, channel)
             d.mark(channel.table_id)
             return

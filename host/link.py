@@ -298,6 +298,9 @@ class TableChannel:
         self.link: SerialLink | None = None
         self.path: str | None = None
         self.stored = delivered  # the device stream up to here is in the store
+        # The gap count before the latest hello's resync: a hello whose
+        # numbering is not this table's stream implies no loss (see below).
+        self._gaps_before_hello = 0
         self.state = "offline"  # offline | connecting | online | refused
         self.reason = "not connected yet"
         self.last_seen_ms: int | None = None
@@ -437,6 +440,7 @@ class TableChannel:
                 self._raw_by_seq[f.seq] = raw
             if f.error is None and f.mtype == messages.HELLO:
                 self._raw_by_seq[-1] = raw
+                self._gaps_before_hello = s.receiver.gaps
             s.on_frame(f, now)
         self._drain()
         if self.state == "connecting" and s.open and self._rx_on_port:
@@ -514,8 +518,17 @@ class TableChannel:
         device's stream stands: what the store holds does.  From there, the
         hello (``base``..``last`` still held by the device) is taken again."""
         r = self.session.receiver
+        # The session's own resync measured this hello against the refused
+        # stream's numbering, so any gap it counted is not a loss; measured
+        # against the store, the hello shows the real one, if any.
+        r.gaps = self._gaps_before_hello
         r.delivered = r.committed = self.stored
         r.resync(base, last)
+
+    def not_this_tables_stream(self) -> None:
+        """The latest hello came from a device the daemon refuses: any gap
+        its numbering implied is not a loss of this table's events."""
+        self.session.receiver.gaps = self._gaps_before_hello
 
     def durable(self, seq: int) -> None:
         """The store committed the device stream up to seq: ack it now."""

@@ -47,13 +47,14 @@ class DevicePeer:
         boot: int = 1,
         window: int = 8,
         capacity: int = 256,
+        last: int = 0,
     ) -> None:
         self.table_id = table_id
         self.link_path = Path(link_path) if link_path else None
         self.boot = boot
         self.engine = Engine()
         self.session = Session(
-            DEVICE, mono_ms(), {0: "peer-1.0", 1: table_id, 2: boot}, capacity, window
+            DEVICE, mono_ms(), {0: "peer-1.0", 1: table_id, 2: boot}, capacity, window, last=last
         )
         self.writer = frame.FrameWriter()
         self.reader = frame.FrameReader()

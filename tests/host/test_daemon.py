@@ -290,6 +290,8 @@ def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events
     rows = stored_events(tmp_path / "store.sqlite")
     assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
     assert [ev for _, _, ev in rows] == events
+    # Nothing was lost, so nothing may be counted as lost either.
+    assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
 
 
 def test_a_wrong_device_that_said_hello_before_its_events_does_not_stall_the_right_one(
@@ -320,6 +322,37 @@ def test_a_wrong_device_that_said_hello_before_its_events_does_not_stall_the_rig
     rows = stored_events(tmp_path / "store.sqlite")
     assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
     assert [ev for _, _, ev in rows] == events
+    # Nothing was lost, so nothing may be counted as lost either.
+    assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
+
+
+def test_a_wrong_device_numbered_ahead_is_not_counted_as_lost_events(
+    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
+) -> None:
+    """A wrong device whose journal starts far beyond what t1 stored says
+    hello: measured against t1's stream, its numbering looks like 80 lost
+    events.  They were never t1's, so the channel's gap count stays 0 while
+    the device is refused and after t1 comes back."""
+    events = generate_match(35, best_of=3)[:40]
+    peer.play(events[:20])
+    wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
+    peer.unplug()
+    wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
+    rt = daemon.daemon.tables["t1"] if daemon.daemon else None
+    assert rt is not None
+    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1", last=100).start()
+    try:
+        wait_for(lambda: daemon.board("t1")["status"]["state"] == "refused", what="t2 refused")
+        assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
+        wrong.play(generate_match(36, best_of=3)[:20])
+        wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
+    finally:
+        wrong.stop()
+    peer.replug()
+    peer.play(events[20:])
+    wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
+    assert [ev for _, _, ev in stored_events(tmp_path / "store.sqlite")] == events
+    assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
 
 
 def test_a_delivery_the_daemon_fails_to_take_is_asked_for_again_not_acked(

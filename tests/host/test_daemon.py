@@ -258,17 +258,26 @@ def test_report_exports(tmp_path: Path, peer: DevicePeer, daemon: DaemonThread) 
     assert http(daemon.url + "/api/matches/nope")[0] == 404
 
 
-def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events(
-    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
+@pytest.mark.parametrize(
+    ("wrong_last", "hello_first"),
+    [(0, False), (0, True), (100, True)],
+    ids=["order-left-to-chance", "hello-before-its-events", "numbered-ahead"],
+)
+def test_a_wrong_device_on_the_port_costs_the_right_one_nothing(
+    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread, wrong_last: int, hello_first: bool
 ) -> None:
     """Cables mixed up: table t2's controller sits on t1's port for a while.
     Its events are refused, neither stored nor acked, but they moved the
     channel's stream on; when t1's controller came back, its own events with
-    those numbers were taken for repeats and dropped.  A window of them (as
-    here) stalled t1 for good; fewer were acked by its next commit and lost.
-    The channel now takes the stream again from what the store holds when a
-    hello arrives (and the next test pins the order this one leaves to
-    chance)."""
+    those numbers were taken for repeats and dropped (a window of them stalled
+    t1 for good; fewer were acked by its next commit and lost).  The channel
+    now takes the stream again from what the store holds when a hello arrives.
+
+    hello-before-its-events pins the order the first case leaves to chance:
+    the wrong device's numbering starts below what t1 had stored, so the
+    channel follows it as a restarted device.  numbered-ahead is a wrong
+    device whose journal starts beyond t1's stream: that looks like 80 lost
+    events, but they were never t1's, so the gap count stays 0."""
     events = generate_match(31, best_of=3)[:60]
     peer.play(events[:20])
     wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
@@ -277,81 +286,23 @@ def test_events_refused_from_a_wrong_device_do_not_cost_the_right_one_its_events
     wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
     rt = daemon.daemon.tables["t1"] if daemon.daemon else None
     assert rt is not None
-    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1").start()
+    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1", last=wrong_last).start()
     try:
+        if hello_first:
+            wait_for(lambda: daemon.board("t1")["status"]["state"] == "refused", what="t2 refused")
         wrong.play(generate_match(32, best_of=3)[:40])
         wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
         assert daemon.board("t1")["status"]["state"] == "refused"
-    finally:
-        wrong.stop()
-    peer.replug()
-    peer.play(events[20:])
-    wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
-    rows = stored_events(tmp_path / "store.sqlite")
-    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
-    assert [ev for _, _, ev in rows] == events
-    # Nothing was lost, so nothing may be counted as lost either.
-    assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
-
-
-def test_a_wrong_device_that_said_hello_before_its_events_does_not_stall_the_right_one(
-    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
-) -> None:
-    """The order the previous test left to chance: the wrong device's hello
-    reaches the daemon while it holds no events yet, so its numbering starts
-    below what t1 had stored (the channel follows it as a restarted device),
-    and its refused events begin at seq 1.  When t1 comes back its stream must
-    go on from what the store holds (20), not from before the refused ones."""
-    events = generate_match(33, best_of=3)[:50]
-    peer.play(events[:20])
-    wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
-    peer.unplug()
-    wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
-    rt = daemon.daemon.tables["t1"] if daemon.daemon else None
-    assert rt is not None
-    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1").start()
-    try:
-        wait_for(lambda: daemon.board("t1")["status"]["state"] == "refused", what="t2 refused")
-        wrong.play(generate_match(34, best_of=3)[:30])
-        wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
-    finally:
-        wrong.stop()
-    peer.replug()
-    peer.play(events[20:])
-    wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
-    rows = stored_events(tmp_path / "store.sqlite")
-    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
-    assert [ev for _, _, ev in rows] == events
-    # Nothing was lost, so nothing may be counted as lost either.
-    assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
-
-
-def test_a_wrong_device_numbered_ahead_is_not_counted_as_lost_events(
-    tmp_path: Path, peer: DevicePeer, daemon: DaemonThread
-) -> None:
-    """A wrong device whose journal starts far beyond what t1 stored says
-    hello: measured against t1's stream, its numbering looks like 80 lost
-    events.  They were never t1's, so the channel's gap count stays 0 while
-    the device is refused and after t1 comes back."""
-    events = generate_match(35, best_of=3)[:40]
-    peer.play(events[:20])
-    wait_for(lambda: peer.acked() == 20, what="t1's first events acked")
-    peer.unplug()
-    wait_for(lambda: not peer.session.open, what="t1 finds its link dead")
-    rt = daemon.daemon.tables["t1"] if daemon.daemon else None
-    assert rt is not None
-    wrong = DevicePeer("t2", link_path=tmp_path / "ttyTABLE1", last=100).start()
-    try:
-        wait_for(lambda: daemon.board("t1")["status"]["state"] == "refused", what="t2 refused")
         assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
-        wrong.play(generate_match(36, best_of=3)[:20])
-        wait_for(lambda: rt.refused_events >= 8, what="the wrong device's events refused")
     finally:
         wrong.stop()
     peer.replug()
     peer.play(events[20:])
     wait_for(lambda: peer.acked() == len(events), what="t1's events acked after the mix-up")
-    assert [ev for _, _, ev in stored_events(tmp_path / "store.sqlite")] == events
+    rows = stored_events(tmp_path / "store.sqlite")
+    assert [s for _, s, _ in rows] == list(range(1, len(events) + 1))
+    assert [ev for _, _, ev in rows] == events
+    # Nothing was lost, so nothing may be counted as lost either.
     assert daemon.board("t1")["status"]["stream"]["gaps"] == 0
 
 

@@ -63,8 +63,11 @@ class RealClock:
 class PtyPort:
     """The firmware's end of a pseudo-terminal, with the face of machine.UART.
 
-    The other end is reached through a symlink that stays put across unplug and
-    replug, so the daemon can reopen the same path after a hot-plug.
+    The other end is reached through a symlink that goes with the cable and
+    comes back on the same path, so the daemon reopens that path after a
+    hot-plug.  It must go: left behind, it would name a pty number the kernel
+    hands to the next pty opened by anyone, and the daemon would read a
+    stranger's device.
     """
 
     def __init__(self, link: Path) -> None:
@@ -93,6 +96,8 @@ class PtyPort:
                     os.close(fd)
         self.master = self.slave = None
         self.inbuf.clear()
+        with contextlib.suppress(FileNotFoundError):
+            self.link.unlink()
 
     def any(self) -> int:
         if self.master is not None:

@@ -100,6 +100,13 @@ class DevicePeer:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self.master = self.slave = -1
+        if self.link_path is not None:
+            # The port goes with the cable, as /dev/ttyUSB0 does.  A link
+            # left behind would name a pty number the kernel hands to the
+            # next pty opened anywhere: another test's device, then read
+            # by this test's daemon.
+            with contextlib.suppress(FileNotFoundError):
+                self.link_path.unlink()
 
     def unplug(self) -> None:
         """Pull the cable: the pty goes away; the session and journal stay."""
@@ -144,9 +151,6 @@ class DevicePeer:
         for fd in (self._wake_r, self._wake_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        if self.link_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                self.link_path.unlink()
 
     def inject(self, ev: Event, src: int = messages.SRC_SENSOR) -> None:
         """A sensor or keypad input, applied on the device's own thread."""

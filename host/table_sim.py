@@ -47,9 +47,14 @@ class RealClock:
     def __init__(self) -> None:
         self.base = time.monotonic()
         self.offset = 1000
+        # While the board fires a change its loop reached late, the time the
+        # change was due (SimBoard.pump): what a pin's interrupt would read.
+        self.held: int | None = None
 
     @property
     def now(self) -> int:
+        if self.held is not None:
+            return self.held
         return int((time.monotonic() - self.base) * 1000) + self.offset
 
     @now.setter

@@ -241,11 +241,21 @@ class SimBoard:
                 return
 
     def pump(self):
-        """Fire the signal changes and timers that are due now (real-time use)."""
-        now = self.clock.now
+        """Fire the signal changes and timers that are due now (real-time use).
+
+        A busy machine runs this loop late.  A change is fired with the clock
+        held at the time it was due, as a real pin's interrupt reads it at the
+        edge: otherwise a beam's break or a key's press comes out shorter
+        than it was (both edges fired in one late pass)."""
+        clock = self.clock
+        now = clock.now
         while self.sched and self.sched[0][0] <= now:
             item = self.sched.pop(0)
-            item[2](item[3])
+            clock.held = item[0]
+            try:
+                item[2](item[3])
+            finally:
+                clock.held = None
         for tm in self.timers:
             if tm[1] <= now:
                 tm[1] += tm[0]

@@ -13,6 +13,7 @@ TICK_MASK = 0x3FFFFFFF
 class VirtualClock:
     def __init__(self, start=0):
         self.now = start
+        self.held = None  # virtual time is never late (see RealClock.held)
 
     def ticks_ms(self):
         return self.now & TICK_MASK

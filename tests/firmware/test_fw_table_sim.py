@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 import serial
 
-from baulk.host.table_sim import SimulatedTable
+from baulk.firmware.sim.board import SimBoard
+from baulk.firmware.sim.devices import SimPin
+from baulk.host.table_sim import RealClock, SimulatedTable
 from baulk.protocol import host_codec, messages
 from baulk.protocol.session import HOST, Session
 
@@ -160,3 +162,25 @@ def test_autoplay_presses_keys_the_keypad_takes_in_even_when_its_loop_runs_late(
         assert t.error is None
     finally:
         t.stop()
+
+
+def test_a_late_real_time_loop_fires_each_edge_at_the_time_it_was_due() -> None:
+    """On a busy machine the simulated board's loop runs late.  A 15 ms beam
+    break whose two edges fire in one late pass must still read 15 ms to the
+    pin's interrupt, as on a real board; it read 0 ms (both edges stamped with
+    the late pass's time), and a healthy pocket came out 'weak' from a check."""
+    clock = RealClock()
+    board = SimBoard(clock=clock)
+    pin = SimPin(board.cfg.BEAMS[0], level=1 - board.cfg.BEAM_BROKEN)
+    stamps: list[tuple[int, int]] = []
+    pin.irq(lambda p: stamps.append((p.level, clock.ticks_ms())))
+    board.pins[pin.number] = pin
+    board.beam(0, width=15)
+    due = clock.now + 1
+    deadline = time.monotonic() + 0.06
+    while time.monotonic() < deadline:  # the loop is held up past both edges
+        pass
+    board.pump()
+    assert [level for level, _ in stamps] == [board.cfg.BEAM_BROKEN, 1 - board.cfg.BEAM_BROKEN]
+    assert [t for _, t in stamps] == [due, due + 15]
+    assert clock.held is None and clock.now > due + 15  # the clock runs on

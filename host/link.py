@@ -430,6 +430,7 @@ class TableChannel:
         """Take decoded frames (from the port, or from a benchmark)."""
         now = mono_ms()
         s = self.session
+        hello_seen = False
         for raw, f in got:
             if f.error is not None:
                 self.noise.bad(f.error, now)
@@ -440,7 +441,11 @@ class TableChannel:
                 self._raw_by_seq[f.seq] = raw
             if f.error is None and f.mtype == messages.HELLO:
                 self._raw_by_seq[-1] = raw
-                self._gaps_before_hello = s.receiver.gaps
+                if not hello_seen:
+                    # The count before this batch's first hello: a repeat in
+                    # the same batch would hold the first one's resync.
+                    self._gaps_before_hello = s.receiver.gaps
+                    hello_seen = True
             s.on_frame(f, now)
         self._drain()
         if self.state == "connecting" and s.open and self._rx_on_port:

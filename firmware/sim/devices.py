@@ -13,10 +13,11 @@ TICK_MASK = 0x3FFFFFFF
 class VirtualClock:
     def __init__(self, start=0):
         self.now = start
-        self.held = None  # virtual time is never late (see RealClock.held)
+        self.held = None  # while SimBoard.pump fires a change: the time it was due
 
     def ticks_ms(self):
-        return self.now & TICK_MASK
+        t = self.now if self.held is None else self.held
+        return t & TICK_MASK
 
 
 class SimPin:

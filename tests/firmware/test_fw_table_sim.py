@@ -176,7 +176,7 @@ def test_a_late_real_time_loop_fires_each_edge_at_the_time_it_was_due() -> None:
     pin.irq(lambda p: stamps.append((p.level, clock.ticks_ms())))
     board.pins[pin.number] = pin
     board.beam(0, width=15)
-    due = clock.now + 1
+    due = board.sched[0][0]  # the break's first edge
     deadline = time.monotonic() + 0.06
     while time.monotonic() < deadline:  # the loop is held up past both edges
         pass

@@ -227,3 +227,27 @@ def test_a_dead_link_is_logged_as_a_warning(caplog: pytest.LogCaptureFixture) ->
     assert caplog.records[-1].getMessage() == (
         "table t1: link down: no frame from the device for 2.5 s"
     )
+
+
+def test_a_refused_device_saying_hello_twice_in_one_read_counts_no_gap() -> None:
+    """A wrong device numbered far ahead of the table (base 101, the table
+    stored 20) says hello twice before the daemon reads its port: both land
+    in one batch.  Its numbering implies no loss of this table's events, so
+    the gap count stays 0 once the daemon refuses it; the count held from
+    before the second hello already had the first one's 80 in it."""
+
+    class Refuses:
+        def on_status(self, channel: TableChannel) -> None:
+            pass
+
+        def on_hello(self, channel: TableChannel, hello: object, raw: bytes) -> None:
+            channel.not_this_tables_stream()  # what DeviceHandler does for a wrong table
+
+    channel = TableChannel("t1", lambda: None, Refuses(), delivered=20)  # type: ignore[arg-type]
+    body = {0: "peer-1.0", 1: "t2", 2: 1, 3: 100, 4: 101, 5: 0, 6: 8, 7: 256}
+    raw = frame.encode_frame(messages.HELLO, 0, 0, body)
+    hello = host_codec.decode_frame(raw[:-1])
+    assert hello.error is None
+    channel.feed([(raw, hello), (raw, hello)])
+    assert channel.session.open and channel.hello is not None
+    assert channel.session.receiver.gaps == 0

@@ -5,7 +5,7 @@
 A store is filled as the daemon fills it (the real shadow referee and store
 writer, tests/host/billing_kit.py): ``--tables`` tables and ``--sessions``
 sessions over one business day, each session a best-of-3 simulated match
-(host/sim_match.py) with the device's times on its events, a tariff with peak
+(host/sim/matches.py) with the device's times on its events, a tariff with peak
 hours and loser pays, and a correction on every tenth bill.  Then, on a
 read-only connection as the web side has it:
 
@@ -36,11 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baulk.host import billing_views as views
-from baulk.host.clock import Stamp
-from baulk.host.sim_match import generate_match
+from baulk.host.club import views
+from baulk.host.club.clock import Stamp
+from baulk.host.club.tariffs import parse
+from baulk.host.sim.matches import generate_match
 from baulk.host.store import StoreReader
-from baulk.host.tariffs import parse
 from tests.host.billing_kit import HandVenue, stamp
 
 DAY = date(2025, 3, 6)  # a Thursday: peak hours in the evening

@@ -5,7 +5,7 @@ the real daemon on 127.0.0.1:
    paint that shows it, with the CPU throttled 4x (CDP
    Emulation.setCPUThrottlingRate), p50 / p99; baseline: the same page and
    the same updates unthrottled, in the same run.  Target: p99 <= 50 ms.
-   The table plays a simulated match (host/sim_match.py: breaks, safeties,
+   The table plays a simulated match (host/sim/matches.py: breaks, safeties,
    fouls, misses, free balls, frames ending) through a device peer (the
    protocol's device session and the real rules engine on a pty); the match
    is set up before the clock starts.
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from baulk.host.sim_match import generate_match  # noqa: E402
-from baulk.host.table_sim import SimulatedTable  # noqa: E402
+from baulk.host.sim.matches import generate_match  # noqa: E402
+from baulk.host.sim.table import SimulatedTable  # noqa: E402
 from tests.e2e.states import PERSIAN, maximum_147  # noqa: E402
 from tests.e2e.test_boards_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from tests.host.device_peer import DevicePeer  # noqa: E402

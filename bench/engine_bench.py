@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from baulk.host import micropython
-from baulk.host.sim_match import generate_long_match
+from baulk.host.sim import micropython
+from baulk.host.sim.matches import generate_long_match
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE = Path(__file__).resolve().parent

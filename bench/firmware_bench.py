@@ -22,8 +22,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from baulk.host import firmware_cmd, micropython
-from baulk.host.sim_match import generate_long_match, generate_match
+from baulk.host.cli import firmware as firmware_cmd
+from baulk.host.sim import micropython
+from baulk.host.sim.matches import generate_long_match, generate_match
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

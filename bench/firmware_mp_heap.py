@@ -1,5 +1,5 @@
 # Heap of the whole firmware under MicroPython, run with --stepped so garbage
-# is collected between steps (host/micropython.mjs).  A simulated board plays a
+# is collected between steps (host/sim/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
 #   firmware_mp_heap.py EVENTS.jsonl [LANG [check]]   (one match, or many back to back: the

@@ -23,9 +23,9 @@ from typing import Any
 
 from baulk.firmware.engine import Engine
 from baulk.host import config as config_mod
-from baulk.host.daemon import Daemon
-from baulk.host.link import TableChannel
-from baulk.host.sim_match import generate_match
+from baulk.host.link.channel import TableChannel
+from baulk.host.sim.matches import generate_match
+from baulk.host.venue.daemon import Daemon
 from baulk.protocol import frame, host_codec, messages
 from baulk.protocol.reliability import DEAD_MS
 

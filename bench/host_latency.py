@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from baulk.host import config as config_mod  # noqa: E402
-from baulk.host.daemon import Daemon  # noqa: E402
-from baulk.host.sim_match import generate_match  # noqa: E402
+from baulk.host.sim.matches import generate_match  # noqa: E402
+from baulk.host.venue.daemon import Daemon  # noqa: E402
 from baulk.host.web.app import serve  # noqa: E402
 from tests.host.device_peer import DevicePeer  # noqa: E402
 

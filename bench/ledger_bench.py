@@ -31,9 +31,9 @@ import cbor2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host import micropython
+from baulk.host.referee.verify import verify_store
+from baulk.host.sim import micropython
 from baulk.host.store import StoreReader
-from baulk.host.verify import verify_store
 from baulk.protocol import host_codec, messages
 from tests.host.ledger_fixture import device_stream, store_stream
 

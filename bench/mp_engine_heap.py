@@ -1,5 +1,5 @@
 # Heap use of the rules engine under MicroPython, run with --stepped so that
-# garbage is collected between steps (see host/micropython.mjs).
+# garbage is collected between steps (see host/sim/micropython.mjs).
 #   mp_engine_heap.py SCENARIO FRAMES     (FRAMES 0: the whole file)
 # Prints: import_heap, heap_after (import + match), peak_heap, all in bytes
 # above the interpreter's own baseline.

@@ -45,11 +45,11 @@ import paho.mqtt.client as paho  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from baulk.firmware.engine import Engine  # noqa: E402
-from baulk.host.live import TableView  # noqa: E402
 from baulk.host.mqtt.bridge import MqttBridge, StoreEventSource  # noqa: E402
 from baulk.host.mqtt.connection import BridgeSettings, parse_url  # noqa: E402
 from baulk.host.mqtt.wire import BridgeEvent, Position, event_payload  # noqa: E402
 from baulk.host.store import Batch, EventRow, Store  # noqa: E402
+from baulk.host.venue.live import TableView  # noqa: E402
 from tests.mqtt.broker import Broker, mosquitto_missing  # noqa: E402
 from tests.mqtt.helpers import Process  # noqa: E402
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from baulk.host.handset import name_bitmap
+from baulk.host.handset.sync import name_bitmap
 from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
@@ -43,7 +43,7 @@ def one_of_each() -> list[tuple[str, int, int, dict[Any, Any], dict[str, Any]]]:
         ("log", M.LOG, 0, {0: 2, 1: "pocket ml colour sensor: low confidence", 2: 81234}, {}),
         ("error", M.ERROR, 0, {0: 5, 1: "no match is set up: send setup_match first", 2: 8}, {}),
         ("settings (handset in Persian)", M.SETTINGS, 11, {0: 1}, {}),
-        # a name as host/handset.py draws it for the handset: "Reza", 25 x 16 pixels
+        # a name as host/handset/sync.py draws it for the handset: "Reza", 25 x 16 pixels
         ("name_bitmap (a name)", M.NAME_BITMAP, 12, body_of(name_bitmap("Reza", 1, 0)), {}),
     ]
     out = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from baulk.host import micropython
+from baulk.host.sim import micropython
 from baulk.protocol import frame
 from baulk.protocol import messages as M
 

@@ -5,7 +5,7 @@
                                            [--store FILE]
 
 The store is made the way the daemon makes it: simulated matches (best of
-three, breaks, safeties, fouls, misses; host/sim_match.py) stamped with a
+three, breaks, safeties, fouls, misses; host/sim/matches.py) stamped with a
 device clock (shot times of 4 to 60 s) and a source per event (2 % of the
 pots keyed by hand), replayed by the shadow referee and written by the
 store's writer in group-commit-sized transactions.  The player plays 1,000
@@ -34,8 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from baulk.host.shadow import ShadowReferee
-from baulk.host.sim_match import generate_match
+from baulk.host.referee.shadow import ShadowReferee
+from baulk.host.sim.matches import generate_match
 from baulk.host.store import Batch, EventRow, Store
 from baulk.protocol.messages import SRC_KEYPAD, SRC_SENSOR
 

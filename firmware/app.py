@@ -74,7 +74,7 @@ _T_CHECK_REQUEST = const(18)
 # one) and go to the host now and then (SPEC.md `health`).
 #
 # A correction is a disagreement between a sensor and the referee, found the
-# same way here and in the host's log (host/sensors.py runs this very class
+# same way here and in the host's log (host/referee/sensors.py runs this very class
 # over the events it stores):
 #   _D_CHANGED     a sensor pot the referee took back (undo) and keyed again as
 #                another ball in the same stroke
@@ -110,7 +110,7 @@ _H_MAGIC = const(27)  # the file's version, written last: a short file fails it
 _H_SIZE = const(28)
 _H_VERSION = const(0x4B485331)
 
-# Kinds of disagreement: codes of host/sensors.py KINDS (tests/test_wire_codes.py).
+# Kinds of disagreement: codes of host/referee/sensors.py KINDS (tests/test_wire_codes.py).
 _D_CHANGED = const(1)
 _D_TAKEN_BACK = const(2)
 _D_KEYED = const(3)

@@ -1,11 +1,11 @@
 # The handset's Persian text: every fixed string shaped, ordered right to left
-# and drawn at build time (`baulk firmware build`, host/handset_font.py) into
+# and drawn at build time (`baulk firmware build`, host/handset/font.py) into
 # one data file that sits beside this module, fa.bin.  The board cannot shape
 # Persian itself; it only copies these pixels onto the display.
 #
 # A string is found by its English text: screens and flows keep writing their
 # English words, and the Persian one is looked up under the same words, so a
-# new screen's Persian is one line in host/handset_texts.py.
+# new screen's Persian is one line in host/handset/texts.py.
 #
 # File layout (little-endian), 16-pixel lines in the SSD1306's own order
 # (MONO_VLSB: one byte a column of 8 pixels, page 0 columns then page 1):
@@ -34,7 +34,7 @@ _KEY_MASK = const(0xFFFFFF)
 
 def key(text):
     """The key of an English text: a hash of its characters without the
-    spaces at either end (the same in host/handset_font.py)."""
+    spaces at either end (the same in host/handset/font.py)."""
     i = 0
     j = len(text)
     while i < j and text[i] == " ":

@@ -27,7 +27,7 @@ handset_lang = "fa"         # the referee's handset in Persian ("en": English);
 
 [mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
 
-[billing]                   # table sessions and their tariffs (host/tariffs.py, docs/BILLING.md)
+[billing]                   # table sessions and tariffs (host/club/tariffs.py, docs/BILLING.md)
 [[tariff]]
 ```
 
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from baulk.firmware.names import LANGS as HANDSET_LANGS
-from baulk.host import tariffs as tariffs_mod
+from baulk.host.club import tariffs as tariffs_mod
 
 DEFAULT_BIND = "127.0.0.1"
 DEFAULT_PORT = 8047

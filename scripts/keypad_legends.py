@@ -19,8 +19,8 @@ from pathlib import Path
 
 from baulk.firmware import keypad_flow, names
 from baulk.firmware.boards import pico
-from baulk.host.handset_texts import KEYS
-from baulk.host.text_render import PERSIAN_DIGITS
+from baulk.host.handset.render import PERSIAN_DIGITS
+from baulk.host.handset.texts import KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "hardware" / "keypad-legends.html"

@@ -75,7 +75,7 @@ def test_undo_after_a_frame_ends_returns_to_that_frame() -> None:
 
 
 def test_image_round_trip_keeps_state_and_undo_depth() -> None:
-    from baulk.host.sim_match import generate_match
+    from baulk.host.sim.matches import generate_match
 
     events = generate_match(seed=7, best_of=3)
     source = Engine()
@@ -117,7 +117,7 @@ def test_a_late_call_when_the_log_is_full_is_still_accepted() -> None:
 
 
 def test_simulated_long_match_has_no_refused_lawful_event() -> None:
-    from baulk.host.sim_match import generate_match
+    from baulk.host.sim.matches import generate_match
 
     events = generate_match(109, best_of=35)  # raises if any lawful event is refused
     assert events[-1]["ev"] != "match"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from baulk.firmware import keypad_flow
 from baulk.firmware.boards import pico
-from baulk.host.handset_texts import KEYS
+from baulk.host.handset.texts import KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 

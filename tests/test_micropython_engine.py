@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host import micropython
+from baulk.host.sim import micropython
 
 from .engine_driver import SCENARIOS, scenario_files
 
@@ -54,7 +54,7 @@ def test_replay_command_engine_micropython_matches_cpython(each: bool, tmp_path:
         + "\n"
     )
     flags = ["--each"] if each else []
-    base = [sys.executable, "-m", "baulk.host.cli", "replay", str(scenario), *flags]
+    base = [sys.executable, "-m", "baulk.host.cli.main", "replay", str(scenario), *flags]
     cp = subprocess.run(base, capture_output=True, check=False)
     mp = subprocess.run([*base, "--engine", "micropython"], capture_output=True, check=False)
     assert cp.returncode == mp.returncode == 3

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from baulk.firmware import engine
-from baulk.host import micropython
+from baulk.host.sim import micropython
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("firmware", "protocol", "host")

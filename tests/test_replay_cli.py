@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-BAULK = [sys.executable, "-m", "baulk.host.cli"]
+BAULK = [sys.executable, "-m", "baulk.host.cli.main"]
 
 
 def replay(path: Path, *flags: str) -> subprocess.CompletedProcess[str]:

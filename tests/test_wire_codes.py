@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from baulk.firmware import names
-from baulk.host import sensors
+from baulk.host.referee import sensors
 from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import host_codec as H

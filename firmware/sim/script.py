@@ -1,7 +1,7 @@
 # Plays engine events on the simulated board the way a real table produces
 # them: a strike pulse and the motion sensor, balls through the pocket beams in
 # front of the colour sensors, the motion sensor going quiet, and the referee's
-# key presses for everything else.  host/table_sim.py uses the key sequences in
+# key presses for everything else.  host/sim/table.py uses the key sequences in
 # real time; tests and benchmarks use Driver in virtual time (under CPython and
 # MicroPython alike).
 

@@ -50,7 +50,7 @@ from baulk.host.mqtt.wire import BridgeEvent, Position
 from baulk.host.store import StoreReader
 
 if TYPE_CHECKING:
-    from baulk.host.daemon import Daemon
+    from baulk.host.venue.daemon import Daemon
 
 log = logging.getLogger("baulk.mqtt.bridge")
 
@@ -625,7 +625,7 @@ class MqttBridge:
 
 
 class AttachedBridge:
-    """A bridge wired into a running :class:`~baulk.host.daemon.Daemon`."""
+    """A bridge wired into a running :class:`~baulk.host.venue.daemon.Daemon`."""
 
     def __init__(self, bridge: MqttBridge, feed: asyncio.Task[None]) -> None:
         self.bridge = bridge

@@ -1,12 +1,14 @@
 """The venue store: one SQLite file in WAL mode.
 
+Owns:
+
 * ``raw_frames`` keeps the device's frames as they arrived (append-only: a
   trigger refuses UPDATE and DELETE).
 * ``events`` keeps every device event once, by ``(table_id, boot_id, seq)``
   (a UNIQUE key; a repeat is ignored, never stored twice).
 * ``matches``, ``frames`` and ``breaks`` are projections of the events, written
   in the same transaction as the events that made them; ``baulk rebuild``
-  (host/rebuild.py) makes them again from the events alone.
+  (host/referee/rebuild.py) makes them again from the events alone.
 * ``links`` remembers, per table, the device stream's committed sequence
   number, so a restarted daemon resumes the stream where the store ends.
 * ``commands`` keeps every operator action before it is sent, with its id;
@@ -22,6 +24,9 @@ and :mod:`.queries` (every read: the daemon's restore, the web side, the MQTT
 bridge).  :mod:`.records` holds the rows they pass around.  The store knows
 nothing of the rules engine: what an event made comes to it as a
 :class:`~.records.Projection`.
+
+May import: ``baulk.protocol``, ``baulk.firmware``'s names, and the shared
+modules; nothing else of the host.
 """
 
 from .queries import StoreReader

@@ -1,6 +1,7 @@
 """What a finished frame makes beside its score: the ball accounting and each
-player's figures.  The host's match recorder (host/match_record.py) works them
-out from the events; the store keeps them (host/store/stats_tables.py)."""
+player's figures.  The shadow referee works them out from the events
+(host/referee/frame_figures.py); the store keeps them
+(host/store/stats_schema.py)."""
 
 from __future__ import annotations
 

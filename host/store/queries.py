@@ -87,7 +87,7 @@ def _session_dict(r: sqlite3.Row | tuple[Any, ...], tariffs: dict[str, Any]) -> 
 
 class SessionReader:
     """The reads of table sessions and what their bills are worked out from
-    (host/bills.py); a mixin of :class:`StoreReader`."""
+    (host/club/bills.py); a mixin of :class:`StoreReader`."""
 
     db: sqlite3.Connection
 

@@ -25,7 +25,7 @@ class BreakResult:
 
 @dataclass
 class Disagreement:
-    """A pocket's sensors and the referee disagreed (host/sensors.py):
+    """A pocket's sensors and the referee disagreed (host/referee/sensors.py):
     ``kind`` changed, taken_back or keyed; balls and pocket by name (None:
     not known, or none)."""
 
@@ -38,7 +38,7 @@ class Disagreement:
 @dataclass
 class Projection:
     """What one stored event made: the match it belongs to and what it opened
-    or finished.  The shadow referee works it out (host/shadow.py); the store
+    or finished.  The shadow referee works it out (host/referee/shadow.py); the store
     writes it into ``matches``, ``frames`` and ``breaks``."""
 
     match_id: str | None  # the match the event belongs to (None: no context yet)
@@ -181,7 +181,7 @@ class NameFixRow:
 
 @dataclass
 class SessionWrite:
-    """One change to a table session (host/sessions.py): ``open``, ``confirm``,
+    """One change to a table session (host/club/sessions.py): ``open``, ``confirm``,
     ``close`` or ``correct``.  Times are (wall_ms, mono_ms, boot) of the PC."""
 
     op: str

@@ -131,11 +131,11 @@ CREATE INDEX IF NOT EXISTS events_action ON events (table_id, action) WHERE acti
 CREATE UNIQUE INDEX IF NOT EXISTS commands_action ON commands (action) WHERE action IS NOT NULL;
 """
 
-# Table sessions and their bills (host/sessions.py, host/bills.py):
+# Table sessions and their bills (host/club/sessions.py, host/club/bills.py):
 # * ``table_sessions``: one row per session; a closed one is never changed,
 #   and a table has at most one open (a unique index says so, beside the
 #   daemon's own check).  Each end carries the PC's wall clock (when), its
-#   monotonic clock and boot id (how long, host/clock.py), and the newest
+#   monotonic clock and boot id (how long, host/club/clock.py), and the newest
 #   stored event id, which ties the session to the events played in it.
 # * ``bill_corrections``: an operator's correction of a bill, with its
 #   reason; append-only, so the bill as worked out is never overwritten.

@@ -8,7 +8,7 @@
   sent it in its reliable stream; its event row (``events``, ``name`` NULL)
   keeps the stream's place, this row the result.
 * ``sensor_disagreements``: every disagreement between a pocket's sensors
-  and the referee, found by host/sensors.py as the shadow referee replays
+  and the referee, found by host/referee/sensors.py as the shadow referee replays
   the events: a projection like ``breaks``, made again by ``baulk rebuild``.
 
 Stores made before these tables get them when they are opened (CREATE ...

@@ -7,7 +7,7 @@
 * ``match_players``: who played which match, on which side (``member``: the
   partner's index in doubles), and whether he won it once it is over.
 * ``player_frames``: one row per player and finished frame: the figures of
-  host/frame_figures.py.  ``shots`` holds the frame's shot times in ms as
+  host/referee/frame_figures.py.  ``shots`` holds the frame's shot times in ms as
   unsigned 32-bit little-endian integers (``array('I')``): the player page
   reads a thousand matches' worth of them at once.
 * ``player_fouls``: a player's fouls in a frame, one row per kind.

@@ -217,7 +217,7 @@ class Store:
     ) -> None:
         """Write matches, frames and breaks again, in one transaction, from
         what the caller projects for every stored event of every table
-        (host/rebuild.py runs the shadow referee over them)."""
+        (host/referee/rebuild.py runs the shadow referee over them)."""
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:

@@ -1,5 +1,5 @@
 """Corrected player names in what the web side shows: lists, reports and
-result sheets take the names the desk corrected (host/actions.py
+result sheets take the names the desk corrected (host/venue/actions.py
 ``correct_names``, stored beside the match) instead of those the match
 started with.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from baulk.host.reports import names_of
+from baulk.host.sides import names_of
 
 
 def fixed_match(match: dict[str, Any], players: list[Any] | None) -> dict[str, Any]:

@@ -24,12 +24,12 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from baulk.host.live import SCHEMA_VERSION
+from baulk.host.referee import stats_html as h
 from baulk.host.store import StoreError, connect
 from baulk.host.store import stats_queries as queries
 from baulk.host.store.frame_records import match_members
 from baulk.host.store.player_names import player_key
-from baulk.host.web import stats_html as h
+from baulk.host.venue.live import SCHEMA_VERSION
 
 _T = TypeVar("_T")
 MAX_QUERY = 100  # characters of a search

@@ -117,7 +117,7 @@ _RULES: list[tuple[str, str]] = [
         "اصلاح نام‌ها روی رایانه‌ی همان میز انجام می‌شود",
     ),
     # ------------------------------------------------------------- the pocket check
-    # (host/actions.py, firmware/app.py's start_check: the device's own words)
+    # (host/venue/actions.py, firmware/app.py's start_check: the device's own words)
     (
         r"the pocket check runs on the handset: drop the white into each pocket",
         "بررسی جیب‌ها روی دستگاه دستی در جریان است: توپ سفید را در هر جیب بیندازید",

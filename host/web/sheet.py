@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from baulk.host.reports import head_html, lang_link, texts, time_html
-from baulk.host.web.stats_html import name as name_html
+from baulk.host.referee.reports import head_html, lang_link, texts, time_html
+from baulk.host.referee.stats_html import name as name_html
 from baulk.host.web.words import digits as _num
 
 

@@ -8,7 +8,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-WORDS_FILE = Path(__file__).with_name("static") / "words.json"
+WORDS_FILE = Path(__file__).resolve().with_name("static") / "words.json"
 LANGS = ("en", "fa")
 FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 # Unicode isolates (FSI ... PDI): a Latin name or id inside a Persian

@@ -35,10 +35,10 @@ from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host.actions import IN_FLIGHT
+from baulk.host.referee.verify import TAMPERED, UNCOVERED, VERIFIED, verify_store
+from baulk.host.sim.table import SimulatedTable
 from baulk.host.store import StoreReader
-from baulk.host.table_sim import SimulatedTable
-from baulk.host.verify import TAMPERED, UNCOVERED, VERIFIED, verify_store
+from baulk.host.venue.actions import IN_FLIGHT
 from baulk.protocol import messages
 from baulk.protocol.session import HOST, Session
 from tests.chaos import power_loss

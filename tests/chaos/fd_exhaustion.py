@@ -17,7 +17,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from baulk.host.sim_match import generate_match
+from baulk.host.sim.matches import generate_match
 from tests.chaos.host_crash import DaemonProcess, write_config
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import stored_events, wait_for

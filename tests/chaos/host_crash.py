@@ -30,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from baulk.host.table_sim import SimulatedTable
+from baulk.host.sim.table import SimulatedTable
 from tests.chaos.kit import (
     JournalTap,
     compare,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from baulk.host.table_sim import SimulatedTable
+from baulk.host.sim.table import SimulatedTable
 from baulk.protocol import messages
 from tests.chaos.kit import (
     FaultyLink,

@@ -41,7 +41,7 @@ from baulk.firmware.engine import Engine
 from baulk.firmware.sim.board import SIM_KEY, SimBoard
 from baulk.firmware.sim.flash import PowerCut, TearingFlash
 from baulk.firmware.sim.script import Driver, new_match_keys
-from baulk.host.sim_match import MatchPlayer
+from baulk.host.sim.matches import MatchPlayer
 from baulk.protocol import cbor, frame, messages
 from baulk.protocol.session import HOST, Session
 from tests.chaos.kit import JournalTap

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from baulk.host import micropython
-from baulk.host.sim_match import generate_long_match
+from baulk.host.sim import micropython
+from baulk.host.sim.matches import generate_long_match
 from tests.chaos.host_crash import DaemonProcess, write_config
 from tests.chaos.kit import integrity, stored_events, wait_until
 from tests.host.device_peer import DevicePeer

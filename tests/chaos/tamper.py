@@ -27,9 +27,9 @@ from typing import Any
 import cbor2
 
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host import reports
+from baulk.host.referee import reports
+from baulk.host.referee.verify import TAMPERED, Verdict, verify_report, verify_store
 from baulk.host.store import StoreReader
-from baulk.host.verify import TAMPERED, Verdict, verify_report, verify_store
 from baulk.protocol import messages
 from tests.host.ledger_fixture import device_stream, store_stream
 

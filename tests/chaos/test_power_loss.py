@@ -46,7 +46,7 @@ def test_tearing_flash_keeps_exactly_the_bytes_written_before_the_cut(tmp_path) 
 def test_tearing_flash_and_journal_under_micropython() -> None:
     from pathlib import Path
 
-    from baulk.host import micropython
+    from baulk.host.sim import micropython
 
     done = micropython.run(Path(__file__).parents[2] / "bench" / "mp_chaos_power.py")
     assert done.returncode == 0, done.stderr.decode()[-2000:]

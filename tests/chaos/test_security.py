@@ -19,7 +19,7 @@ import cbor2
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host.web import app as web_app
+from baulk.host.web import auth as web_auth
 from baulk.host.web import throttle
 from baulk.protocol import cobs, messages
 from tests.chaos.host_crash import TOKEN as PROCESS_TOKEN
@@ -45,7 +45,7 @@ def test_actions_need_the_token_compared_in_constant_time(
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(web_app.hmac, "compare_digest", spy)
+    monkeypatch.setattr(web_auth.hmac, "compare_digest", spy)
     url = daemon.url + "/api/tables/t1/match"
     assert http(url, MATCH)[0] == 401
     assert http(url, MATCH, token="wrong-token-of-some-length")[0] == 401

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from baulk.host.verify import VERIFIED
+from baulk.host.referee.verify import VERIFIED
 from tests.chaos.tamper import run
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ import socket
 
 import pytest
 
-from baulk.host.reports import csv_cell
+from baulk.host.referee.reports import csv_cell
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 

@@ -14,7 +14,7 @@ from baulk.firmware import names
 from baulk.firmware.sim.board import reading_for
 from baulk.firmware.sim.script import keys_for
 from baulk.host.config import Config
-from baulk.host.table_sim import SimulatedTable
+from baulk.host.sim.table import SimulatedTable
 from tests.host.harness import DaemonThread, make_config, wait_for
 
 

@@ -1,6 +1,6 @@
 """The boards in a real headless Chromium (Debian's ``chromium``), driven by
 Playwright, with a simulated table (the real firmware on the simulated board,
-``host/table_sim.py``) on a pty talking to the real daemon.
+``host/sim/table.py``) on a pty talking to the real daemon.
 
 Screenshots go to tests/e2e/artifacts/ (git-ignored).
 """

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from baulk.host import tariffs
-from baulk.host.sim_match import generate_match
+from baulk.host.club import tariffs
+from baulk.host.sim.matches import generate_match
 from baulk.protocol import messages
 from tests.e2e.chromium import expect, page_errors
 from tests.e2e.test_console_browser import result, sign_in

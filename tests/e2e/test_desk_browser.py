@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from baulk.host import tariffs
+from baulk.host.club import tariffs
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_boards_browser import PERSIAN_DIGITS, browser, setup_match, shot  # noqa: F401
 from tests.host.harness import TOKEN, DaemonThread, wait_for

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host.table_sim import SimulatedTable
+from baulk.host.sim.table import SimulatedTable
 from tests.e2e.sim_driver import TableDriver
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 

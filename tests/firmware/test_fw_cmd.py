@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host import cli, firmware_cmd, micropython
+from baulk.host.cli import firmware as firmware_cmd
+from baulk.host.cli import main as cli
+from baulk.host.sim import micropython
 
 pytestmark = pytest.mark.slow
 

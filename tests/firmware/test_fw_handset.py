@@ -4,7 +4,7 @@ WebAssembly port) with the simulated board, and under CPython.
 Every screen is drawn in English and in Persian (tests/firmware/mp_handset.py
 switches the language through the host's `settings` mid-match); each Persian
 screen's display RAM is compared with the bitmap it must show, composed here
-from the texts, digits and names drawn by host/text_render.py and laid out
+from the texts, digits and names drawn by host/handset/render.py and laid out
 right to left by the rules of firmware/painter.py.  PNGs of every screen in
 both languages go to tests/firmware/artifacts/ (not committed).
 """
@@ -24,7 +24,20 @@ import pytest
 from PIL import Image
 
 from baulk.firmware.sim.font import FIRST, FONT
-from baulk.host import firmware_cmd, handset, handset_font, handset_texts, micropython, text_render
+from baulk.host.cli import firmware as firmware_cmd
+from baulk.host.handset import (
+    font as handset_font,
+)
+from baulk.host.handset import (
+    render as text_render,
+)
+from baulk.host.handset import (
+    sync as handset,
+)
+from baulk.host.handset import (
+    texts as handset_texts,
+)
+from baulk.host.sim import micropython
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[1]

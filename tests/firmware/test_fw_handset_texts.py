@@ -1,5 +1,5 @@
-"""The handset's Persian texts (host/handset_texts.py) and their build
-(host/handset_font.py): every text the handset can show has its Persian, and
+"""The handset's Persian texts (host/handset/texts.py) and their build
+(host/handset/font.py): every text the handset can show has its Persian, and
 the packed file is what firmware/bitmap_text.py reads."""
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from baulk.firmware import bitmap_text, keypad_flow, names
-from baulk.host import handset_font, handset_texts, text_render
+from baulk.host.handset import font as handset_font
+from baulk.host.handset import render as text_render
+from baulk.host.handset import texts as handset_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 

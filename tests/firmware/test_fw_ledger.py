@@ -18,7 +18,7 @@ from baulk.firmware import journal as jr
 from baulk.firmware.engine import Engine, Rejected
 from baulk.firmware.sim.board import SIM_KEY, SimBoard
 from baulk.firmware.sim.script import Driver
-from baulk.host.sim_match import generate_match
+from baulk.host.sim.matches import generate_match
 from baulk.protocol import cbor, frame, messages
 from baulk.protocol.session import HOST, Session
 

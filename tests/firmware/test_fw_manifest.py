@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 from baulk.firmware import manifest
-from baulk.host import firmware_cmd
+from baulk.host.cli import firmware as firmware_cmd
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"baulk.firmware": ROOT / "firmware", "baulk.protocol": ROOT / "protocol"}

@@ -1,4 +1,4 @@
-"""host/table_sim.py: the whole firmware on a simulated board, behind a pty,
+"""host/sim/table.py: the whole firmware on a simulated board, behind a pty,
 playing by itself; the host side here is the real protocol Session over pyserial."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import serial
 
 from baulk.firmware.sim.board import SimBoard
 from baulk.firmware.sim.devices import SimPin
-from baulk.host.table_sim import RealClock, SimulatedTable
+from baulk.host.sim.table import RealClock, SimulatedTable
 from baulk.protocol import host_codec, messages
 from baulk.protocol.session import HOST, Session
 

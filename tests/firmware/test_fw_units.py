@@ -19,7 +19,7 @@ from baulk.firmware.hw.ring import EdgeRing
 from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
 from baulk.firmware.sim.board import between, nearest, reading_for
 from baulk.firmware.sim.devices import SimPin
-from baulk.host.sim_match import generate_match
+from baulk.host.sim.matches import generate_match
 from baulk.protocol import messages
 
 

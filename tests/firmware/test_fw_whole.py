@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host import micropython
-from baulk.host.sim_match import generate_match
+from baulk.host.sim import micropython
+from baulk.host.sim.matches import generate_match
 
 pytestmark = pytest.mark.micropython
 

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from baulk.host import bills
-from baulk.host.clock import Stamp
-from baulk.host.shadow import ShadowReferee
+from baulk.host.club import bills
+from baulk.host.club.clock import Stamp
+from baulk.host.club.tariffs import Tariff
+from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import Batch, EventRow, SessionWrite, Store, StoreReader
-from baulk.host.tariffs import Tariff
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 BOOT = "pc-boot-1"

@@ -1,5 +1,5 @@
 """A device-side test peer: the protocol's device session and the rules engine
-behind a real pseudo-terminal, for the host tests until ``host/table_sim.py``
+behind a real pseudo-terminal, for the host tests until ``host/sim/table.py``
 (the real firmware over a simulated hardware layer) is there.
 
 It is not firmware: no journal on flash, no sensors.  It speaks the real wire

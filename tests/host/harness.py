@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from baulk.host import config as config_mod
-from baulk.host.daemon import Daemon
+from baulk.host.venue.daemon import Daemon
 from baulk.host.web.app import serve
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@ The whole firmware plays a match on the simulated board in virtual time
 (sensors, keypad, the flash journal, its hash chain and checkpoints), with a
 host session at the other end of its serial line acknowledging.  Every byte
 the device wrote is kept, then fed, as a serial port would feed it, into a
-real :class:`~baulk.host.daemon.Daemon`'s table channel, which stores it
+real :class:`~baulk.host.venue.daemon.Daemon`'s table channel, which stores it
 through the shadow referee and the group committer as it stores any table.
 """
 
@@ -19,9 +19,9 @@ from typing import Any
 from baulk.firmware.sim.board import SimBoard
 from baulk.firmware.sim.script import Driver
 from baulk.host import config as config_mod
-from baulk.host.daemon import Daemon
-from baulk.host.link import TableChannel
-from baulk.host.sim_match import generate_match
+from baulk.host.link.channel import TableChannel
+from baulk.host.sim.matches import generate_match
+from baulk.host.venue.daemon import Daemon
 from baulk.protocol import frame, host_codec, messages
 from baulk.protocol.session import HOST, Session
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from baulk.host.actions import IN_FLIGHT
 from baulk.host.store import Store
 from baulk.host.store.schema import SCHEMA_VERSION
+from baulk.host.venue.actions import IN_FLIGHT
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 

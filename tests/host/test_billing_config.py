@@ -8,8 +8,9 @@ import tomllib
 
 import pytest
 
-from baulk.host import config, money
-from baulk.host.tariffs import DAYS
+from baulk.host import config
+from baulk.host.club import money
+from baulk.host.club.tariffs import DAYS
 
 BASE = """
 [[table]]
@@ -214,7 +215,7 @@ def test_receipt_dates_are_jdatetimes_solar_hijri_and_plain_gregorian() -> None:
 
     import jdatetime
 
-    from baulk.host import billing_views
+    from baulk.host.club import views as billing_views
 
     for ms in (1_740_846_600_000, 1_711_000_000_000, 1_742_500_000_000, 1_767_225_600_000):
         local = datetime.fromtimestamp(ms / 1000, ZoneInfo("Asia/Tehran"))

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host import billing_views, money
-from baulk.host.tariffs import parse
+from baulk.host.club import money
+from baulk.host.club import views as billing_views
+from baulk.host.club.tariffs import parse
 from tests.host.billing_kit import HandVenue, scenario_events, stamp, timed
 
 MIN = 60_000
@@ -269,7 +270,7 @@ def test_csv_cells_never_run_as_formulas(venue: HandVenue) -> None:
 
 
 def test_baulk_rebuild_makes_frame_play_again_from_the_events(venue: HandVenue) -> None:
-    from baulk.host.rebuild import rebuild
+    from baulk.host.referee.rebuild import rebuild
 
     venue.play("t1", _best_of_5_frames())
     db = sqlite3.connect(venue.path)

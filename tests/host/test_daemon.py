@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from baulk.firmware.engine import Engine
-from baulk.host.rebuild import rebuild
-from baulk.host.sim_match import generate_match
+from baulk.host.referee.rebuild import rebuild
+from baulk.host.sim.matches import generate_match
 from baulk.host.store import Store
 from tests.host.device_peer import DevicePeer, forged_event, send_raw
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for

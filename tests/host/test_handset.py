@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host import handset, text_render
+from baulk.host.handset import render as text_render
+from baulk.host.handset import sync as handset
 from baulk.protocol import host_codec, messages
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from baulk.firmware.sim.board import between, nearest
-from baulk.host.shadow import ShadowReferee
+from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import connect
 from baulk.host.store.schema import BILLING_SCHEMA, SCHEMA, SCHEMA_VERSION
 from baulk.host.store.stats_schema import STATS_SCHEMA
@@ -172,7 +172,7 @@ def test_a_pocket_check_from_the_api_and_the_counts_reach_the_store(
         assert db.execute("SELECT count(*) FROM pocket_checks").fetchone()[0] == 1
         seq = db.execute("SELECT seq FROM pocket_checks").fetchone()[0]
         # One check stored; its event row keeps the stream's place, marked as
-        # no device event (outside the signed chain: host/verify.py skips it).
+        # no device event (outside the signed chain: host/referee/verify.py skips it).
         row = db.execute(
             "SELECT name, ev, body, invalid FROM events WHERE seq = ?", (seq,)
         ).fetchone()

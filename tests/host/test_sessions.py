@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from baulk.host import tariffs
+from baulk.host.club import tariffs
 from baulk.protocol import messages
 from baulk.protocol.session import DEVICE, Session
 from tests.host.device_peer import DevicePeer, mono_ms

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from baulk.firmware import names
-from baulk.host.frame_figures import ball_account
-from baulk.host.match_play import FrameNotes, FramePlay, Pot, Stroke
-from baulk.host.rebuild import rebuild
-from baulk.host.shadow import ShadowReferee
+from baulk.host.referee.frame_figures import ball_account
+from baulk.host.referee.match_play import FrameNotes, FramePlay, Pot, Stroke
+from baulk.host.referee.rebuild import rebuild
+from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import Batch, EventRow, Store, StoreReader
 from baulk.host.store import stats_queries as queries
 from baulk.host.store.player_names import name_words, player_key

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from baulk.host.rebuild import rebuild
+from baulk.host.referee.rebuild import rebuild
 from tests.host.device_peer import DevicePeer
 from tests.host.hand_worked_match import (
     ALI_FIGURES,

@@ -15,11 +15,11 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from baulk.firmware import names
-from baulk.host import reports
+from baulk.host.referee import reports
+from baulk.host.referee import stats_html as h
 from baulk.host.store import StoreReader
 from baulk.host.store.frame_records import SOURCE_NAMES
 from baulk.host.web import players
-from baulk.host.web import stats_html as h
 from tests.host.hand_worked_match import ALI, EVENTS, REZA
 from tests.host.test_stats import store_events
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host.sim_match import generate_match
+from baulk.host.sim.matches import generate_match
 from baulk.host.store import Store, StoreError
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread, http, make_config, stored_events, wait_for
@@ -127,7 +127,7 @@ def test_baulk_run_says_why_the_store_cannot_be_made_without_a_traceback(
     config = tmp_path / "baulk.toml"
     config.write_text('[store]\npath = "/proc/baulk/store.sqlite"\n[server]\nport = 0\n')
     done = subprocess.run(
-        [sys.executable, "-m", "baulk.host.cli", "run", "--config", str(config)],
+        [sys.executable, "-m", "baulk.host.cli.main", "run", "--config", str(config)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -143,7 +143,7 @@ def test_a_second_signal_while_stopping_ends_the_process(tmp_path: Path) -> None
     # must still go when the service manager says so again.
     script = (
         "import asyncio, sys\n"
-        "from baulk.host.service import wait_for_stop_signal\n"
+        "from baulk.host.cli.service import wait_for_stop_signal\n"
         "async def main():\n"
         "    waiting = asyncio.create_task(wait_for_stop_signal())\n"
         "    await asyncio.sleep(0)  # the task has set its signal handlers\n"

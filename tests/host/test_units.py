@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host.link import NOISE_EVERY_MS, NoiseReport, PortFinder, PortInfo, TableChannel
-from baulk.host.live import LiveHub
-from baulk.host.shadow import ShadowReferee
-from baulk.host.sim_match import generate_match
+from baulk.host.link.channel import NOISE_EVERY_MS, NoiseReport, TableChannel
+from baulk.host.link.port import PortFinder, PortInfo
+from baulk.host.referee.shadow import ShadowReferee
+from baulk.host.sim.matches import generate_match
 from baulk.host.store import Batch, EventRow, Store
+from baulk.host.venue.live import LiveHub
 from baulk.protocol import frame, host_codec, messages
 
 GOOD = """

@@ -17,9 +17,17 @@ import cbor2
 import pytest
 
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host import cli, reports
+from baulk.host.cli import main as cli
+from baulk.host.referee import reports
+from baulk.host.referee.verify import (
+    TAMPERED,
+    UNCOVERED,
+    VERIFIED,
+    Verdict,
+    verify_report,
+    verify_store,
+)
 from baulk.host.store import StoreReader
-from baulk.host.verify import TAMPERED, UNCOVERED, VERIFIED, Verdict, verify_report, verify_store
 from baulk.protocol import messages
 from tests.host.ledger_fixture import ACTION, device_stream, store_stream, stored_match
 

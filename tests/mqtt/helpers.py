@@ -146,14 +146,22 @@ class Process:
     """A ``baulk`` command run as its own process; the URL it prints is kept."""
 
     def __init__(
-        self, args: list[str], env: dict[str, str] | None = None, module: str = "baulk.host.cli"
+        self,
+        args: list[str],
+        env: dict[str, str] | None = None,
+        module: str = "baulk.host.cli.main",
     ) -> None:
         self.args = args
         full_env = dict(os.environ)
         full_env.pop("BAULK_MQTT_PASSWORD", None)
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", module, *(args[1:] if module != "baulk.host.cli" else args)],
+            [
+                sys.executable,
+                "-m",
+                module,
+                *(args[1:] if module != "baulk.host.cli.main" else args),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=full_env,

@@ -45,7 +45,7 @@ def start_board(url: str) -> Process:
 
 @contextlib.contextmanager
 def simulated_tables(*table_ids: str, seed: int = 1) -> Iterator[dict[str, Any]]:
-    from baulk.host.table_sim import SimulatedTable
+    from baulk.host.sim.table import SimulatedTable
 
     sims = {t: SimulatedTable(t, seed=seed + i, speed=SPEED) for i, t in enumerate(table_ids)}
     try:

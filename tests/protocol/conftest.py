@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from baulk.host import micropython
+from baulk.host.sim import micropython
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -162,7 +162,7 @@ def test_checkpoint_vector_is_what_device_and_verifier_make() -> None:
     """The chain, marks and MAC of the checkpoint vector, again by the
     device's journal code and by the host's verifier."""
     from baulk.firmware.journal import hmac_sha256
-    from baulk.host import verify
+    from baulk.host.referee import verify
 
     v = next(v for v in V["valid"] if v["name"] == "checkpoint")
     body = cbor2.loads(bytes.fromhex(v["body_hex"]))

@@ -66,10 +66,16 @@ def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
 
 
 ENGINE = sentences(ROOT / "firmware" / "engine.py", {"Rejected"})
-DAEMON = sentences(ROOT / "host" / "actions.py", {"ActionError"}, 1)
+DAEMON = sentences(ROOT / "host" / "venue" / "actions.py", {"ActionError"}, 1)
+# The server's own refusals, from each area the operator acts through.
+WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console")
 WEB = (
     sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"})
-    + sentences(ROOT / "host" / "web" / "app.py", {"error", "Refused"}, 1)
+    + [
+        text
+        for area in WEB_AREAS
+        for text in sentences(ROOT / "host" / "web" / f"{area}.py", {"error", "Refused"}, 1)
+    ]
     + [
         node.value.value
         for node in ast.parse((ROOT / "host/web/console_session.py").read_text()).body

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host.web.app import STATIC
+from baulk.host.web.http import STATIC
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "docs" / "systemd"

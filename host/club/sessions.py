@@ -1,0 +1,514 @@
+"""Table sessions at run time: the desk opens and closes them, the table light
+follows them, and the console is told what needs the desk (docs/BILLING.md).
+
+* A session opens at the desk, or (``[billing] auto_open``) by itself at the
+  first stroke on a table with none, which the desk is then asked to
+  confirm.  It closes at the desk, or (``auto_close_min``) once a frame is
+  over and no stroke has followed for that many minutes; such a close ends
+  the session at its last stroke.  One table holds one session at a time.
+* Every change is on the disk before the desk hears it went through (the
+  group committer's flush), so a ``kill -9`` of the daemon at any point
+  leaves either the session as it was or as changed, never half.
+* The light: the host sends the table's controller the state it wants
+  (``light``, protocol/SPEC.md 7.6) at every change and after every
+  handshake.  The device acknowledges it once its relay is switched and the
+  state is on its flash, so an acknowledged state is the light's state.
+* Alerts: a table in play with no session open; a session open on a table
+  idle for ``idle_alert_min``; a light that disagrees with its session; an
+  auto-opened session the desk has not confirmed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from baulk.host.club import bills, money
+from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
+from baulk.host.errors import ActionError
+from baulk.host.store import SessionWrite
+from baulk.protocol import messages
+from baulk.protocol.host_codec import Error, Light
+from baulk.protocol.host_codec import Event as EventRecord
+
+if TYPE_CHECKING:
+    from baulk.host.club.tariffs import Billing
+    from baulk.host.referee.shadow import Applied
+    from baulk.host.store import GroupCommitter, StoreReader
+
+log = logging.getLogger("baulk.sessions")
+
+WATCH_S = 1.0  # idle closes are looked for this often
+LIGHT_GRACE_MS = 5000  # a light command unacknowledged this long disagrees
+MINUTE_MS = 60_000
+# Inputs that set a frame up rather than play it (host/store/writer.py has the same rule).
+SET_UP = ("match", "toss", "order", "undo")
+REASON_BYTES = 200
+
+
+class Venue(Protocol):
+    """What the sessions need of the daemon they run in (host/venue/daemon.py):
+    the store, the tables' names, and a way to each table's controller for
+    the light.  A protocol, so that the club's code never imports the venue's."""
+
+    @property
+    def reader(self) -> StoreReader: ...
+
+    @property
+    def committer(self) -> GroupCommitter: ...
+
+    def table_ids(self) -> list[str]: ...
+
+    def table_name(self, table_id: str) -> str: ...
+
+    def link_of(self, table_id: str) -> str:
+        """The table's link as its board says it ("online", "offline", ...)."""
+        ...
+
+    def send_to_table(self, table_id: str, record: Light) -> int | None:
+        """Queue a message for the table's controller: its host seq (0: the
+        journal is full), or None when the table has no link."""
+        ...
+
+    def acked_by_table(self, table_id: str) -> int | None:
+        """The last host seq the table's controller acknowledged (None: no link)."""
+        ...
+
+
+@dataclass
+class TableDesk:
+    """What the desk knows of one table."""
+
+    table_id: str
+    session: dict[str, Any] | None = None  # the open session, as the store keeps it
+    last_play: Stamp | None = None  # the newest input of play the store was given
+    in_frame: bool = False  # a frame is being played (begun and not finished)
+    light_wanted: bool = False
+    light_sent: bool | None = None  # the state last sent to the device
+    light_seq: int = 0  # its host seq
+    light_sent_at: Stamp | None = None
+    light_state: bool | None = None  # the state the device acknowledged (None: unknown)
+    light_unsupported: bool = False  # the controller does not know `light` (older firmware)
+
+
+class TableSessions:
+    """The daemon's table sessions: open, confirm, close, correct, and watch."""
+
+    def __init__(self, venue: Venue, billing: Billing, clock: VenueClock | None = None) -> None:
+        self.venue = venue
+        self.billing = billing
+        self.clock = clock or VenueClock()
+        self.desks: dict[str, TableDesk] = {}
+        self.next_id = 1
+        self.started = self.clock.now()
+        self._task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ life
+    def restore(self) -> None:
+        """The sessions the store holds open, as the last daemon left them."""
+        reader = self.venue.reader
+        self.next_id = reader.last_session_id() + 1
+        for s in reader.open_sessions():
+            desk = self.desk(s["table_id"])
+            desk.session = s
+            desk.light_wanted = True
+        self.started = self.clock.now()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._watch(), name="sessions")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def desk(self, table_id: str) -> TableDesk:
+        d = self.desks.get(table_id)
+        if d is None:
+            d = self.desks[table_id] = TableDesk(table_id)
+        return d
+
+    # ------------------------------------------------------------------ desk actions
+    def _tariff(self, table_id: str) -> dict[str, Any]:
+        tariff = self.billing.tariff_for(table_id)
+        if tariff is None:
+            raise ActionError(
+                409,
+                f"table '{table_id}' has no tariff: give it one in a [[tariff]] of the config",
+            )
+        return tariff.to_json()
+
+    def _session(self, session_id: int) -> tuple[TableDesk | None, dict[str, Any]]:
+        for d in self.desks.values():
+            if d.session is not None and d.session["id"] == session_id:
+                return d, d.session
+        row = self.venue.reader.session(session_id)
+        if row is None:
+            raise ActionError(404, f"there is no session {session_id}")
+        return None, row
+
+    def _begin(
+        self,
+        table_id: str,
+        who: str | None,
+        how: str,
+        from_event: tuple[int, int] | None = None,
+    ) -> dict[str, Any]:
+        desk = self.desk(table_id)
+        if desk.session is not None:
+            raise ActionError(
+                409, f"table '{table_id}' already has session {desk.session['id']} open"
+            )
+        tariff = self._tariff(table_id)
+        at = self.clock.now()
+        sid = self.next_id
+        self.next_id += 1
+        desk.session = {
+            "id": sid,
+            "table_id": table_id,
+            "how": how,
+            "opened_by": who,
+            "opened_wall_ms": at.wall_ms,
+            "opened_mono_ms": at.mono_ms,
+            "opened_boot": at.boot,
+            "open_event_id": 0,  # the store sets it; until then nothing is in it
+            "tariff": tariff,
+            "confirmed_wall_ms": None,
+            "confirmed_by": None,
+            "closed_wall_ms": None,
+            "closed_mono_ms": None,
+            "closed_boot": None,
+            "close_event_id": None,
+            "closed_by": None,
+            "close_reason": None,
+        }
+        self.venue.committer.submit_session(
+            SessionWrite(
+                "open",
+                sid,
+                table_id,
+                who,
+                at.wall_ms,
+                at.mono_ms,
+                at.boot,
+                how=how,
+                tariff=tariff,
+                from_event=from_event,
+            )
+        )
+        desk.light_wanted = True
+        log.info("table %s: session %d opened (%s, by %s)", table_id, sid, how, who or "?")
+        return desk.session
+
+    async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
+        if table_id not in self.venue.table_ids():
+            raise ActionError(404, f"there is no table '{table_id}'")
+        session = self._begin(table_id, who, "desk")
+        await self.venue.committer.flush()
+        self._refresh(table_id)
+        self.send_light(table_id)
+        return self.bill(session["id"])
+
+    async def confirm(self, session_id: int, who: str | None = None) -> dict[str, Any]:
+        _, session = self._session(session_id)
+        if session["closed_wall_ms"] is not None:
+            raise ActionError(409, f"session {session_id} is closed")
+        if session["how"] != "auto" or session["confirmed_wall_ms"] is not None:
+            raise ActionError(409, f"session {session_id} needs no confirmation")
+        at = self.clock.now()
+        session["confirmed_wall_ms"] = at.wall_ms
+        session["confirmed_by"] = who
+        self.venue.committer.submit_session(
+            SessionWrite("confirm", session_id, session["table_id"], who, at.wall_ms)
+        )
+        await self.venue.committer.flush()
+        return self.bill(session_id)
+
+    async def close(self, session_id: int, who: str | None = None) -> dict[str, Any]:
+        desk, session = self._session(session_id)
+        if desk is None or session["closed_wall_ms"] is not None:
+            raise ActionError(409, f"session {session_id} is already closed")
+        self._end(desk, who, "desk", self.clock.now())
+        await self.venue.committer.flush()
+        self.send_light(session["table_id"])
+        return self.bill(session_id)
+
+    def _end(self, desk: TableDesk, who: str | None, reason: str, at: Stamp) -> None:
+        session = desk.session
+        assert session is not None
+        desk.session = None
+        desk.light_wanted = False
+        session.update(closed_wall_ms=at.wall_ms, closed_mono_ms=at.mono_ms, closed_boot=at.boot)
+        self.venue.committer.submit_session(
+            SessionWrite(
+                "close",
+                session["id"],
+                desk.table_id,
+                who,
+                at.wall_ms,
+                at.mono_ms,
+                at.boot,
+                reason=reason,
+            )
+        )
+        log.info("table %s: session %d closed (%s)", desk.table_id, session["id"], reason)
+
+    async def correct(
+        self, session_id: int, amount: object, reason: object, payer: object, who: str | None
+    ) -> dict[str, Any]:
+        """An operator's correction of a bill, appended with its reason."""
+        if not isinstance(reason, str) or not reason.strip():
+            raise ActionError(400, "a correction needs a reason: say why the bill changes")
+        if len(reason.encode()) > REASON_BYTES or any(ord(c) < 32 for c in reason):
+            raise ActionError(
+                400, f"reason must be one line of at most {REASON_BYTES} bytes of text"
+            )
+        if payer is not None and (not isinstance(payer, str) or not payer.strip()):
+            raise ActionError(400, "payer must be a player's name, or left out for the table")
+        _, session = self._session(session_id)
+        currency = session["tariff"]["currency"]
+        try:
+            minor = money.to_minor(amount, currency)
+        except money.MoneyError as e:
+            raise ActionError(400, f"amount {e}") from None
+        if minor == 0:
+            raise ActionError(400, "amount must not be 0: a correction changes the bill")
+        self.venue.committer.submit_session(
+            SessionWrite(
+                "correct",
+                session_id,
+                session["table_id"],
+                who,
+                self.clock.wall_ms(),
+                reason=reason.strip(),
+                amount=minor,
+                payer=payer.strip() if isinstance(payer, str) else None,
+            )
+        )
+        await self.venue.committer.flush()
+        return self.bill(session_id)
+
+    def _refresh(self, table_id: str) -> None:
+        """The open session as the store has it now (its event anchor)."""
+        desk = self.desk(table_id)
+        if desk.session is not None:
+            row = self.venue.reader.session(desk.session["id"])
+            if row is not None and row["closed_wall_ms"] is None:
+                desk.session = row
+
+    # ------------------------------------------------------------------ bills
+    def bill(self, session_id: int) -> dict[str, Any]:
+        """The bill of a session from the store (a running one while open)."""
+        reader = self.venue.reader
+        row = reader.session(session_id)
+        if row is None:
+            raise ActionError(404, f"there is no session {session_id}")
+        frames = reader.session_frames([row])[session_id]
+        fixes = reader.corrections([session_id])[session_id]
+        return bills.work_out(row, frames, fixes, self.clock.now())
+
+    # ------------------------------------------------------------------ what the tables say
+    def on_event(
+        self, table_id: str, record: EventRecord, key: tuple[int, int], a: Applied
+    ) -> None:
+        """A device event was handed to the store (host/venue/devices.py)."""
+        if record.rejected is not None or not a.accepted or a.match_id is None:
+            return
+        desk = self.desk(table_id)
+        name = record.input.get("ev")
+        if a.frames_done or a.match_over:
+            desk.in_frame = False
+        elif name not in SET_UP:
+            desk.in_frame = True
+        if name in SET_UP:
+            return
+        desk.last_play = self.clock.now()
+        if desk.session is None and self.billing.auto_open and self.billing.tariff_for(table_id):
+            # The first stroke on a table with no session: open one from this
+            # very event, and ask the desk to confirm it.
+            self._begin(table_id, None, "auto", from_event=key)
+            self.send_light(table_id)
+
+    def on_hello(self, table_id: str) -> None:
+        """The table's controller is (back) online: tell it the light's state."""
+        desk = self.desk(table_id)
+        desk.light_sent = None
+        desk.light_state = None
+        desk.light_unsupported = False
+        self.send_light(table_id)
+
+    def on_error(self, table_id: str, error: Error) -> None:
+        desk = self.desk(table_id)
+        if error.code == messages.ERR_UNSUPPORTED and error.type == messages.LIGHT:
+            if not desk.light_unsupported:
+                log.warning(
+                    "table %s: its controller does not drive a light (older firmware)", table_id
+                )
+            desk.light_unsupported = True
+
+    def send_light(self, table_id: str) -> None:
+        """Tell the table's controller the light's state.  A table without a
+        tariff has no sessions, and its light is left as the venue wires it."""
+        desk = self.desk(table_id)
+        if self.billing.tariff_for(table_id) is None:
+            return
+        seq = self.venue.send_to_table(table_id, Light(on=desk.light_wanted))
+        if seq:
+            desk.light_seq = seq
+            desk.light_sent = desk.light_wanted
+            desk.light_sent_at = self.clock.now()
+
+    def light(self, table_id: str) -> bool | None:
+        """The light's state as its controller acknowledged it (None: unknown)."""
+        desk = self.desk(table_id)
+        if desk.light_seq and not desk.light_unsupported:
+            acked = self.venue.acked_by_table(table_id)
+            if acked is not None and acked >= desk.light_seq:
+                desk.light_state = desk.light_sent
+        return desk.light_state
+
+    # ------------------------------------------------------------------ watching
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_S)
+            try:
+                self.check()
+            except Exception:  # a bug here must not stop the watch
+                log.exception("session watch failed")
+
+    def check(self) -> None:
+        """Close the sessions idle past ``auto_close_min`` once a frame is over."""
+        limit = self.billing.auto_close_min
+        if not limit:
+            return
+        now = self.clock.now()
+        for desk in list(self.desks.values()):
+            if desk.session is None or desk.in_frame:
+                continue
+            since = self._idle_since(desk)
+            if elapsed_ms(since, now)[0] >= limit * MINUTE_MS:
+                # Billed to the last stroke, not to the moment the watch noticed.
+                self._end(desk, None, "idle", since)
+                self.send_light(desk.table_id)
+
+    def _idle_since(self, desk: TableDesk) -> Stamp:
+        """The table's last stroke, or when its session opened or this daemon
+        started, whichever came last (a restart forgets the last stroke)."""
+        marks = [self.started]
+        if desk.last_play is not None:
+            marks.append(desk.last_play)
+        if desk.session is not None:
+            s = desk.session
+            marks.append(Stamp(s["opened_wall_ms"], s["opened_mono_ms"], s["opened_boot"]))
+        now = self.clock.now()
+        return min(marks, key=lambda m: elapsed_ms(m, now)[0])
+
+    def alerts(self) -> list[dict[str, Any]]:
+        """What needs the desk now, every table."""
+        now = self.clock.now()
+        idle_ms = self.billing.idle_alert_min * MINUTE_MS
+        out: list[dict[str, Any]] = []
+        for table_id in self.venue.table_ids():
+            desk = self.desk(table_id)
+            s = desk.session
+            if s is None:
+                if desk.last_play is not None and elapsed_ms(desk.last_play, now)[0] < idle_ms:
+                    out.append(
+                        {
+                            "kind": "no_session",
+                            "table": table_id,
+                            "session": None,
+                            "text": f"table {table_id} is in play with no session open",
+                        }
+                    )
+            else:
+                if s["how"] == "auto" and s["confirmed_wall_ms"] is None:
+                    out.append(
+                        {
+                            "kind": "confirm",
+                            "table": table_id,
+                            "session": s["id"],
+                            "text": f"session {s['id']} on table {table_id} opened by itself at "
+                            "the first stroke: confirm it",
+                        }
+                    )
+                idle = elapsed_ms(self._idle_since(desk), now)[0]
+                if idle >= idle_ms:
+                    out.append(
+                        {
+                            "kind": "idle",
+                            "table": table_id,
+                            "session": s["id"],
+                            "minutes": idle // MINUTE_MS,
+                            "text": f"session {s['id']} is open on table {table_id}, idle for "
+                            f"{idle // MINUTE_MS} minutes",
+                        }
+                    )
+            light = self._light_alert(desk, now)
+            if light is not None:
+                out.append(light)
+        return out
+
+    def _light_alert(self, desk: TableDesk, now: Stamp) -> dict[str, Any] | None:
+        state = self.light(desk.table_id)
+        wanted = desk.light_wanted
+        if desk.light_unsupported:
+            if not wanted:
+                return None
+            why = "its controller does not drive a light (older firmware)"
+        elif state == wanted:
+            return None
+        else:
+            sent = desk.light_sent_at
+            if sent is not None and elapsed_ms(sent, now)[0] < LIGHT_GRACE_MS:
+                return None  # on its way
+            if state is None and not wanted:
+                return None  # never switched on by us, nothing open: nothing disagrees
+            why = "the controller has not confirmed it (the table is offline)"
+        session = desk.session["id"] if desk.session else None
+        return {
+            "kind": "light",
+            "table": desk.table_id,
+            "session": session,
+            "wanted": wanted,
+            "light": state,
+            "text": f"table {desk.table_id}: the light should be {'on' if wanted else 'off'}, "
+            f"but {why}",
+        }
+
+    def tables(self) -> list[dict[str, Any]]:
+        """Every table for the desk: its session and running bill, its light."""
+        out = []
+        now = self.clock.now()
+        reader = self.venue.reader
+        # As the store has them: the event each one starts from is set there.
+        open_rows = {s["table_id"]: s for s in reader.open_sessions()}
+        frames = reader.session_frames(list(open_rows.values()))
+        fixes = reader.corrections([s["id"] for s in open_rows.values()])
+        for table_id in self.venue.table_ids():
+            desk = self.desk(table_id)
+            tariff = self.billing.tariff_for(table_id)
+            bill = None
+            s = open_rows.get(table_id)
+            if s is not None and desk.session is not None and desk.session["id"] == s["id"]:
+                bill = bills.work_out(s, frames.get(s["id"], []), fixes.get(s["id"], []), now)
+            out.append(
+                {
+                    "table": table_id,
+                    "name": self.venue.table_name(table_id),
+                    "link": self.venue.link_of(table_id),
+                    "tariff": tariff.name if tariff else None,
+                    "in_frame": desk.in_frame,
+                    "light": {
+                        "wanted": desk.light_wanted,
+                        "state": self.light(table_id),
+                        "unsupported": desk.light_unsupported,
+                    },
+                    "bill": bill,
+                }
+            )
+        return out

@@ -1,0 +1,511 @@
+"""The statistics and the ball accounting as HTML, in English and Persian:
+the sections the match report adds (host/referee/reports.py) and the player page
+(host/web/players.py) draw with the same functions and the same words.
+
+Persian pages are right to left with Persian digits; a name (or any other
+text a person typed, or an identifier) is wrapped in ``<bdi>`` so that a
+Latin name keeps its own direction inside Persian text.  Everything here is
+escaped; nothing a user typed is ever markup.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from typing import Any
+from urllib.parse import quote
+
+from baulk.firmware import names
+
+LANGS = ("en", "fa")
+_FA_DIGITS = str.maketrans("0123456789.", "۰۱۲۳۴۵۶۷۸۹٫")
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "statistics": "Statistics",
+        "statistics_note": "Figures of the finished frames, from the table's own clock and events.",
+        "player_title": "Player",
+        "matches": "Matches",
+        "matches_won": "Matches won",
+        "frames": "Frames",
+        "frames_won": "Frames won",
+        "frame_time": "Time per frame (average)",
+        "shot_time": "Shot time (median)",
+        "shots": "Shots timed",
+        "shot_spread": "Shot time",
+        "strokes": "Strokes",
+        "visits": "Visits",
+        "points": "Points in visits",
+        "points_per_visit": "Points per visit",
+        "breaks_over": "Breaks of {n} and over",
+        "highest": "Highest break",
+        "fouls": "Fouls",
+        "foul_points": "Points given away in fouls",
+        "fouls_by_kind": "Fouls by kind",
+        "kind": "Kind",
+        "count": "Count",
+        "points_given": "Points given away",
+        "seconds": "{n} s",
+        "bin": "{a}–{b} s",
+        "bin_open": "{a} s and over",
+        "none": "none",
+        "no_figures": "No finished frame yet.",
+        "recent": "Recent matches",
+        "date": "Date",
+        "opponent": "Opponent",
+        "result": "Result",
+        "won": "won",
+        "lost": "lost",
+        "in_play": "in play",
+        "report": "report",
+        "report_head": "Report",
+        "known_since": "Known since {d} · last played {e}",
+        "other_lang": "فارسی",
+        "not_found": "There is no player with that name.",
+        "no_store": "This screen keeps no match records: open it on the venue's host.",
+        "accounting": "Ball accounting",
+        "accounting_note": (
+            "What must have left the table (the reds that went down, the colours taken, every "
+            "re-spot, every ball put back) against what was recorded leaving it, by a sensor or by "
+            "hand. A ball keyed by hand is one its pocket's sensor did not see."
+        ),
+        "frame": "Frame",
+        "must_reds": "Reds down",
+        "must_colours": "Colours down",
+        "must_respots": "Re-spots",
+        "must_returned": "Put back",
+        "must_total": "Must have left",
+        "by_sensor": "By sensor",
+        "by_hand": "By hand",
+        "recorded_total": "Recorded",
+        "balance": "Balance",
+        "balanced": "every ball accounted for",
+        "unbalanced": "{n} not accounted for",
+        "over_recorded": "{n} recorded too many",
+        "pockets": "Pocket sensors over the match",
+        "pocket": "Pocket",
+        "sensor_saw": "Seen by the sensor",
+        "keyed_for": "Keyed by hand",
+        "undone": "Taken back",
+        "refused": "Refused by the rules",
+        "keyed_pots": "Balls keyed by hand",
+        "keyed_pot": "Frame {f}: {ball}, {pocket}, keyed on the {src} (event {seq})",
+    },
+    "fa": {
+        "statistics": "آمار",
+        "statistics_note": "آمار فریم‌های تمام‌شده، از ساعت و رویدادهای خود میز.",
+        "player_title": "بازیکن",
+        "matches": "مسابقه‌ها",
+        "matches_won": "مسابقه‌های برده",
+        "frames": "فریم‌ها",
+        "frames_won": "فریم‌های برده",
+        "frame_time": "زمان هر فریم (میانگین)",
+        "shot_time": "زمان ضربه (میانه)",
+        "shots": "ضربه‌های زمان‌دار",
+        "shot_spread": "زمان ضربه",
+        "strokes": "ضربه‌ها",
+        "visits": "نوبت‌ها",
+        "points": "امتیاز در نوبت‌ها",
+        "points_per_visit": "امتیاز در هر نوبت",
+        "breaks_over": "بریک‌های {n} و بالاتر",
+        "highest": "بالاترین بریک",
+        "fouls": "خطاها",
+        "foul_points": "امتیاز داده‌شده با خطا",
+        "fouls_by_kind": "خطاها به تفکیک نوع",
+        "kind": "نوع",
+        "count": "تعداد",
+        "points_given": "امتیاز داده‌شده",
+        "seconds": "{n} ثانیه",
+        "bin": "{a} تا {b} ثانیه",
+        "bin_open": "{a} ثانیه و بیشتر",
+        "none": "هیچ",
+        "no_figures": "هنوز فریمی تمام نشده است.",
+        "recent": "مسابقه‌های اخیر",
+        "date": "تاریخ",
+        "opponent": "حریف",
+        "result": "نتیجه",
+        "won": "برد",
+        "lost": "باخت",
+        "in_play": "در جریان",
+        "report": "گزارش",
+        "report_head": "گزارش",
+        "known_since": "شناخته از {d} · آخرین بازی {e}",
+        "other_lang": "English",
+        "not_found": "بازیکنی با این نام نیست.",
+        "no_store": "این صفحه سابقه‌ی مسابقه‌ها را ندارد: آن را روی رایانه‌ی سالن باز کنید.",
+        "accounting": "حساب توپ‌ها",
+        "accounting_note": (
+            "توپ‌هایی که باید از میز رفته باشند (قرمزهای افتاده، رنگی‌های برداشته، هر برگشت به خال، "
+            "هر توپی که سر جایش برگشت) در برابر آنچه رفتنش ثبت شد، با حسگر یا با دست. توپی که "
+            "با دست وارد شد توپی است که حسگر جیبش آن را ندید."
+        ),
+        "frame": "فریم",
+        "must_reds": "قرمزهای افتاده",
+        "must_colours": "رنگی‌های افتاده",
+        "must_respots": "برگشت به خال",
+        "must_returned": "برگشت به میز",
+        "must_total": "باید رفته باشد",
+        "by_sensor": "با حسگر",
+        "by_hand": "با دست",
+        "recorded_total": "ثبت‌شده",
+        "balance": "تراز",
+        "balanced": "همه‌ی توپ‌ها حساب شد",
+        "unbalanced": "{n} توپ بی‌حساب",
+        "over_recorded": "{n} توپ بیش از اندازه ثبت شد",
+        "pockets": "حسگرهای جیب در کل مسابقه",
+        "pocket": "جیب",
+        "sensor_saw": "دیده‌شده با حسگر",
+        "keyed_for": "واردشده با دست",
+        "undone": "پس‌گرفته",
+        "refused": "ردشده با قوانین",
+        "keyed_pots": "توپ‌های واردشده با دست",
+        "keyed_pot": "فریم {f}: {ball}، {pocket}، واردشده با {src} (رویداد {seq})",
+    },
+}
+
+FOUL_NAMES: dict[str, dict[str, str]] = {
+    "en": {
+        "double_hit": "double hit",
+        "feet_off_floor": "both feet off the floor",
+        "out_of_turn": "played out of turn",
+        "outside_d": "cue ball not placed in the D",
+        "no_contact": "no ball hit",
+        "in_off": "cue ball potted (in-off)",
+        "free_ball_snooker": "snookered behind the free ball",
+        "jump": "jump shot",
+        "cue": "cue ball struck improperly",
+        "conferring": "conferring",
+        "before_rest": "played before the balls came to rest",
+        "before_spot": "played before a ball was spotted",
+        "pot_not_on": "ball not on potted",
+        "wrong_ball_first": "wrong ball hit first",
+        "push": "push stroke",
+        "touch": "ball touched",
+        "off_table": "ball forced off the table",
+        "two_balls": "two balls hit at once",
+        "ball_off_table_used": "ball off the table used",
+        "measuring": "measuring with a ball",
+        "red_after_red": "red played after a red",
+        "non_cue_ball": "struck a ball other than the cue ball",
+        "no_declaration": "ball not nominated",
+        "foul_before_nomination": "foul before nominating",
+    },
+    "fa": {
+        "double_hit": "دوبار زدن",
+        "feet_off_floor": "هر دو پا بالای زمین",
+        "out_of_turn": "بازی خارج از نوبت",
+        "outside_d": "سفید بیرون از نیم‌دایره",
+        "no_contact": "برخورد نکردن با هیچ توپی",
+        "in_off": "افتادن توپ سفید",
+        "free_ball_snooker": "اسنوکر پشت توپ آزاد",
+        "jump": "پراندن توپ سفید",
+        "cue": "ضربه‌ی نادرست به سفید",
+        "conferring": "مشورت",
+        "before_rest": "ضربه پیش از ایستادن توپ‌ها",
+        "before_spot": "ضربه پیش از گذاشتن توپ روی خال",
+        "pot_not_on": "انداختن توپی که هدف نبود",
+        "wrong_ball_first": "برخورد نخست با توپ نادرست",
+        "push": "ضربه‌ی هل‌دادن",
+        "touch": "دست زدن به توپ",
+        "off_table": "بیرون انداختن توپ از میز",
+        "two_balls": "برخورد هم‌زمان با دو توپ",
+        "ball_off_table_used": "استفاده از توپ بیرون از میز",
+        "measuring": "اندازه‌گیری با توپ",
+        "red_after_red": "قرمز پس از قرمز",
+        "non_cue_ball": "ضربه به توپی جز سفید",
+        "no_declaration": "اعلام نکردن توپ",
+        "foul_before_nomination": "خطا پیش از اعلام توپ",
+    },
+}
+
+BALL_NAMES: dict[str, dict[str, str]] = {
+    "en": {b: b for b in names.BALLS},
+    "fa": {
+        "red": "قرمز",
+        "yellow": "زرد",
+        "green": "سبز",
+        "brown": "قهوه‌ای",
+        "blue": "آبی",
+        "pink": "صورتی",
+        "black": "سیاه",
+        "white": "سفید",
+    },
+}
+
+# Pockets as docs/ENGINE.md names them: top is the black's end; left and
+# right as seen from the baulk end.
+POCKET_NAMES: dict[str, dict[str, str]] = {
+    "en": {
+        "tl": "top left",
+        "tr": "top right",
+        "ml": "middle left",
+        "mr": "middle right",
+        "bl": "bottom left",
+        "br": "bottom right",
+        "none": "pocket not given",
+    },
+    "fa": {
+        "tl": "بالا چپ",
+        "tr": "بالا راست",
+        "ml": "وسط چپ",
+        "mr": "وسط راست",
+        "bl": "پایین چپ",
+        "br": "پایین راست",
+        "none": "جیب نامشخص",
+    },
+}
+
+SOURCE_WORDS: dict[str, dict[str, str]] = {
+    "en": {"sensor": "sensor", "keypad": "keypad", "host": "console", "device": "device"},
+    "fa": {"sensor": "حسگر", "keypad": "صفحه‌کلید داور", "host": "کنسول", "device": "دستگاه"},
+}
+
+esc = html.escape
+
+
+def lang_of(value: str | None) -> str:
+    return value if value in LANGS else "en"
+
+
+def num(v: Any, lang: str) -> str:
+    """A number as the page's language writes it (Persian digits and
+    decimal separator in Persian)."""
+    s = f"{v:.2f}".rstrip("0").rstrip(".") if isinstance(v, float) else str(v)
+    return s.translate(_FA_DIGITS) if lang == "fa" else s
+
+
+def say(lang: str, key: str, **values: Any) -> str:
+    """A sentence of TEXT with its values filled in: numbers in the page's
+    digits, anything else as given (HTML: a typed text goes through name())."""
+    text = TEXT[lang][key]
+    for k, v in values.items():
+        shown = num(v, lang) if isinstance(v, int | float) and not isinstance(v, bool) else str(v)
+        text = text.replace("{" + k + "}", shown)
+    return text
+
+
+def name(text: str) -> str:
+    """A name (or anything a person typed) inside any page: escaped, and
+    isolated so that a Latin name on a Persian page (or the reverse) keeps its
+    own direction."""
+    return f'<bdi dir="auto">{esc(text)}</bdi>'
+
+
+def seconds(ms: int | None, lang: str) -> str:
+    if ms is None:
+        return "–"
+    return say(lang, "seconds", n=round(ms / 1000, 1))
+
+
+def clock(ms: int | None, lang: str) -> str:
+    """A duration as m:ss (h:mm:ss from an hour)."""
+    if ms is None:
+        return "–"
+    s = round(ms / 1000)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    text = f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+    return num(text, lang)
+
+
+def date(ms: int | None, lang: str) -> str:
+    """The day, on the host's clock: 2026-11-30, in Persian ۲۰۲۶/۱۱/۳۰."""
+    if ms is None:
+        return "–"
+    pattern = "%Y/%m/%d" if lang == "fa" else "%Y-%m-%d"
+    return num(time.strftime(pattern, time.localtime(ms / 1000)), lang)
+
+
+def player_href(key: str, lang: str) -> str:
+    return f"/player/{quote(key, safe='')}" + ("?lang=fa" if lang == "fa" else "")
+
+
+def foul_name(kind: str, lang: str) -> str:
+    return FOUL_NAMES[lang].get(kind) or name(kind)
+
+
+# ---------------------------------------------------------------------- figures
+def _figure_rows(lang: str) -> list[tuple[str, Any]]:
+    """(label, how to show it from one Figures dict)."""
+
+    def breaks(n: int) -> tuple[str, Any]:
+        return say(lang, "breaks_over", n=n), lambda f: num(f["breaks"][str(n)], lang)
+
+    return [
+        (
+            TEXT[lang]["frames_won"],
+            lambda f: f"{num(f['frames_won'], lang)} / {num(f['frames'], lang)}",
+        ),
+        (TEXT[lang]["frame_time"], lambda f: clock(f["frame_ms"]["mean"], lang)),
+        (TEXT[lang]["shot_time"], lambda f: seconds(f["shot_ms"]["median"], lang)),
+        (TEXT[lang]["shots"], lambda f: num(f["shot_ms"]["count"], lang)),
+        (TEXT[lang]["strokes"], lambda f: num(f["strokes"], lang)),
+        (TEXT[lang]["visits"], lambda f: num(f["visits"], lang)),
+        (TEXT[lang]["points"], lambda f: num(f["points"], lang)),
+        (
+            TEXT[lang]["points_per_visit"],
+            lambda f: "–" if f["points_per_visit"] is None else num(f["points_per_visit"], lang),
+        ),
+        breaks(10),
+        breaks(20),
+        breaks(50),
+        breaks(100),
+        (TEXT[lang]["highest"], lambda f: num(f["breaks"]["highest"], lang)),
+        (TEXT[lang]["fouls"], lambda f: num(f["fouls"]["count"], lang)),
+        (TEXT[lang]["foul_points"], lambda f: num(f["fouls"]["points"], lang)),
+        (TEXT[lang]["fouls_by_kind"], lambda f: _fouls_inline(f, lang)),
+    ]
+
+
+def _fouls_inline(f: dict[str, Any], lang: str) -> str:
+    kinds = f["fouls"]["kinds"]
+    if not kinds:
+        return TEXT[lang]["none"]
+    return "<br>".join(
+        f"{foul_name(k['kind'], lang)} × {num(k['count'], lang)} ({num(k['points'], lang)})"
+        for k in kinds
+    )
+
+
+def figures_table(columns: list[tuple[str, dict[str, Any]]], lang: str) -> str:
+    """A table of figures, one column per (heading HTML, Figures)."""
+    head = "".join(f"<th scope='col'>{h}</th>" for h, _ in columns)
+    rows = []
+    for label, show in _figure_rows(lang):
+        cells = "".join(f"<td>{show(f)}</td>" for _, f in columns)
+        rows.append(f"<tr><th scope='row'>{label}</th>{cells}</tr>")
+    return (
+        f"<table class='figures'><thead><tr><th></th>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def shot_histogram(f: dict[str, Any], lang: str) -> str:
+    """The shot times' distribution as bars (a list, readable without CSS)."""
+    bins = f["shot_ms"]["histogram"]
+    top = max([b["count"] for b in bins] + [1])
+    items = []
+    for b in bins:
+        low = round(b["from_ms"] / 1000)
+        if b["to_ms"] is None:
+            label = say(lang, "bin_open", a=low)
+        else:
+            label = say(lang, "bin", a=low, b=round(b["to_ms"] / 1000))
+        width = round(100 * b["count"] / top)
+        items.append(
+            f"<li><span class='bin'>{label}</span>"
+            f"<span class='bar' style='width:{width}%'></span>"
+            f"<span class='n'>{num(b['count'], lang)}</span></li>"
+        )
+    return f"<ul class='histogram'>{''.join(items)}</ul>"
+
+
+def statistics_section(stats: list[dict[str, Any]], lang: str) -> str:
+    """The match report's statistics: a column per player, then each
+    player's shot times."""
+    t = TEXT[lang]
+    if not stats or not any(p["frames"] for p in stats):
+        return (
+            f"<section id='statistics'><h2>{t['statistics']}</h2><p>{t['no_figures']}</p></section>"
+        )
+    columns = [(f"<a href='{player_href(p['key'], lang)}'>{name(p['name'])}</a>", p) for p in stats]
+    spreads = "".join(
+        f"<figure class='spread'><figcaption>{t['shot_spread']}: {name(p['name'])}</figcaption>"
+        f"{shot_histogram(p, lang)}</figure>"
+        for p in stats
+    )
+    return (
+        f"<section id='statistics'><h2>{t['statistics']}</h2><p class='note'>"
+        f"{t['statistics_note']}</p>{figures_table(columns, lang)}"
+        f"<div class='spreads'>{spreads}</div></section>"
+    )
+
+
+# ---------------------------------------------------------------------- ball accounting
+def accounting_section(accounts: dict[int, dict[str, Any]], lang: str) -> str:
+    t = TEXT[lang]
+    if not accounts:
+        return (
+            f"<section id='accounting'><h2>{t['accounting']}</h2><p>{t['no_figures']}</p></section>"
+        )
+    heads = [
+        "frame",
+        "must_reds",
+        "must_colours",
+        "must_respots",
+        "must_returned",
+        "must_total",
+        "by_sensor",
+        "by_hand",
+        "recorded_total",
+        "balance",
+    ]
+    rows = []
+    pockets: dict[str, dict[str, int]] = {}
+    keyed: list[str] = []
+    for frame, a in sorted(accounts.items()):
+        must, rec = a["must_leave"], a["recorded"]
+        gap = must["total"] - rec["total"]
+        if gap == 0:
+            balance = f"<span class='ok'>✓ {t['balanced']}</span>"
+        elif gap > 0:
+            balance = f"<span class='bad'>✗ {say(lang, 'unbalanced', n=gap)}</span>"
+        else:
+            balance = f"<span class='bad'>✗ {say(lang, 'over_recorded', n=-gap)}</span>"
+        cells = [
+            must["reds"],
+            must["colours"],
+            must["respots"],
+            must["returned"],
+            must["total"],
+            rec["sensor"],
+            rec["keyed"],
+            rec["total"],
+        ]
+        rows.append(
+            f"<tr data-frame='{frame}' data-balanced='{str(a['balanced']).lower()}'>"
+            f"<td>{num(frame, lang)}</td>"
+            + "".join(f"<td>{num(c, lang)}</td>" for c in cells)
+            + f"<td>{balance}</td></tr>"
+        )
+        for pocket, counts in a["pockets"].items():
+            total = pockets.setdefault(pocket, dict.fromkeys(counts, 0))
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+        for k in a["keyed_pots"]:
+            keyed.append(
+                say(
+                    lang,
+                    "keyed_pot",
+                    f=frame,
+                    ball=BALL_NAMES[lang].get(k["ball"]) or name(str(k["ball"])),
+                    pocket=POCKET_NAMES[lang].get(k["pocket"] or "none") or name(str(k["pocket"])),
+                    src=SOURCE_WORDS[lang].get(k["src"]) or name(str(k["src"])),
+                    seq=k["seq"],
+                )
+            )
+    head = "".join(f"<th scope='col'>{t[h]}</th>" for h in heads)
+    order = [*names.POCKETS, "none"]
+    pocket_rows = "".join(
+        f"<tr data-pocket='{p}'><th scope='row'>{POCKET_NAMES[lang][p]}</th>"
+        + "".join(
+            f"<td>{num(pockets[p].get(k, 0), lang)}</td>"
+            for k in ("sensor", "keyed", "undone", "refused")
+        )
+        + "</tr>"
+        for p in order
+        if p in pockets
+    )
+    pocket_head = "".join(
+        f"<th scope='col'>{t[h]}</th>" for h in ("sensor_saw", "keyed_for", "undone", "refused")
+    )
+    keyed_list = "".join(f"<li>{k}</li>" for k in keyed) or f"<li>{t['none']}</li>"
+    return (
+        f"<section id='accounting'><h2>{t['accounting']}</h2>"
+        f"<p class='note'>{t['accounting_note']}</p>"
+        f"<table class='accounting'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+        f"<h3>{t['pockets']}</h3><table class='pockets'><thead><tr><th scope='col'>"
+        f"{t['pocket']}</th>{pocket_head}</tr></thead><tbody>{pocket_rows}</tbody></table>"
+        f"<h3>{t['keyed_pots']}</h3><ul class='keyed'>{keyed_list}</ul></section>"
+    )

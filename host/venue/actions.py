@@ -1,0 +1,307 @@
+"""Operator actions: a new match or a correction, forwarded to the table's
+device, which judges it as it judges a key press (docs/DESIGN.md,
+"Principles": commands from the host go *through* the device).
+
+Each action is applied exactly once (SPEC.md "Actions"):
+
+* it is stored before it is sent, and the store gives it its id (host/store,
+  ``CommandRow``); the id travels with it (key -6) and comes back on the
+  event that answers it;
+* the device applies each id once and remembers the last ``DEVICE_REMEMBERS``
+  of them, so a repeat changes nothing;
+* at most ``IN_FLIGHT`` actions of a table are sent and not yet answered in
+  the store, so every action a restarted daemon may send again is among
+  those the device remembers;
+* a restarted daemon sends again, with their ids, the actions no stored event
+  answers (``restore``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from baulk.host.errors import ActionError
+from baulk.host.link.channel import HOST_CAPACITY, wall_ms
+from baulk.host.sides import names_of
+from baulk.host.store import CommandRow, NameFixRow
+from baulk.host.venue.tables import Pending, TableRuntime
+from baulk.protocol import messages
+from baulk.protocol.host_codec import CheckRequest, Command, Event, SetupMatch, body_of
+
+if TYPE_CHECKING:
+    from baulk.host.venue.daemon import Daemon
+
+log = logging.getLogger("baulk.actions")
+
+COMMAND_WAIT_S = 2.0  # how long an action waits for the device's answer
+DEVICE_REMEMBERS = 16  # action ids a device keeps (firmware/journal.py ACTIONS)
+IN_FLIGHT = 8  # sent and not answered in the store, per table: well inside the above
+_RECORDS: dict[int, type[SetupMatch | Command]] = {
+    messages.SETUP_MATCH: SetupMatch,
+    messages.COMMAND: Command,
+}
+
+
+class OperatorActions:
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        # Drawn at each start: with the store's row id it makes the action's id,
+        # so even a store restored from a backup never repeats one.
+        self.epoch = secrets.randbits(31)
+        self._storing: dict[int, tuple[str, Pending]] = {}  # by id() of the CommandRow
+
+    # ------------------------------------------------------------------ the operator's side
+    async def setup_match(
+        self,
+        table_id: str,
+        players: list[Any],
+        best_of: int,
+        reds: int = 15,
+        breaker: int = 0,
+        who: str | None = None,
+    ) -> dict[str, Any]:
+        setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
+        return await self.forward(table_id, setup)
+
+    async def command(
+        self, table_id: str, ev: dict[str, Any], who: str | None = None
+    ) -> dict[str, Any]:
+        return await self.forward(table_id, Command(input=ev, who=who))
+
+    async def correct_names(
+        self, table_id: str, players: list[Any], who: str | None = None
+    ) -> dict[str, Any]:
+        """The desk typed a name wrong and the match is under way: the match
+        event on the table cannot change (the device's journal is the
+        record), so the correction is the host's, stored beside the match and
+        shown by the boards, reports and lists.  The handset keeps the names
+        it was given."""
+        rt = self.daemon.tables.get(table_id)
+        match = rt.view.match if rt is not None else None
+        if rt is None or not match or not match.get("match_id"):
+            raise ActionError(409, "there is no match on this table to correct")
+        if not same_form(match.get("players"), players):
+            raise ActionError(
+                400, "the names must keep the match's form: two players, or two pairs as before"
+            )
+        fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
+        self.daemon.committer.submit_name_fix(fix)
+        await self.daemon.committer.flush()
+        rt.view.names_fix = {"match_id": fix.match_id, "players": players}
+        self.daemon.mark(table_id)
+        return {"status": "done", "names": names_of(players)}
+
+    async def set_handset_lang(self, table_id: str, lang: str) -> dict[str, Any]:
+        """The referee's handset language (host/handset/sync.py): sent now, or at
+        the table's next hello when it is offline; the device keeps it."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        seq = self.daemon.handsets.set_lang(table_id, lang, rt.channel)
+        if seq and rt.channel is not None and rt.channel.state == "online":
+            return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
+        return {
+            "status": "queued",
+            "table": table_id,
+            "lang": lang,
+            "message": "the table is not online; its handset gets the language when it connects",
+        }
+
+    async def start_pocket_check(self, table_id: str, who: str | None = None) -> dict[str, Any]:
+        """Ask the table to run a pocket check (firmware/pocket_check.py) and
+        wait a little for its answer: the device refuses one mid-frame, and
+        says why.  Unlike a scoring action it is not stored nor sent again
+        after a restart (it changes no score, and a check asked for hours
+        ago is no check the referee expects): the table must be online."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None or rt.channel is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        if rt.channel.state != "online" or rt.refused is not None:
+            raise ActionError(409, "the table is not online: a pocket check needs it connected")
+        seq = rt.channel.send(CheckRequest(who=who))
+        if not seq:
+            raise ActionError(
+                503, "too many actions are waiting for this table; try again when it is online"
+            )
+        fut: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        rt.checks[seq] = fut
+        try:
+            refused = await asyncio.wait_for(asyncio.shield(fut), COMMAND_WAIT_S)
+        except TimeoutError:
+            return {
+                "status": "queued",
+                "seq": seq,
+                "message": "the table has not answered yet; it gets the action when it is online",
+            }
+        finally:
+            rt.checks.pop(seq, None)
+        if refused is not None:
+            raise ActionError(409, f"the table refused: {refused}")
+        return {
+            "status": "done",
+            "seq": seq,
+            "message": "the pocket check runs on the handset: drop the white into each pocket",
+        }
+
+    def check_answered(self, rt: TableRuntime, seq: int, refused: str | None) -> bool:
+        """The device started the check it got as ``seq`` (refused: None), or
+        refused it.  False: no check request waits for that seq."""
+        fut = rt.checks.get(seq)
+        if fut is None:
+            return False
+        if not fut.done():
+            fut.set_result(refused)
+        return True
+
+    async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
+        """Store an action, send it to the table, and wait a little for its answer."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None or rt.channel is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        reason = messages.check(action.TYPE, body_of(action))
+        if reason is not None:
+            raise ActionError(400, f"the table cannot take this: {reason}")
+        if len(rt.actions) >= HOST_CAPACITY:
+            raise ActionError(
+                503, "too many actions are waiting for this table; try again when it is online"
+            )
+        loop = asyncio.get_running_loop()
+        p = Pending(action, stored=loop.create_future(), result=loop.create_future())
+        row = CommandRow(
+            table_id, 0, action.TYPE, _named(action), action.who, wall_ms(), epoch=self.epoch
+        )
+        self._storing[id(row)] = (table_id, p)
+        self.daemon.committer.submit_command(row)
+        assert p.stored is not None and p.result is not None
+        end = loop.time() + COMMAND_WAIT_S
+        try:
+            await asyncio.wait_for(asyncio.shield(p.stored), COMMAND_WAIT_S)
+            result = await asyncio.wait_for(asyncio.shield(p.result), max(0.0, end - loop.time()))
+        except TimeoutError:
+            return {
+                "status": "queued",
+                "action": p.action or None,
+                "seq": p.seq or None,
+                "message": "the table has not answered yet; it gets the action when it is online",
+            }
+        if result["rejected"]:
+            raise ActionError(409, f"the table refused: {result['rejected']}")
+        return {
+            "status": "done",
+            "action": p.action,
+            "seq": result["seq"],
+            "scores": result["scores"],
+        }
+
+    # ------------------------------------------------------------------ the store's side
+    def stored(self, row: CommandRow) -> None:
+        """The committer stored an action (GroupCommitter.on_command): it has
+        its id and may be sent."""
+        table_id, p = self._storing.pop(id(row), ("", None))
+        rt = self.daemon.tables.get(table_id)
+        if p is None or rt is None:
+            return
+        p.action = row.action
+        p.record = dataclasses.replace(p.record, action=row.action)
+        rt.actions.queue.append(p)
+        if p.stored is not None and not p.stored.done():
+            p.stored.set_result(row.action)
+        self.pump(rt)
+
+    def restore(self, rt: TableRuntime, table_id: str) -> None:
+        """At start: the table's actions that no stored event answers, to be
+        sent again with their ids once the table is online."""
+        for r in self.daemon.reader.unanswered_actions(table_id):
+            cls = _RECORDS.get(r["mtype"])
+            if cls is None:
+                continue
+            record = cls(**{**r["body"], "action": r["action"]})
+            rt.actions.queue.append(Pending(record, action=r["action"]))
+        if rt.actions.queue:
+            log.info(
+                "table %s: %d operator action(s) not answered before the restart; "
+                "they go out again with their ids",
+                table_id,
+                len(rt.actions.queue),
+            )
+
+    # ------------------------------------------------------------------ the table's side
+    def pump(self, rt: TableRuntime) -> None:
+        """Send what the table may take now: in order, once it is online, at
+        most IN_FLIGHT waiting for an answer in the store."""
+        ch = rt.channel
+        a = rt.actions
+        if ch is None or not ch.session.open or rt.refused is not None:
+            return
+        while a.queue and len(a.sent) < IN_FLIGHT:
+            p = a.queue[0]
+            seq = ch.send(p.record)
+            if not seq:
+                return
+            a.queue.popleft()
+            p.seq = seq
+            a.sent[p.action] = p
+            a.by_seq[seq] = p
+
+    def answered(
+        self, rt: TableRuntime, action: int | None, cmd: int | None, seq: int, event: Event
+    ) -> int:
+        """A device event answers an action: by its id, or (a device older
+        than action ids) by the host seq it came with in this run.  Returns
+        the action's id (0: none of this run's), which the store keeps with
+        the event, so a restart knows it answered."""
+        a = rt.actions
+        p = a.sent.get(action) if action else a.by_seq.get(cmd or 0)
+        if p is None and action:
+            # Answered before this run sent it again (its answer was still in
+            # the device's journal): it need not go out.
+            p = next((q for q in a.queue if q.action == action), None)
+            if p is not None:
+                a.queue.remove(p)
+                a.sent[p.action] = p
+        if p is None:
+            return action or 0
+        p.answer_seq = seq
+        if p.result is not None and not p.result.done():
+            p.result.set_result({"rejected": event.rejected, "scores": event.scores, "seq": seq})
+        return p.action
+
+    def refused(self, rt: TableRuntime, cmd: int, text: str) -> None:
+        """The device refused the message it got as ``cmd`` without an event."""
+        p = rt.actions.by_seq.get(cmd)
+        if p is not None and p.result is not None and not p.result.done():
+            p.result.set_result({"rejected": text, "scores": None, "seq": None})
+
+    def durable(self, rt: TableRuntime, seq: int) -> None:
+        """The store holds the device stream up to ``seq``: the actions answered
+        by then are done, and their places in flight free."""
+        a = rt.actions
+        done = [p for p in a.sent.values() if p.answer_seq and p.answer_seq <= seq]
+        for p in done:
+            del a.sent[p.action]
+            a.by_seq.pop(p.seq, None)
+        if done:
+            self.pump(rt)
+
+
+def _named(action: SetupMatch | Command) -> dict[str, Any]:
+    """The action as the store keeps it: its fields by name (its id is kept
+    in a column of its own)."""
+    return {k: v for k, v in dataclasses.asdict(action).items() if v is not None and k != "action"}
+
+
+def same_form(old: Any, new: list[Any]) -> bool:
+    """Whether corrected names keep the match's form (singles, or pairs of the
+    same sizes)."""
+    if not isinstance(old, list) or len(old) != 2 or len(new) != 2:
+        return False
+    for before, after in zip(old, new, strict=True):
+        if isinstance(before, list) != isinstance(after, list):
+            return False
+        if isinstance(before, list) and len(before) != len(after):
+            return False
+    return True

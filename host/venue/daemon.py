@@ -1,0 +1,290 @@
+"""The venue daemon: every table of the venue at run time — its serial link,
+its shadow referee and board — and the store they feed.  ``baulk run`` and
+``baulk demo`` start one; the web app and the MQTT bridge are attached to it
+from outside (host/web/app.py ``serve``, host/mqtt/bridge.py).
+
+The flow of one pot: the device's event frame arrives on a
+:class:`~baulk.host.link.channel.TableChannel`; the device handler
+(host/venue/devices.py) has the shadow referee replay it and marks the board; the
+event and what it made (match, frames, breaks) go to the group committer;
+once the commit is on the disk the channel acks the device.  Operator actions
+go the other way (host/venue/actions.py): stored first, then sent, each exactly once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from baulk.host import config as config_mod
+from baulk.host.club.sessions import TableSessions
+from baulk.host.handset.sync import Handsets
+from baulk.host.link.channel import TableChannel
+from baulk.host.link.port import PortFinder, fixed_path
+from baulk.host.referee.shadow import ShadowReferee
+from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
+from baulk.host.venue.actions import OperatorActions
+from baulk.host.venue.devices import DeviceHandler
+from baulk.host.venue.live import LiveHub, TableView
+from baulk.host.venue.tables import TableRuntime
+from baulk.protocol.host_codec import Light
+
+log = logging.getLogger("baulk.daemon")
+
+AUTODETECT_EVERY_S = 2.0
+PUBLISH_GAP_S = 0.005
+DEFAULT_BAUD = 115200
+
+
+class Daemon:
+    """Every table of the venue: links, store, shadow referees, live boards."""
+
+    def __init__(
+        self,
+        config: config_mod.Config,
+        locators: dict[str, Callable[[], str | None]] | None = None,
+        finder: PortFinder | None = None,
+    ) -> None:
+        self.config = config
+        self.locators = dict(locators or {})
+        self.finder = finder or PortFinder(config.usb_ids)
+        self.store = Store(config.store_path)
+        self.reader = StoreReader(config.store_path)
+        self.hub = LiveHub()
+        self.tables: dict[str, TableRuntime] = {}
+        # pyright checks this file under its folder's name as well as the
+        # installed one, and takes the two for two classes (mypy and Python
+        # see one): the handlers' parameter is this very Daemon.
+        self.devices = DeviceHandler(self)  # pyright: ignore[reportArgumentType]
+        self.actions = OperatorActions(self)  # pyright: ignore[reportArgumentType]
+        # Each table's handset language, and the players' names drawn for it.
+        self.handsets = Handsets(config)
+        self.sessions = TableSessions(self, config.billing)  # table sessions, bills, the light
+        self.committer = GroupCommitter(
+            self.store, self._durable, self._store_health, on_command=self.actions.stored
+        )
+        self._dirty: set[str] = set()
+        self._publish_armed = False
+        self._last_publish = 0.0
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # ------------------------------------------------------------------ start and stop
+    async def start(self) -> None:
+        self.committer.start()
+        self._restore()
+        self.sessions.restore()
+        self.sessions.start()
+        for t in self.config.tables:
+            locate = self.locators.get(t.id)
+            if t.port is not None:
+                where = f"port {t.port}"
+                locate = locate or fixed_path(t.port)
+            else:
+                where = f"the USB device with serial number {t.serial_number}"
+                locate = locate or self._by_serial(t.serial_number or "")
+            self._open_channel(t.id, t.name, locate, t.baud, where)
+            if locate() is None:
+                log.warning(
+                    "table %s (%s): %s is not present; its board says it is waiting for the "
+                    "table controller until it appears",
+                    t.id,
+                    t.name,
+                    where,
+                )
+        for table_id, locate in self.locators.items():
+            if table_id not in self.tables or self.tables[table_id].channel is None:
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, "its port")
+        if self.config.autodetect:
+            self._tasks.append(asyncio.get_running_loop().create_task(self._autodetect()))
+        for table_id in self.tables:
+            self.mark(table_id)
+
+    async def stop(self) -> None:
+        await self.sessions.stop()
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for rt in self.tables.values():
+            if rt.channel is not None:
+                await rt.channel.stop()
+        await self.committer.close()
+        self.store.close()
+        self.reader.close()
+
+    def _by_serial(self, serial_number: str) -> Callable[[], str | None]:
+        return lambda: self.finder.by_serial(serial_number)
+
+    def runtime(self, table_id: str, name: str | None = None) -> TableRuntime:
+        """The table's runtime, made on first use."""
+        rt = self.tables.get(table_id)
+        if rt is None:
+            cfg = self.config.table(table_id)
+            label = name or (cfg.name if cfg else table_id)
+            rt = TableRuntime(TableView(table_id, label), ShadowReferee(table_id))
+            self.tables[table_id] = rt
+        elif name is not None:
+            rt.view.name = name
+        return rt
+
+    def _open_channel(
+        self,
+        table_id: str,
+        name: str,
+        locate: Callable[[], str | None],
+        baud: int,
+        where: str,
+    ) -> TableChannel:
+        rt = self.runtime(table_id, name)
+        channel = TableChannel(
+            table_id,
+            locate,
+            self.devices,
+            baud=baud,
+            delivered=self.reader.delivered(table_id),
+            where=where,
+        )
+        rt.channel = channel
+        rt.view.status = channel.status()
+        self.committer.submit_link(LinkRow(table_id, name=name))
+        self.actions.restore(rt, table_id)
+        channel.start()
+        return channel
+
+    def _restore(self) -> None:
+        """Boards as the store left them: each table's events since its last
+        match, replayed through the shadow referee."""
+        for row in self.reader.link_rows():
+            table_id = row["table_id"]
+            rt = self.runtime(table_id, row["name"])
+            rt.boot = row["boot_id"] or 0
+            rt.view.status = {
+                "link": "offline",
+                "state": "offline",
+                "reason": "daemon started; not connected yet",
+                "last_seen_ms": row["last_seen_ms"],
+            }
+            n = 0
+            for e in self.reader.events_since_last_match(table_id):
+                if e.ev is None:
+                    continue
+                key = (e.boot_id, e.seq)
+                a = rt.shadow.apply(e.ev, key, e.scores, e.rejected, e.rx_ms, e.src)
+                if a.new_match is not None:
+                    rt.view.match = {"match_id": a.match_id, **a.new_match}
+                n += 1
+            rt.view.events = self.reader.event_count(table_id)
+            rt.view.sensors = sensor_queries.board_sensors(self.reader.db, table_id)
+            if rt.view.match is not None:
+                fixed = self.reader.name_fix(str(rt.view.match["match_id"]))
+                if fixed is not None:
+                    rt.view.names_fix = {"match_id": rt.view.match["match_id"], "players": fixed}
+            log.info("table %s: restored from the store (%d events replayed)", table_id, n)
+
+    async def _autodetect(self) -> None:
+        """Hot-plug: a table controller that appears on USB gets a channel."""
+        claimed = {t.serial_number for t in self.config.tables if t.serial_number}
+        claimed_paths = {t.port for t in self.config.tables if t.port}
+        while True:
+            for p in self.finder.controllers():
+                if p.serial_number in claimed or p.device in claimed_paths:
+                    continue
+                table_id = f"usb-{p.serial_number or Path(p.device).name}"
+                if table_id in self.tables and self.tables[table_id].channel is not None:
+                    continue
+                log.info("auto-detected a table controller on %s (%s)", p.device, table_id)
+                if p.serial_number:
+                    locate = self._by_serial(p.serial_number)
+                    where = f"the USB device with serial number {p.serial_number}"
+                else:
+                    locate = fixed_path(p.device)
+                    where = f"port {p.device}"
+                self._open_channel(table_id, table_id, locate, DEFAULT_BAUD, where)
+                self.mark(table_id)
+            await asyncio.sleep(AUTODETECT_EVERY_S)
+
+    # ------------------------------------------------------------------ publishing
+    def mark(self, table_id: str) -> None:
+        """The table's board changed: publish it soon."""
+        self._dirty.add(table_id)
+        if not self._publish_armed:
+            self._publish_armed = True
+            loop = asyncio.get_running_loop()
+            wait = self._last_publish + PUBLISH_GAP_S - loop.time()
+            if wait > 0:
+                loop.call_later(wait, self._publish)
+            else:
+                loop.call_soon(self._publish)
+
+    def _publish(self) -> None:
+        # At most one round of boards per PUBLISH_GAP_S: a burst of events
+        # (a table catching up after an unplug) costs one board, not hundreds.
+        self._publish_armed = False
+        self._last_publish = asyncio.get_running_loop().time()
+        dirty, self._dirty = self._dirty, set()
+        for table_id in dirty:
+            rt = self.tables[table_id]
+            view = rt.view
+            shadow = rt.shadow
+            if shadow.in_context:
+                view.shadow_state = shadow.state()
+                current = shadow.last_key is not None and rt.device_state_at == shadow.last_key[1]
+                if not current:
+                    view.device_state = None
+            view.extras = shadow.board_extras()
+            if rt.channel is not None:
+                view.status = self.devices.status(rt, rt.channel)
+            self.hub.publish(table_id, view.board())
+
+    def store_status(self) -> dict[str, Any]:
+        """{"ok": true}, or why the store cannot commit and since when."""
+        c = self.committer
+        if c.failing is None:
+            return {"ok": True}
+        return {"ok": False, "error": c.failing, "since_ms": c.failing_since_ms}
+
+    def _store_health(self, failing: str | None) -> None:
+        # Every board says the store is failing (its scores are still the
+        # devices' own; only the record is behind), and says when it is back.
+        for table_id, rt in self.tables.items():
+            rt.view.store = self.store_status()
+            self.mark(table_id)
+
+    def _durable(self, table_id: str, seq: int) -> None:
+        rt = self.tables.get(table_id)
+        if rt is not None and rt.channel is not None:
+            rt.channel.durable(seq)
+            self.actions.durable(rt, seq)
+
+    # ------------------------------------------------------------------ queries
+    def table_ids(self) -> list[str]:
+        return sorted(self.tables)
+
+    def board(self, table_id: str) -> dict[str, Any] | None:
+        return self.hub.boards.get(table_id)
+
+    # The club's sessions reach the tables through these (club/sessions.py, Venue).
+    def table_name(self, table_id: str) -> str:
+        rt = self.tables.get(table_id)
+        return rt.view.name if rt is not None else table_id
+
+    def link_of(self, table_id: str) -> str:
+        rt = self.tables.get(table_id)
+        return str(rt.view.status.get("link", "offline")) if rt is not None else "offline"
+
+    def send_to_table(self, table_id: str, record: Light) -> int | None:
+        rt = self.tables.get(table_id)
+        if rt is None or rt.channel is None:
+            return None
+        return rt.channel.send(record)
+
+    def acked_by_table(self, table_id: str) -> int | None:
+        rt = self.tables.get(table_id)
+        if rt is None or rt.channel is None:
+            return None
+        base: int = rt.channel.session.sender.base
+        return base - 1

@@ -1,0 +1,266 @@
+"""What the tables' devices say: the daemon's handler for every table channel
+(host/link/channel.py calls it).  A delivered event is replayed by the shadow
+referee, stored through the group committer and put on the board; the
+device's snapshots are checked against the shadow; a refused or foreign
+device is kept out of the store."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from baulk.host.link.channel import TableChannel, wall_ms
+from baulk.host.store import CheckpointRow, EventRow, HealthRow, LinkRow, PocketCheckRow, RawRow
+from baulk.host.store.sensor_queries import masks
+from baulk.host.venue.tables import TableRuntime
+from baulk.protocol import host_codec, messages
+from baulk.protocol.host_codec import (
+    Checkpoint,
+    Error,
+    Event,
+    Health,
+    Hello,
+    Log,
+    PocketCheck,
+    Record,
+    State,
+)
+
+if TYPE_CHECKING:
+    from baulk.host.venue.daemon import Daemon
+
+log = logging.getLogger("baulk.daemon")
+_LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
+
+
+class DeviceHandler:
+    """The :class:`~baulk.host.link.channel.ChannelHandler` of every table."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+
+    def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
+        status = channel.status()
+        status["stream"]["actions_waiting"] = len(rt.actions)  # stored, not yet answered
+        if rt.refused is not None:
+            status.update(link="offline", state="refused", reason=rt.refused)
+        return status
+
+    def _check_identity(self, rt: TableRuntime, channel: TableChannel, hello: Hello) -> None:
+        """A configured table's port must carry that table's device: events
+        from another table's controller would be stored under the wrong id."""
+        claimed = hello.table
+        config = self.daemon.config
+        if config.table(channel.table_id) is None or claimed == channel.table_id:
+            rt.refused = None
+            return
+        rt.refused = (
+            f"the device on {channel.path} says it is table {str(claimed)[:32]!r}, not "
+            f"{channel.table_id!r}: its events are refused; fix the config or the device's "
+            "table id"
+        )
+        log.error("table %s: %s", channel.table_id, rt.refused)
+
+    # ------------------------------------------------------------------ ChannelHandler
+    def on_status(self, channel: TableChannel) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        rt.view.status = self.status(rt, channel)
+        d.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
+        d.mark(channel.table_id)
+
+    def on_hello(self, channel: TableChannel, hello: Hello, raw: bytes) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        if rt.skipped_from:
+            # Refused events left the channel's stream without reaching the
+            # store.  Whichever device this is, its stream is taken again from
+            # what the store holds: numbers it shares with the refused events
+            # are not repeats.
+            channel.take_again_from_store(hello.base, hello.last)
+            rt.skipped_from = 0
+        self._check_identity(rt, channel, hello)
+        if rt.refused is not None:
+            channel.not_this_tables_stream()
+            rt.view.status = self.status(rt, channel)
+            d.mark(channel.table_id)
+            return
+        rt.boot = hello.boot
+        log.info(
+            "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
+            channel.table_id,
+            hello.table,
+            hello.fw,
+            rt.boot,
+            hello.base,
+            hello.last,
+        )
+        now = wall_ms()
+        if raw:
+            d.committer.submit_raw(RawRow(channel.table_id, now, messages.HELLO, 0, raw))
+        d.committer.submit_link(
+            LinkRow(
+                channel.table_id,
+                boot_id=rt.boot,
+                device_table=hello.table,
+                firmware=hello.fw,
+                last_seen_ms=now,
+            )
+        )
+        rt.view.status = self.status(rt, channel)
+        d.mark(channel.table_id)
+        d.sessions.on_hello(channel.table_id)
+        # The handset's language, then the names of the match it plays.
+        d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
+        d.actions.pump(rt)  # what waited for the table goes out now
+
+    def on_delivery(
+        self,
+        channel: TableChannel,
+        mtype: int,
+        seq: int,
+        record: Record | None,
+        reason: str | None,
+        raw: bytes | None,
+    ) -> None:
+        d = self.daemon
+        table_id = channel.table_id
+        rt = d.runtime(table_id)
+        if rt.refused is not None:  # neither stored nor acked: the device keeps them
+            rt.refused_events += 1
+            if not rt.skipped_from:
+                rt.skipped_from = seq
+            return
+        now = wall_ms()
+        if isinstance(record, Event):
+            action = 0
+            if record.source == messages.SRC_HOST:
+                action = d.actions.answered(rt, record.action, record.cmd, seq, record)
+            key = (record.boot or rt.boot, seq)
+            applied = rt.shadow.apply(
+                record.input, key, record.scores, record.rejected, now, record.source
+            )
+            if applied.new_match is not None:
+                rt.view.match = {"match_id": applied.match_id, **applied.new_match}
+                d.handsets.on_players(table_id, channel, applied.new_match.get("players"))
+            row = EventRow(
+                table_id,
+                key[0],
+                seq,
+                now,
+                record.input,
+                scores=list(record.scores),
+                rejected=record.rejected,
+                src=record.source,
+                cmd=record.cmd or 0,
+                raw=raw,
+                mtype=mtype,
+                applied=applied,
+                action=action,
+                body=host_codec.body_bytes(raw) if raw else None,
+            )
+            rt.view.events += 1
+        elif isinstance(record, PocketCheck):
+            # Its event row keeps the stream's place; the result goes beside it.
+            check = PocketCheckRow(
+                record.verdicts,
+                record.reasons,
+                record.break_ms,
+                record.confidence,
+                record.read,
+                record.cmd,
+                record.t,
+            )
+            # Not an event: outside the device's chain (host/referee/verify.py skips it).
+            row = EventRow(
+                table_id,
+                rt.boot,
+                seq,
+                now,
+                None,
+                invalid="a pocket_check is not a device event (its result: pocket_checks)",
+                raw=raw,
+                mtype=mtype,
+                pocket_check=check,
+            )
+            rt.view.sensors = {**rt.view.sensors, "checking": False, "at_ms": now}
+            log.info("table %s: pocket check done: %s", table_id, record.verdicts)
+        elif isinstance(record, Checkpoint):
+            boot = record.boot
+            d.committer.submit_checkpoint(
+                CheckpointRow(
+                    table_id, boot, seq, now, record.at, record.head, record.marks, record.mac, raw
+                )
+            )
+            return
+        else:
+            why = reason or f"a {messages.type_name(mtype)} is not a device event"
+            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
+            # A device event the host cannot use is still in the device's chain.
+            body = host_codec.body_bytes(raw) if raw and mtype == messages.EVENT else None
+            row = EventRow(
+                table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
+            )
+        d.committer.submit_event(row)
+        if row.applied is not None and isinstance(record, Event):
+            d.sessions.on_event(table_id, record, (row.boot_id, seq), applied)
+        self._check_device_state(rt)
+        d.mark(table_id)
+
+    def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None:
+        d = self.daemon
+        rt = d.runtime(channel.table_id)
+        if rt.refused is not None:
+            return
+        if isinstance(record, State):
+            rt.view.device_state = record.state
+            rt.device_state_at = record.at
+            self._check_device_state(rt)
+            d.mark(channel.table_id)
+        elif isinstance(record, Health):
+            self._health(rt, channel.table_id, record)
+        elif isinstance(record, Log):
+            log.log(_LOG_LEVELS[record.level], "table %s says: %s", channel.table_id, record.text)
+        elif isinstance(record, Error):
+            log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
+            d.sessions.on_error(channel.table_id, record)
+            refusal = record.code == messages.ERR_REFUSED and record.seq is not None
+            # A pocket check's refusal, or else a scoring action's.
+            if refusal and not d.actions.check_answered(rt, record.seq or 0, record.text):
+                d.actions.refused(rt, record.seq or 0, record.text)
+
+    # ------------------------------------------------------------------ helpers
+    def _health(self, rt: TableRuntime, table_id: str, h: Health) -> None:
+        """The device's sensor counts: stored (each replaces the last) and
+        put on the board; a check it started answers the operator's action."""
+        d = self.daemon
+        now = wall_ms()
+        d.committer.submit_health(
+            HealthRow(
+                table_id,
+                now,
+                list(h.balls),
+                list(h.glitches),
+                list(h.unclear),
+                list(h.corrections),
+                h.unplaced or 0,
+                h.faulty or 0,
+                h.weak or 0,
+                bool(h.checking),
+            )
+        )
+        rt.view.sensors = {
+            "checking": bool(h.checking),
+            "faulty": masks(h.faulty or 0),
+            "weak": masks(h.weak or 0),
+            "at_ms": now,
+        }
+        if h.checking and h.cmd:
+            d.actions.check_answered(rt, h.cmd, None)
+        d.mark(table_id)
+
+    def _check_device_state(self, rt: TableRuntime) -> None:
+        key = rt.shadow.last_key
+        if rt.view.device_state is None or key is None or rt.device_state_at != key[1]:
+            return
+        rt.shadow.compare_state(rt.view.device_state, wall_ms())

@@ -1,0 +1,41 @@
+"""The operator console (``/console``, on a phone): its page and the match
+actions it sends, a new match, a correction (any keypad call) and the
+players' names, each through the operator pipeline (operator.py)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from baulk.host.web.action_checks import parse_command, parse_names, parse_setup
+from baulk.host.web.http import page
+from baulk.host.web.operator import run_action
+
+
+async def console_page(request: web.Request) -> web.StreamResponse:
+    return page(request, "console.html")
+
+
+async def act_match(request: web.Request) -> web.Response:
+    return await run_action(
+        request, parse_setup, lambda d, t, setup: d.actions.setup_match(t, **setup)
+    )
+
+
+async def act_command(request: web.Request) -> web.Response:
+    return await run_action(
+        request, parse_command, lambda d, t, parsed: d.actions.command(t, *parsed)
+    )
+
+
+async def act_names(request: web.Request) -> web.Response:
+    return await run_action(
+        request, parse_names, lambda d, t, parsed: d.actions.correct_names(t, *parsed)
+    )
+
+
+def add_routes(app: web.Application) -> None:
+    r = app.router
+    r.add_get("/console", console_page)
+    r.add_post("/api/tables/{table}/match", act_match)
+    r.add_post("/api/tables/{table}/command", act_command)
+    r.add_post("/api/tables/{table}/names", act_names)

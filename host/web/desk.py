@@ -1,0 +1,227 @@
+"""The desk: table sessions, bills, receipts and the daily report on the web
+(docs/API.md, "Table sessions and bills").
+
+Everything here is the desk's, reads included (bills are the club's
+takings): every API route needs the operator's sign-in, checked exactly as
+the operator actions check it (host/web/auth.py: the console's session and
+CSRF token, or the bearer token for scripts).  The pages are static shells
+that sign in through the console's form; the token is never kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from datetime import date
+from typing import Any
+
+from aiohttp import web
+
+from baulk.host.club import views
+from baulk.host.errors import ActionError
+from baulk.host.web import files
+from baulk.host.web.action_checks import check_name
+from baulk.host.web.auth import authorised
+from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, read_body
+
+PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    async def page(request: web.Request) -> web.StreamResponse:
+        return files.respond(request, request.app[FILES_KEY][name])
+
+    return page
+
+
+def _session_id(request: web.Request) -> int | web.Response:
+    text = request.match_info["session"]
+    if not text.isdigit() or len(text) > 12:
+        return error(404, f"there is no session '{text[:20]}'")
+    return int(text)
+
+
+def _lang(request: web.Request) -> str:
+    lang = request.query.get("lang", "en")
+    return lang if lang in views.LANGS else "en"
+
+
+def _who(data: dict[str, Any]) -> str | None:
+    who = data.get("who")
+    return None if who is None else check_name(who, "who")
+
+
+async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
+    """Token, then the JSON body with only the allowed keys."""
+    denied = await authorised(request)
+    if denied is not None:
+        return denied
+    data = await read_body(request)
+    if isinstance(data, web.Response):
+        return data
+    extra = sorted(set(data) - allowed)
+    if extra:
+        return error(400, f"unknown key '{extra[0]}' (allowed: {', '.join(sorted(allowed))})")
+    return data
+
+
+def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
+    daemon = request.app[DAEMON_KEY]
+    rt = daemon.tables.get(bill["table_id"])
+    name = rt.view.name if rt else bill["table_id"]
+    return json_response(
+        {
+            "schema": 1,
+            "bill": bill,
+            "receipt": views.receipt(bill, name, daemon.config.billing.venue),
+        }
+    )
+
+
+# ---------------------------------------------------------------------- actions
+async def open_session(request: web.Request) -> web.Response:
+    data = await _desk_body(request, {"who"})
+    if isinstance(data, web.Response):
+        return data
+    daemon = request.app[DAEMON_KEY]
+    try:
+        bill = await daemon.sessions.open(request.match_info["table"], _who(data))
+    except ValueError as e:
+        return error(400, str(e))
+    except ActionError as e:
+        return error(e.status, e.text)
+    return _bill_reply(request, bill)
+
+
+async def _session_action(request: web.Request, what: str) -> web.Response:
+    allowed = {"who", "amount", "reason", "payer"} if what == "correct" else {"who"}
+    data = await _desk_body(request, allowed)
+    if isinstance(data, web.Response):
+        return data
+    sid = _session_id(request)
+    if isinstance(sid, web.Response):
+        return sid
+    sessions = request.app[DAEMON_KEY].sessions
+    try:
+        who = _who(data)
+        if what == "close":
+            bill = await sessions.close(sid, who)
+        elif what == "confirm":
+            bill = await sessions.confirm(sid, who)
+        else:
+            if "amount" not in data:
+                return error(400, "amount is missing: the sum to add (or, negative, to take off)")
+            bill = await sessions.correct(
+                sid, data["amount"], data.get("reason"), data.get("payer"), who
+            )
+    except ValueError as e:
+        return error(400, str(e))
+    except ActionError as e:
+        return error(e.status, e.text)
+    return _bill_reply(request, bill)
+
+
+async def close_session(request: web.Request) -> web.Response:
+    return await _session_action(request, "close")
+
+
+async def confirm_session(request: web.Request) -> web.Response:
+    return await _session_action(request, "confirm")
+
+
+async def correct_bill(request: web.Request) -> web.Response:
+    return await _session_action(request, "correct")
+
+
+# ---------------------------------------------------------------------- reads
+async def desk(request: web.Request) -> web.Response:
+    denied = await authorised(request)
+    if denied is not None:
+        return denied
+    daemon = request.app[DAEMON_KEY]
+    sessions = daemon.sessions
+    tables = sessions.tables()
+    for t in tables:
+        bill = t["bill"]
+        if bill is not None:
+            t["receipt"] = views.receipt(bill, t["name"], daemon.config.billing.venue)
+    return json_response(
+        {
+            "schema": 1,
+            "venue": daemon.config.billing.venue,
+            "auto_open": daemon.config.billing.auto_open,
+            "tables": tables,
+            "alerts": sessions.alerts(),
+        }
+    )
+
+
+async def session_bill(request: web.Request) -> web.StreamResponse:
+    denied = await authorised(request)
+    if denied is not None:
+        return denied
+    sid = _session_id(request)
+    if isinstance(sid, web.Response):
+        return sid
+    try:
+        bill = request.app[DAEMON_KEY].sessions.bill(sid)
+    except ActionError as e:
+        return error(e.status, e.text)
+    if request.match_info.get("fmt") == "csv":
+        return _csv(views.bill_csv(bill, _lang(request)), f"session-{sid}.csv")
+    return _bill_reply(request, bill)
+
+
+def _csv(text: str, filename: str) -> web.Response:
+    return web.Response(
+        text=text,
+        content_type="text/csv",
+        charset="utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+async def day_report(request: web.Request) -> web.StreamResponse:
+    denied = await authorised(request)
+    if denied is not None:
+        return denied
+    daemon = request.app[DAEMON_KEY]
+    billing = daemon.config.billing
+    now = daemon.sessions.clock.now()
+    text = request.query.get("date")
+    if text is None:
+        day = views.business_day(now.wall_ms, billing)
+    else:
+        try:
+            if not _DAY.fullmatch(text):
+                raise ValueError
+            day = date.fromisoformat(text)
+        except ValueError:
+            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)")
+    table = request.query.get("table")
+    if table is not None and table not in daemon.tables:
+        return error(404, f"there is no table '{table[:40]}'")
+    names = {t: rt.view.name for t, rt in daemon.tables.items()}
+    report = views.day_report(daemon.reader, billing, day, now, names, table)
+    if request.match_info.get("fmt") == "csv":
+        return _csv(views.day_csv(report, _lang(request)), f"day-{day.isoformat()}.csv")
+    report["formatted"] = views.formatted_report(report, _lang(request))
+    return json_response({"schema": 1, "report": report})
+
+
+# ---------------------------------------------------------------------- routes
+def add_routes(app: web.Application) -> None:
+    """The desk's pages and API on the daemon's web app (one line in build_app)."""
+    r = app.router
+    for path, page in PAGES.items():
+        r.add_get(path, _page(page))
+    r.add_get("/api/desk", desk)
+    r.add_post("/api/tables/{table}/session", open_session)
+    r.add_post("/api/sessions/{session}/close", close_session)
+    r.add_post("/api/sessions/{session}/confirm", confirm_session)
+    r.add_post("/api/sessions/{session}/corrections", correct_bill)
+    r.add_get("/api/sessions/{session}", session_bill)
+    r.add_get(r"/api/sessions/{session}/bill.{fmt:(json|csv)}", session_bill)
+    r.add_get("/api/reports/day", day_report)
+    r.add_get(r"/api/reports/day.{fmt:(json|csv)}", day_report)

@@ -1,0 +1,73 @@
+"""What every area of the web side shares: the app's keys, JSON answers and
+errors, the language a request asks for, and a request's JSON body read
+within its bound.
+
+Every error is JSON ``{"error": "sentence"}``; an action's error also carries
+``message``, the sentence in the language the request asks for (``?lang=fa``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+
+from baulk.host.web import files
+from baulk.host.web.guard import ConnectionGuard
+from baulk.host.web.refusals import localise
+from baulk.host.web.throttle import AuthThrottle
+
+if TYPE_CHECKING:
+    from baulk.host.venue.daemon import Daemon
+
+STATIC = Path(__file__).resolve().with_name("static")
+MAX_BODY = 16 * 1024
+LANGS = ("en", "fa")
+DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
+THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
+GUARD_KEY: web.AppKey[ConnectionGuard] = web.AppKey("connection_guard")
+FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
+
+
+def error(status: int, text: str, lang: str | None = None) -> web.Response:
+    body = {"error": text}
+    if lang is not None:
+        body["message"] = localise(text, lang)
+    return json_response(body, status=status)
+
+
+def lang_of(request: web.Request) -> str:
+    """The language the request asks for (``?lang=fa``), English otherwise."""
+    lang = request.query.get("lang", "en")
+    return lang if lang in LANGS else "en"
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, dumps=lambda v: json.dumps(v, ensure_ascii=False))
+
+
+def page(request: web.Request, name: str) -> web.Response:
+    """One of the static pages, from memory."""
+    return files.respond(request, request.app[FILES_KEY][name])
+
+
+async def read_body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
+    try:
+        raw = await request.content.read(MAX_BODY + 1)
+    except (TimeoutError, ConnectionError):
+        return error(400, "the request body could not be read", lang)
+    if len(raw) > MAX_BODY:
+        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number of 4300+ digits
+        return error(400, f"the body must be a JSON object: {str(e)[:120]}", lang)
+    except RecursionError:
+        return error(400, "the body must be a JSON object: it is nested too deeply", lang)
+    if not isinstance(data, dict):
+        return error(400, "the body must be a JSON object", lang)
+    return data

@@ -1,0 +1,58 @@
+"""The pockets' sensors through the API (docs/API.md, "Pockets"):
+
+    GET  /api/tables/{table}/sensors       counts per pocket, the latest pocket
+                                           check, the log of disagreements (public)
+    POST /api/tables/{table}/pocket-check  {"who"?}  start a pocket check
+                                           (operator token or console sign-in + CSRF)
+
+The device refuses a check mid-frame (409 with its reason) and nothing
+changes.  The reads run on the player pages' read-only connection
+(host/web/players.py), off the event loop; errors, the sign-in and the
+body's reading are the app's own (host/web/app.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from baulk.host.store import sensor_queries
+from baulk.host.venue.live import SCHEMA_VERSION
+from baulk.host.web.action_checks import check_name
+from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
+from baulk.host.web.operator import run_action
+from baulk.host.web.players import READER_KEY
+
+
+def parse_check(data: dict[str, Any]) -> str | None:
+    """The body of a pocket check request: only ``who``, the operator."""
+    extra = sorted(set(data) - {"who"})
+    if extra:
+        raise ValueError(f"unknown key '{extra[0]}' (allowed: who)")
+    who = data.get("who")
+    return check_name(who, "who") if who is not None else None
+
+
+async def get_sensors(request: web.Request) -> web.Response:
+    daemon = request.app[DAEMON_KEY]
+    table = request.match_info["table"]
+    if table not in daemon.tables:
+        return error(404, f"there is no table '{table}'", lang_of(request))
+    found = await request.app[READER_KEY].run(sensor_queries.table_sensors, table)
+    found["checking"] = bool(daemon.tables[table].view.sensors.get("checking"))
+    response = json_response({"schema": SCHEMA_VERSION, **found})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def start_check(request: web.Request) -> web.Response:
+    return await run_action(
+        request, parse_check, lambda d, t, who: d.actions.start_pocket_check(t, who)
+    )
+
+
+def add_routes(app: web.Application) -> None:
+    r = app.router
+    r.add_get("/api/tables/{table}/sensors", get_sensors)
+    r.add_post("/api/tables/{table}/pocket-check", start_check)

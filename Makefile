@@ -7,11 +7,22 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+LINKS  := $(VENV)/.linked-stamp
 NODE_STAMP := node_modules/.installed-stamp
+# The editable install is setuptools' strict mode: build/__editable__.*/baulk/
+# holds a link to every file of the packages, so mypy, pyright and editors
+# resolve ``baulk.*`` exactly as Python does.  A link tree does not see a file
+# added later, so this list of the packages' files is kept up to date on every
+# run, and when it changes the tree is linked again ($(LINKS), a few seconds).
+FILES  := $(VENV)/.package-files
+$(shell mkdir -p $(VENV) && find firmware protocol host -type f -not -path '*/__pycache__/*' \
+	-not -name '*.pyc' | LC_ALL=C sort > $(FILES).new && \
+	{ cmp -s $(FILES).new $(FILES) || mv $(FILES).new $(FILES); }; rm -f $(FILES).new)
+EDITABLE := --config-settings editable_mode=strict
 
 .PHONY: setup test check lint typecheck pytest demo bench clean system-deps
 
-setup: $(STAMP) $(NODE_STAMP)
+setup: $(STAMP) $(LINKS) $(NODE_STAMP)
 
 # Debian packages that the tests need and a fresh machine may lack.
 system-deps:
@@ -20,13 +31,17 @@ system-deps:
 $(STAMP): pyproject.toml | system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -U pip setuptools
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[dev]' $(EDITABLE)
 	# MicroPython stubs for the device-only type check, each in its own folder
 	# so the device's stdlib stubs never leak into the host's type check.
 	$(PY) -m pip install -q --disable-pip-version-check --target $(VENV)/mpy-stubs/rp2 \
 		'micropython-rp2-rpi-pico-stubs==1.29.0.post1'
 	$(PY) -m pip install -q --disable-pip-version-check --target $(VENV)/mpy-stubs/esp32 \
 		'micropython-esp32-stubs==1.29.0.post1'
+	touch $@ $(LINKS)
+
+$(LINKS): $(FILES) | $(STAMP)
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e . $(EDITABLE)
 	touch $@
 
 $(NODE_STAMP): package.json package-lock.json | system-deps
@@ -37,20 +52,25 @@ lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# Three mypy runs, each with its own cache so that they can run side by side:
-# the host, and the device code against each board's MicroPython stubs.
-TYPECHECKS := typecheck-host typecheck-pico typecheck-esp32
+# Three mypy runs, each with its own cache so that they can run side by side
+# (the host, and the device code against each board's MicroPython stubs), and pyright.
+TYPECHECKS := typecheck-host typecheck-pico typecheck-esp32 typecheck-editor
 .PHONY: $(TYPECHECKS)
 typecheck: $(TYPECHECKS)
 
 typecheck-host: setup
-	$(PY) scripts/typecheck.py --cache-dir .mypy_cache/host
+	$(BIN)/mypy --cache-dir .mypy_cache/host
 
 typecheck-pico: setup
-	$(PY) scripts/typecheck.py --config-file firmware/mypy-device.ini --cache-dir .mypy_cache/pico
+	$(BIN)/mypy --config-file firmware/mypy-device.ini --cache-dir .mypy_cache/pico
 
 typecheck-esp32: setup
-	$(PY) scripts/typecheck.py --config-file firmware/mypy-device-esp32.ini --cache-dir .mypy_cache/esp32
+	$(BIN)/mypy --config-file firmware/mypy-device-esp32.ini --cache-dir .mypy_cache/esp32
+
+# pyright, the checker inside VS Code's Python extension, as an editor sees
+# the checkout (pyrightconfig.json): every import resolves, basic mode.
+typecheck-editor: setup
+	node_modules/.bin/pyright
 
 # Every test, on both cores (pytest-xdist): 14 minutes one at a time.
 pytest: setup

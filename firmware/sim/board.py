@@ -319,6 +319,7 @@ class SimBoard:
         return self.cfg.KEYMAP.index(bytes((code,)))
 
     def press(self, name, hold=80, bounce=0, at=None):
+        # type: (str, int | None, int, int | None) -> int
         """Press a key (by its name in keypad_flow.KEY_NAMES) for `hold` ms
         (None: until release()); `bounce` contact chatters first (a toggle
         every millisecond)."""
@@ -328,9 +329,9 @@ class SimBoard:
             self.at(t + i, self._key, (pos, i % 2 == 0))
         self.at(t + bounce, self._key, (pos, True))
         if hold is None:
-            return t + bounce
+            return int(t + bounce)
         self.at(t + bounce + hold, self._key, (pos, False))
-        return t + bounce + hold
+        return int(t + bounce + hold)
 
     def release(self, name, at=None):
         """Let go of a key pressed with hold=None."""

@@ -53,6 +53,9 @@ class NoReports:
     def name_fix(self, match_id: str) -> list[Any] | None:
         return None
 
+    def name_fix_record(self, match_id: str) -> dict[str, Any] | None:
+        return None
+
     def match(self, match_id: str) -> dict[str, Any] | None:
         return None
 

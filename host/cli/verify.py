@@ -104,13 +104,16 @@ def _store(args: argparse.Namespace, key: bytes) -> list[Verdict]:
 
 
 def _print(v: Verdict) -> None:
-    if not v.findings:
+    findings = [f for f in v.findings if f.kind != "annotation"]
+    if not findings:
         print(f"match {v.match_id}: verified: {v.events} events, {v.checkpoints} checkpoints")
-        return
-    head = "TAMPERED" if v.tampered else "not covered yet"
-    print(
-        f"match {v.match_id}: {head}: {v.events} events verified, "
-        f"{v.checkpoints} checkpoints hold, {len(v.findings)} finding(s):"
-    )
-    for f in v.findings:
-        print(f"  {f.kind}: {f.text}")
+    else:
+        head = "TAMPERED" if v.tampered else "not covered yet"
+        print(
+            f"match {v.match_id}: {head}: {v.events} events verified, "
+            f"{v.checkpoints} checkpoints hold, {len(findings)} finding(s):"
+        )
+        for f in findings:
+            print(f"  {f.kind}: {f.text}")
+    for f in v.annotations:
+        print(f"  the venue's annotation: {f.text}")

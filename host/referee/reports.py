@@ -184,6 +184,7 @@ TEXT = {
         "print": "Print",
         "report_link": "Match report",
         "fill_in": "to be filled in by hand",
+        "names_fixed": "Names corrected by the venue; the table recorded {names}.",
     },
     "fa": {
         "title": "گزارش مسابقه",
@@ -216,6 +217,7 @@ TEXT = {
         "print": "چاپ",
         "report_link": "گزارش مسابقه",
         "fill_in": "با دست پر شود",
+        "names_fixed": "نام‌ها را باشگاه اصلاح کرده است؛ میز ثبت کرده بود: {names}.",
     },
 }
 
@@ -326,13 +328,20 @@ def html_page(report: dict[str, Any], lang: str = "en", table_name: str | None =
         facts.append(time_html(m["started_ms"]))
     sep = '<span class="sep" aria-hidden="true">|</span>'
     title = f"{t['title']}: {esc(names[0])} – {esc(names[1])}"
+    # The venue's correction is its own, not the table's signed record: say so.
+    fixed = (report.get("annotations") or {}).get("names")
+    note = ""
+    if fixed is not None:
+        signed = " – ".join(name_html(n) for n in names_of(fixed.get("signed")))
+        note = f'<p class="note">{t["names_fixed"].format(names=signed)}</p>\n'
+
     return f"""{head_html(title, lang, "report.css", "stats.css")}<body><main>
 <nav>{lang_link(lang)} <a href="/report/{mid}/sheet{q}">{t["sheet"]}</a></nav>
 <h1 class="result"><span class="n0">{name_html(names[0])}</span>
  <span class="fw"><span>{_num(won[0], lang)}</span><span>{_num(won[1], lang)}</span></span>
  <span class="n1">{name_html(names[1])}</span></h1>
 <p class="sub">{sep.join(facts)}</p>
-<p class="export">{t["export"]}: <a href="/api/matches/{mid}/report.csv">{t["export_csv"]}</a>
+{note}<p class="export">{t["export"]}: <a href="/api/matches/{mid}/report.csv">{t["export_csv"]}</a>
  {sep} <a href="/api/matches/{mid}/report.json">{t["export_json"]}</a></p>
 <h2>{t["frames"]}</h2>
 <div class="scroll"><table><thead><tr><th>{t["frame"]}</th><th>{name_html(names[0])}</th>

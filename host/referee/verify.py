@@ -16,8 +16,14 @@ the next:
   event; inserted: an event with no mark);
 * a stored event whose columns (input, scores, refusal, source) differ from
   its own body bytes was edited in the store;
-* the report's content is rebuilt from the verified bodies by the same
-  shadow referee, store and report code the daemon uses, and compared.
+* a frame that ended with no checkpoint after it is a deleted checkpoint
+  (the device signs at every frame's end), never merely "not covered yet";
+* the report is rebuilt from the verified bodies by the same shadow referee,
+  store and report code the daemon uses, and compared field by field:
+  scores, progressions, breaks, each frame's ball accounting, each player's
+  statistics, the result.  Only the host's own clock times are not the
+  table's to sign.  What the venue adds on top (corrected names) is carried
+  as its annotation, listed in the verdict and never taken for the table's.
 
 The marks locate; the MAC'd head decides.  A CRC can be forged on purpose,
 so an attacker may mislead the location, never the verdict.
@@ -31,6 +37,7 @@ import hashlib
 import hmac
 import json
 import logging
+import sqlite3
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -41,6 +48,7 @@ import cbor2
 
 from baulk.firmware import names
 from baulk.host.referee import reports
+from baulk.host.referee.name_fixes import annotated_report
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import Batch, EventRow, Store, StoreReader
 from baulk.protocol import host_codec, messages
@@ -59,7 +67,9 @@ UNCOVERED = 3  # nothing wrong, but some events are not signed by a checkpoint y
 class Finding:
     """One thing that does not hold, located."""
 
-    kind: str  # forged, changed, deleted, inserted, edited, uncovered, report
+    # forged, changed, deleted, inserted, edited, unsigned, report: tampering;
+    # uncovered: not signed yet; annotation: the venue's, listed, not the table's
+    kind: str
     text: str
     seq: int | None = None  # the event concerned, when one is
     checkpoint: int | None = None  # the seq of the checkpoint that exposes it
@@ -77,13 +87,17 @@ class Verdict:
 
     @property
     def tampered(self) -> bool:
-        return any(f.kind != "uncovered" for f in self.findings)
+        return any(f.kind not in NOT_TAMPERING for f in self.findings)
+
+    @property
+    def annotations(self) -> list[Finding]:
+        return [f for f in self.findings if f.kind == "annotation"]
 
     @property
     def status(self) -> int:
         if self.tampered:
             return TAMPERED
-        return UNCOVERED if self.findings else VERIFIED
+        return UNCOVERED if any(f.kind == "uncovered" for f in self.findings) else VERIFIED
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -91,8 +105,13 @@ class Verdict:
             "verified": self.status == VERIFIED,
             "events": self.events,
             "checkpoints": self.checkpoints,
-            "findings": [f.as_dict() for f in self.findings],
+            "findings": [f.as_dict() for f in self.findings if f.kind != "annotation"],
+            "annotations": [f.as_dict() for f in self.annotations],
         }
+
+
+NOT_TAMPERING = ("uncovered", "annotation")
+MOST_REPORT_FINDINGS = 50  # a report rebuilt from another record differs everywhere
 
 
 class LedgerError(ValueError):
@@ -152,10 +171,13 @@ def check_chain(
     first: int,
     last: int,
     verdict: Verdict,
+    frame_ends: Iterable[int] = (),
 ) -> set[int]:
     """Walk the chain over ``events`` from checkpoint to checkpoint; add what
     does not hold to ``verdict``.  ``first``..``last`` are the seqs that must be
-    covered.  Returns the seqs of the events proven to be the device's."""
+    covered; ``frame_ends`` the seqs of the events that ended a frame, each of
+    which the device signed with a checkpoint.  Returns the seqs of the events
+    proven to be the device's."""
     good: list[LedgerCheckpoint] = []
     for cp in sorted(checkpoints, key=lambda c: (c.at, c.seq)):
         if not hmac.compare_digest(mac_of(key, cp.at, cp.boot, cp.head, cp.marks), cp.mac):
@@ -194,7 +216,17 @@ def check_chain(
         prev_at, prev_head = cp.at, cp.head
     verdict.events = len([s for s in proven if first <= s <= last])
     rest = [e.seq for e in events if e.seq > prev_at and e.seq <= last]
-    if rest:
+    unsigned = sorted(s for s in frame_ends if s > prev_at and first <= s <= last)
+    for seq in unsigned:
+        verdict.findings.append(
+            Finding(
+                "unsigned",
+                f"event {seq} ended a frame, but no checkpoint signs it (the device signs "
+                "at every frame's end): a checkpoint was deleted, or the record was cut",
+                seq=seq,
+            )
+        )
+    if rest and not unsigned:
         verdict.findings.append(
             Finding(
                 "uncovered",
@@ -310,22 +342,113 @@ def check_columns(events: Iterable[LedgerEvent], verdict: Verdict) -> None:
 
 
 # ---------------------------------------------------------------------- the report
-# What a report says that the device's events decide (times are the host's).
-def _content(report: dict[str, Any]) -> dict[str, Any]:
-    m = report.get("match") or {}
-    return {
-        "match": {
-            k: m.get(k) for k in ("match_id", "players", "best_of", "reds", "frames_won", "winner")
-        },
-        "frames": [
-            {k: f.get(k) for k in ("frame", "scores", "winner", "progression")}
-            for f in report.get("frames") or []
-        ],
-        "breaks": [
-            {k: b.get(k) for k in ("frame", "side", "player", "points")}
-            for b in report.get("breaks") or []
-        ],
-    }
+# What a report says that the table did not sign: the times of the host's own
+# clock (when its store received an event), and the venue's annotations.
+HOST_TIMES = {
+    ("match", "started_ms"),
+    ("match", "ended_ms"),
+    ("frames", "ended_ms"),
+    ("breaks", "ended_ms"),
+}
+NOT_SIGNED = ("ledger", "annotations")
+
+
+def signed_content(report: dict[str, Any]) -> dict[str, Any]:
+    """A report without what the table does not sign."""
+    out: dict[str, Any] = {}
+    for part, value in report.items():
+        if part in NOT_SIGNED:
+            continue
+        if isinstance(value, dict):
+            value = {k: v for k, v in value.items() if (part, k) not in HOST_TIMES}
+        elif isinstance(value, list):
+            value = [
+                {k: v for k, v in x.items() if (part, k) not in HOST_TIMES}
+                if isinstance(x, dict)
+                else x
+                for x in value
+            ]
+        out[part] = value
+    return out
+
+
+def differences(said: Any, made: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Where two JSON values differ: (path, said, made), outermost first."""
+    if isinstance(said, dict) and isinstance(made, dict):
+        out = []
+        for k in sorted(set(said) | set(made), key=str):
+            out += differences(said.get(k), made.get(k), f"{path}.{k}" if path else str(k))
+        return out
+    if isinstance(said, list) and isinstance(made, list) and len(said) == len(made):
+        out = []
+        for i, (x, y) in enumerate(zip(said, made, strict=True)):
+            out += differences(x, y, f"{path}[{i + 1}]")
+        return out
+    return [] if said == made else [(path, said, made)]
+
+
+@dataclass
+class Replay:
+    """What the device's events make: the report, the events that ended a
+    frame (each signed by a checkpoint on the device), and the match's rows
+    of every projection the store keeps."""
+
+    report: dict[str, Any] | None
+    frame_ends: list[int]
+    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+
+
+# The store's projections of a match, which its pages, reports and bills are
+# read from, and the columns of each that the table's events do not decide:
+# the host's clock, and row ids of the host's own store.
+PROJECTIONS: dict[str, tuple[str, ...]] = {
+    "matches": ("started_ms", "ended_ms"),
+    "frames": ("ended_ms",),
+    "breaks": ("id", "ended_ms"),
+    "match_players": ("started_ms",),
+    "player_frames": (),
+    "player_fouls": (),
+    "frame_accounts": (),
+    "frame_play": ("start_id", "end_id"),
+}
+
+
+def projection_rows(db: sqlite3.Connection, match_id: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Each projection's rows of one match, without the host's own columns."""
+    out = {}
+    for table, skip in PROJECTIONS.items():
+        columns = [r[1] for r in db.execute(f"PRAGMA table_info({table})") if r[1] not in skip]
+        listed = ", ".join(columns)
+        rows = db.execute(
+            f"SELECT {listed} FROM {table} WHERE match_id = ? ORDER BY {listed}", (match_id,)
+        ).fetchall()
+        out[table] = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in r) for r in rows]
+    return out
+
+
+def check_projections(
+    stored: dict[str, list[tuple[Any, ...]]], again: Replay, verdict: Verdict
+) -> None:
+    """The store's projection rows of the match against those its events make."""
+    for table, made in again.rows.items():
+        have = stored.get(table, [])
+        extra = [r for r in have if r not in made]
+        missing = [r for r in made if r not in have]
+        for r in extra[:10]:
+            verdict.findings.append(
+                Finding(
+                    "report",
+                    f"the store's {table} holds {_short(list(r))}, which the "
+                    "device's events do not make",
+                )
+            )
+        for r in missing[:10]:
+            verdict.findings.append(
+                Finding(
+                    "report",
+                    f"the store's {table} lacks {_short(list(r))}, which the device's events make",
+                )
+            )
 
 
 def replayed_report(
@@ -333,6 +456,10 @@ def replayed_report(
 ) -> dict[str, Any] | None:
     """The report the device's events make, by the daemon's own shadow
     referee, store writer and report code, in a store of its own."""
+    return replay(table_id, match_id, events).report
+
+
+def replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
     # Their warnings on a tampered record (the shadow's alerts, a repeat the
     # store drops) are for a daemon's log; here the findings say it.
     quiet = [logging.getLogger(n) for n in ("baulk.shadow", "baulk.store")]
@@ -340,17 +467,16 @@ def replayed_report(
     for q in quiet:
         q.setLevel(logging.ERROR)
     try:
-        return _replayed_report(table_id, match_id, events)
+        return _replay(table_id, match_id, events)
     finally:
         for q, level in zip(quiet, levels, strict=True):
             q.setLevel(level)
 
 
-def _replayed_report(
-    table_id: str, match_id: str, events: list[LedgerEvent]
-) -> dict[str, Any] | None:
+def _replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
     shadow = ShadowReferee(table_id)
     rows = []
+    frame_ends = []
     for e in sorted(events, key=lambda e: e.seq):
         if e.body is None:
             continue
@@ -361,6 +487,8 @@ def _replayed_report(
         assert isinstance(record, host_codec.Event)
         key = (record.boot or e.boot, e.seq)
         applied = shadow.apply(record.input, key, record.scores, record.rejected, 0)
+        if applied.frames_done and applied.match_id == match_id:
+            frame_ends.append(e.seq)
         rows.append(
             EventRow(
                 table_id,
@@ -383,39 +511,66 @@ def _replayed_report(
             store.close()
         reader = StoreReader(path)
         try:
-            return reports.build(reader, match_id)
+            report = reports.build(reader, match_id)
+            projected = projection_rows(reader.db, match_id)
         finally:
             reader.close()
+    # As the API serves it (JSON), so that both sides compare alike.
+    made = json.loads(json.dumps(report)) if report is not None else None
+    return Replay(made, frame_ends, projected)
 
 
-def check_report(
-    report: dict[str, Any], table_id: str, events: list[LedgerEvent], verdict: Verdict
-) -> None:
-    """What the report says against what the device's events make."""
-    again = replayed_report(table_id, verdict.match_id, events)
-    if again is None:
+def check_report(report: dict[str, Any], again: Replay, verdict: Verdict) -> None:
+    """Every field of the report the table's events decide, against what
+    those events make; the venue's annotations listed apart."""
+    made = again.report
+    if made is None:
         verdict.findings.append(
             Finding("report", f"the device's events hold no match {verdict.match_id}")
         )
         return
-    said, made = _content(report), _content(again)
-    for k, v in made["match"].items():
-        if said["match"].get(k) != v:
+    fix = (report.get("annotations") or {}).get("names")
+    if fix is not None:
+        try:
+            made = annotated_report(made, fix)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            verdict.findings.append(Finding("report", "the report's name annotation is malformed"))
+            return
+        signed = made["annotations"]["names"]["signed"]
+        if fix.get("signed") != signed:
             verdict.findings.append(
                 Finding(
                     "report",
-                    f"the report's {k} is {said['match'].get(k)!r}; the device's events make {v!r}",
+                    f"the annotation says the table recorded {fix.get('signed')!r}; "
+                    f"the device's events hold {signed!r}",
                 )
             )
-    for part in ("frames", "breaks"):
-        a, b = said[part], made[part]
-        for i in range(max(len(a), len(b))):
-            x = a[i] if i < len(a) else None
-            y = b[i] if i < len(b) else None
-            if x != y:
-                verdict.findings.append(
-                    Finding("report", f"{part} #{i + 1}: the report has {x}; the events make {y}")
-                )
+        verdict.findings.append(
+            Finding(
+                "annotation",
+                f"the venue corrected the names from {signed!r} to {fix.get('players')!r} "
+                f"(by {fix.get('who') or 'an unnamed operator'}, at {fix.get('at_ms')}): "
+                "the venue's record, not signed by the table",
+            )
+        )
+    said = json.loads(json.dumps(report))
+    found = differences(signed_content(said), signed_content(made))
+    for path, x, y in found[:MOST_REPORT_FINDINGS]:
+        verdict.findings.append(
+            Finding(
+                "report",
+                f"the report's {path} is {_short(x)}; the device's events make {_short(y)}",
+            )
+        )
+    if len(found) > MOST_REPORT_FINDINGS:
+        verdict.findings.append(
+            Finding("report", f"... and {len(found) - MOST_REPORT_FINDINGS} more differences")
+        )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=lambda b: b.hex())
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 # ---------------------------------------------------------------------- entry points
@@ -434,11 +589,18 @@ def verify_store(reader: StoreReader, match_id: str, key: bytes) -> Verdict:
     cps = [_checkpoint(c["seq"], c["boot_id"], c["at_seq"], c["head"], c["marks"], c["mac"])
            for c in stored["checkpoints"]]  # fmt: skip
     first, last = _match_span(events, match_id)
-    check_chain(key, events, cps, first, last, verdict)
+    again = replay(stored["table"], match_id, events)
+    check_chain(key, events, cps, first, last, verdict, again.frame_ends)
     check_columns(events, verdict)
+    # The store's report is made from its projections (frames, breaks, the
+    # players' figures, the ball accounting) and the venue's name fix.
     report = reports.build(reader, match_id)
     if report is not None:
-        check_report(report, stored["table"], events, verdict)
+        report = annotated_report(report, reader.name_fix_record(match_id))
+        check_report(report, again, verdict)
+    # Row by row too: a figure the report sums or takes the most of (a
+    # player's frame, his fouls, the minutes a bill charges) may hide there.
+    check_projections(projection_rows(reader.db, match_id), again, verdict)
     return verdict
 
 
@@ -475,8 +637,9 @@ def verify_report(report: dict[str, Any], key: bytes) -> Verdict:
         ) from None
     verdict = Verdict(match_id)
     first, last = _match_span(events, match_id)
-    check_chain(key, events, cps, first, last, verdict)
-    check_report(report, table_id, events, verdict)
+    again = replay(table_id, match_id, events)
+    check_chain(key, events, cps, first, last, verdict, again.frame_ends)
+    check_report(report, again, verdict)
     return verdict
 
 

@@ -388,6 +388,16 @@ class StoreReader(SessionReader):
         ).fetchone()
         return json.loads(row[0]) if row is not None else None
 
+    def name_fix_record(self, match_id: str) -> dict[str, Any] | None:
+        """The venue's correction of a match's names: the players, who made it
+        and when (None: none)."""
+        row = self.db.execute(
+            "SELECT players, who, at_ms FROM name_fixes WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return {"players": json.loads(row[0]), "who": row[1], "at_ms": row[2]}
+
     def match(self, match_id: str) -> dict[str, Any] | None:
         r = self.db.execute("SELECT * FROM matches WHERE match_id = ?", (match_id,)).fetchone()
         return _match_dict(r) if r else None

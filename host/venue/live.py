@@ -64,7 +64,7 @@ class TableView:
     extras: dict[str, Any] = field(default_factory=dict)
     events: int = 0
     store: dict[str, Any] = field(default_factory=lambda: {"ok": True})
-    # {"match_id", "players"}: names corrected at the desk (host/web/name_fixes.py)
+    # {"match_id", "players"}: names corrected at the desk (host/referee/name_fixes.py)
     names_fix: dict[str, Any] | None = None
     # The pockets' sensors (host/referee/sensors.py): a pocket check running, the
     # pockets the last one failed or found weak, and when the store last

@@ -11,11 +11,11 @@ from aiohttp import web
 from baulk.firmware import names
 from baulk.host.config import valid_table_id
 from baulk.host.referee import reports
+from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import sheet
 from baulk.host.web.action_checks import BEST_OF_MAX, NAME_BYTES
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
-from baulk.host.web.name_fixes import fixed_match, fixed_report
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -26,7 +26,7 @@ def _report(request: web.Request, ledger: bool = False) -> dict[str, Any] | None
     report = reports.build(reader, request.match_info["match"], ledger=ledger)
     if report is None:
         return None
-    return fixed_report(report, reader.name_fix(report["match"]["match_id"]))
+    return annotated_report(report, reader.name_fix_record(report["match"]["match_id"]))
 
 
 def _table_name(daemon: Daemon, table_id: str) -> str | None:

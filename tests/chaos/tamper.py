@@ -6,10 +6,14 @@ a real daemon (tests/host/ledger_fixture.py).  Each trial takes a fresh copy
 of the store, or of the report exported from it, and makes one change at
 random: an event's columns edited, an event's bytes changed (its columns
 along with them), an event deleted, a forged event inserted, a checkpoint
-altered, a report's frame, break or result changed, or an event of the
-report's ledger changed, deleted or inserted.  `baulk verify` must find
-each one (detected) and name the event and the checkpoint it concerns
-(located).
+altered, a checkpoint deleted and the projections rebuilt, a stored frame or
+a player's figures edited, any field the table signs of a report changed
+(a frame, a break, the result, the names, any figure of a player's
+statistics or of a frame's ball accounting), or an event of the report's
+ledger changed, deleted or inserted.  `baulk verify` must find each one
+(detected) and name the event and the checkpoint it concerns (located).  The
+untouched store and report verify, and so does a report whose names the
+venue corrected (its annotation).
 """
 
 from __future__ import annotations
@@ -28,13 +32,24 @@ import cbor2
 
 from baulk.firmware.sim.board import SIM_KEY
 from baulk.host.referee import reports
+from baulk.host.referee.name_fixes import annotated_report
+from baulk.host.referee.rebuild import rebuild
 from baulk.host.referee.verify import TAMPERED, Verdict, verify_report, verify_store
 from baulk.host.store import StoreReader
 from baulk.protocol import messages
 from tests.host.ledger_fixture import device_stream, store_stream
 
 KEY = bytes.fromhex(SIM_KEY)
-STORE_KINDS = ("edited", "changed", "deleted", "inserted", "forged", "report")
+STORE_KINDS = (
+    "edited",
+    "changed",
+    "deleted",
+    "inserted",
+    "forged",
+    "report",
+    "figures",
+    "unsigned",
+)
 REPORT_KINDS = ("report", "changed", "deleted", "inserted")
 
 # (what was tampered, the finding it must give, its seq, its checkpoint)
@@ -111,6 +126,20 @@ def _tamper_store(rec: Record, path: Path, kind: str, rng: random.Random) -> Exp
                 f"UPDATE checkpoints SET {column} = ? WHERE seq = ?", (bytes(value), cp["seq"])
             )
             return kind, "forged", None, int(cp["seq"])
+        if kind == "figures":  # a player's figures of one frame (the player pages' rows)
+            column = rng.choice(("visit_points", "high_break", "fouls", "foul_points", "visits"))
+            db.execute(
+                f"UPDATE player_frames SET {column} = {column} + 1 "
+                "WHERE match_id = ? AND frame = ? AND side = ?",
+                (rec.match_id, rng.choice(rec.report["frames"])["frame"], rng.randrange(2)),
+            )
+            return kind, "report", None, None
+        if kind == "unsigned":  # a frame's checkpoint deleted, the projections made again
+            cp = rng.choice(rec.checkpoints[1:] or rec.checkpoints)
+            db.execute("DELETE FROM checkpoints WHERE at_seq >= ?", (cp["at_seq"],))
+            db.close()
+            rebuild(path)
+            return kind, "unsigned", None, None
         # report: the store's own projections, which its report is made of
         frame = rng.choice(rec.report["frames"])
         db.execute(
@@ -143,15 +172,42 @@ def _tamper_report(rec: Record, kind: str, rng: random.Random) -> tuple[dict[str
         forged = _altered(bytes.fromhex(events[i]["body"]))[0].hex()
         events.insert(i + 1, {"seq": seq, "boot": events[i]["boot"], "body": forged})
         return report, (f"report {kind}", "inserted", seq, rec.covering(seq))
-    part = rng.choice(["frames", "match"] + (["breaks"] if report["breaks"] else []))
+    parts = ["frames", "match", "names", "statistics", "accounting"]
+    part = rng.choice(parts + (["breaks"] if report["breaks"] else []))
     if part == "frames":
         f = rng.choice(report["frames"])
         f["scores"] = [f["scores"][0], f["scores"][1] + 1]
     elif part == "breaks":
         rng.choice(report["breaks"])["points"] += 1
+    elif part == "names":
+        report["match"]["names"] = [report["match"]["names"][0], "Someone Else"]
+    elif part == "statistics":
+        _bump_a_number(rng.choice(report["statistics"]), rng)
+    elif part == "accounting":
+        accounted = [f["accounting"] for f in report["frames"] if f["accounting"]]
+        _bump_a_number(rng.choice(accounted), rng)
     else:
         report["match"]["winner"] = 1 - (report["match"]["winner"] or 0)
     return report, (f"report {part}", "report", None, None)
+
+
+def _bump_a_number(part: dict[str, Any], rng: random.Random) -> None:
+    """Add one to a number anywhere inside ``part`` (a figure, a count)."""
+    found: list[tuple[Any, Any]] = []
+
+    def walk(node: Any) -> None:
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
+            if isinstance(v, bool):
+                continue
+            if isinstance(v, int):
+                found.append((node, k))
+            elif isinstance(v, (dict, list)):
+                walk(v)
+
+    walk(part)
+    node, key = rng.choice(found)
+    node[key] += 1
 
 
 def _judge(v: Verdict, expect: Expect) -> tuple[bool, bool]:
@@ -184,6 +240,12 @@ def run(seed: int, trials: int, best_of: int = 3) -> dict[str, Any]:
         finally:
             reader.close()
         clean_report = verify_report(rec.report, KEY).status
+        # The venue corrects the names: its annotation, and still verified.
+        fixed = annotated_report(
+            rec.report,
+            {"players": ["Ali Ahmadi-Zand", "Reza"], "who": "desk", "at_ms": 1_764_000_000_000},
+        )
+        clean_annotated = verify_report(json.loads(json.dumps(fixed)), KEY).status
         for n in range(trials):
             if n % 3 == 2:
                 report, expect = _tamper_report(rec, rng.choice(REPORT_KINDS), rng)
@@ -210,6 +272,7 @@ def run(seed: int, trials: int, best_of: int = 3) -> dict[str, Any]:
         "checkpoints": len(rec.checkpoints),
         "clean_store": clean,
         "clean_report": clean_report,
+        "clean_annotated_report": clean_annotated,
         "trials": trials,
         "detected": sum(detected.values()),
         "located": sum(located.values()),

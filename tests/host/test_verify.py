@@ -19,6 +19,8 @@ import pytest
 from baulk.firmware.sim.board import SIM_KEY
 from baulk.host.cli import main as cli
 from baulk.host.referee import reports
+from baulk.host.referee.name_fixes import annotated_report
+from baulk.host.referee.rebuild import rebuild
 from baulk.host.referee.verify import (
     TAMPERED,
     UNCOVERED,
@@ -119,7 +121,8 @@ def test_an_untouched_match_verifies_in_the_store_and_in_its_report(store: Path)
 
 def test_a_wrong_key_fails_every_checkpoint(store: Path) -> None:
     v = verify_store(StoreReader(store), match_id(store), bytes(32))
-    assert v.status == TAMPERED and kinds(v) == {"forged", "uncovered"}
+    # Every checkpoint fails, so the frame that ended is signed by none.
+    assert v.status == TAMPERED and kinds(v) == {"forged", "unsigned"}
     assert len(found(v, "forged")) >= 3
 
 
@@ -191,7 +194,7 @@ def test_an_edited_frame_in_the_store_is_found_in_its_report(store: Path) -> Non
         c.execute("UPDATE frames SET scores = '[1, 0]' WHERE frame = 1")
     v = verify(store)
     assert v.status == TAMPERED and kinds(v) == {"report"}
-    assert any("frames #1" in f.text for f in v.findings)
+    assert any("frames[1].scores" in f.text for f in v.findings)
 
 
 # ---------------------------------------------------------------------- exported reports
@@ -261,11 +264,50 @@ def test_baulk_verify_says_verified_tampered_or_not_yet(
     assert "TAMPERED" in text and f"checkpoint {covering(store, seq)}" in text
 
 
+def frame_end(store: Path) -> int:
+    """The seq of the event that ended the (last) frame."""
+    with db(store) as c:
+        cp = c.execute("SELECT max(at_seq) FROM checkpoints").fetchone()[0]
+    return int(cp)
+
+
 def test_a_match_in_play_is_not_covered_yet(store: Path) -> None:
-    with db(store) as c:  # the last checkpoint was never received: as if in play
-        c.execute("DELETE FROM checkpoints WHERE at_seq = (SELECT max(at_seq) FROM checkpoints)")
+    # As the store holds a match mid-frame: the frame's end (and the
+    # checkpoint the device signs at it) not received yet.
+    end = frame_end(store)
+    with db(store) as c:
+        c.execute("DELETE FROM checkpoints WHERE at_seq >= ?", (end,))
+        c.execute("DELETE FROM events WHERE seq >= ?", (end,))
+    rebuild(store)  # the projections as that store would hold them
     v = verify(store)
     assert v.status == UNCOVERED and kinds(v) == {"uncovered"}
+
+
+def test_a_finished_frame_without_its_checkpoint_is_tampered(store: Path) -> None:
+    # The frame ended: the device signed it.  A missing checkpoint is a
+    # deleted one, never "not covered yet".
+    end = frame_end(store)
+    with db(store) as c:
+        c.execute("DELETE FROM checkpoints WHERE at_seq >= ?", (end,))
+    v = verify(store)
+    assert v.status == TAMPERED
+    assert found(v, "unsigned") == [(end, None)]
+
+
+def test_deleting_the_checkpoints_and_rebuilding_does_not_soften_the_verdict(
+    store: Path,
+) -> None:
+    # A changed pot, then its checkpoints deleted and the projections made
+    # again from the changed events: still TAMPERED, never "not covered yet".
+    seq, body = pots(store)[3]
+    forged, ev = _red_to_black(body)
+    with db(store) as c:
+        c.execute("UPDATE events SET body = ?, ev = ? WHERE seq = ?", (forged, json.dumps(ev), seq))
+        c.execute("DELETE FROM checkpoints")
+    rebuild(store)
+    v = verify(store)
+    assert v.status == TAMPERED
+    assert "unsigned" in kinds(v)
 
 
 def test_bad_input_gets_a_sentence_and_status_2(
@@ -284,3 +326,102 @@ def test_bad_input_gets_a_sentence_and_status_2(
     assert "no store" in err and "not a match report" in err
     assert "Traceback" not in err
     assert cli.main(["verify", "--key", str(key), "--store", str(store), "--match", "x"]) == 2
+
+
+# ---------------------------------------------------------------------- every field of a report
+def _bump(part: dict[str, Any], key: str, by: int = 1) -> None:
+    part[key] = part[key] + by
+
+
+EDITS: dict[str, Any] = {
+    "match.names": lambda r: r["match"].update(names=["Ali", "Someone Else"]),
+    "statistics[1].breaks.highest": lambda r: r["statistics"][0]["breaks"].update(highest=147),
+    "statistics[1].points": lambda r: _bump(r["statistics"][0], "points", 40),
+    # a foul erased: one fewer, and its points gone
+    "statistics[2].fouls.count": lambda r: r["statistics"][1]["fouls"].update(count=-1),
+    "frames[1].accounting.balanced": lambda r: r["frames"][0]["accounting"].update(
+        balanced=not r["frames"][0]["accounting"]["balanced"]
+    ),
+    "frames[1].accounting.recorded.keyed": lambda r: _bump(
+        r["frames"][0]["accounting"]["recorded"], "keyed"
+    ),
+    "match.status": lambda r: r["match"].update(status="abandoned"),
+    "match.frames_won": lambda r: r["match"].update(frames_won=[9, 9]),
+}
+
+
+@pytest.mark.parametrize(("what", "edit"), sorted(EDITS.items()), ids=sorted(EDITS))
+def test_a_report_edited_in_any_field_the_table_signs_is_found(
+    store: Path, what: str, edit: Any
+) -> None:
+    report = export(store)
+    assert verify_report(report, KEY).status == VERIFIED
+    edit(report)
+    v = verify_report(report, KEY)
+    assert v.status == TAMPERED and kinds(v) == {"report"}
+    assert any(f"report's {what}" in f.text for f in v.findings), [f.text for f in v.findings]
+
+
+def correct_names(store: Path, players: list[str], who: str | None = "desk clerk") -> None:
+    """What the console's name correction stores (host/venue/actions.py)."""
+    with db(store) as c:
+        c.execute(
+            "INSERT OR REPLACE INTO name_fixes (match_id, players, who, at_ms) VALUES (?,?,?,?)",
+            (match_id(store), json.dumps(players), who, 1_764_000_000_000),
+        )
+
+
+def exported_as_the_api_does(store: Path) -> dict[str, Any]:
+    reader = StoreReader(store)
+    try:
+        report = reports.build(reader, match_id(store), ledger=True)
+        assert report is not None
+        fixed = annotated_report(report, reader.name_fix_record(match_id(store)))
+    finally:
+        reader.close()
+    loaded: dict[str, Any] = json.loads(json.dumps(fixed))
+    return loaded
+
+
+def test_names_corrected_at_the_venue_are_its_annotation_and_still_verify(store: Path) -> None:
+    correct_names(store, ["Ali Ahmadi-Zand", "Reza"])
+    report = exported_as_the_api_does(store)
+    assert report["match"]["names"] == ["Ali Ahmadi-Zand", "Reza"]
+    assert report["annotations"]["names"]["signed"] == ["Ali", "Reza"]
+    for v in (verify_report(report, KEY), verify(store)):
+        assert v.status == VERIFIED, [f.text for f in v.findings]
+        (note,) = v.annotations
+        assert "Ali Ahmadi-Zand" in note.text and "desk clerk" in note.text
+        assert "not signed by the table" in note.text
+
+
+def test_an_annotation_that_misstates_the_tables_record_is_found(store: Path) -> None:
+    correct_names(store, ["Ali Ahmadi-Zand", "Reza"])
+    report = exported_as_the_api_does(store)
+    report["annotations"]["names"]["signed"] = ["Ali Ahmadi-Zand", "Reza"]
+    assert verify_report(report, KEY).status == TAMPERED
+    report = exported_as_the_api_does(store)
+    report["breaks"] = report["breaks"] + [
+        {"frame": 1, "side": 0, "player": "Ali Ahmadi-Zand", "points": 147, "ended_ms": 0}
+    ]
+    assert verify_report(report, KEY).status == TAMPERED
+
+
+def test_an_edited_players_figures_row_in_the_store_is_found(store: Path) -> None:
+    with db(store) as c:
+        c.execute("UPDATE player_frames SET high_break = 147, visit_points = visit_points + 100")
+    v = verify(store)
+    assert v.status == TAMPERED and kinds(v) == {"report"}
+    assert any("breaks.highest" in f.text for f in v.findings)
+
+
+def test_a_name_fix_inserted_in_the_store_is_listed_as_the_venues(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    correct_names(store, ["Someone", "Reza"], who=None)
+    v = verify(store)
+    assert v.status == VERIFIED  # not the table's to sign: listed, never hidden
+    assert "an unnamed operator" in v.annotations[0].text
+    assert cli.main(["verify", "--sim-key", "--store", str(store)]) == VERIFIED
+    out = capsys.readouterr().out
+    assert "venue's annotation" in out and "Someone" in out

@@ -101,6 +101,13 @@ def test_corrected_names_reach_the_boards_reports_and_sheet_and_stay(
         report = http(d.url + f"/api/matches/{match_id}")[1]["report"]
         assert report["match"]["names"] == ["Ali Zand", "Reza"]
         assert [b["player"] for b in report["breaks"]] == ["Ali Zand"]
+        # The correction is the venue's: carried as its annotation, with who.
+        fix = report["annotations"]["names"]
+        assert fix["signed"] == ["Ali Zadn", "Reza"] and fix["players"] == ["Ali Zand", "Reza"]
+        assert fix["who"] == "desk"
+        for lang, said in (("en", "Names corrected by the venue"), ("fa", "باشگاه اصلاح")):
+            page = http(d.url + f"/report/{match_id}?lang={lang}")[1]
+            assert said in page and "Ali Zadn" in page
         assert matches(d)[0]["players"] == ["Ali Zand", "Reza"]
         sheet = http(d.url + f"/report/{match_id}/sheet")[1]
         assert "Ali Zand" in sheet and "Ali Zadn" not in sheet

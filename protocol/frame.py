@@ -140,8 +140,9 @@ def decode_unstuffed(buf, n):
     if f.error is None:
         try:
             f.body = cbor.loads(buf, HEADER_LEN, n - CRC_LEN)
-        except cbor.DecodeError:
+        except cbor.DecodeError as e:
             f.error = E_BODY
+            f.detail = e.args[0]  # what was wrong, for the error 2 the session answers
         f.size = n  # the session bounds a command by it (session._RAW_MOST)
     return f
 

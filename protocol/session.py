@@ -195,8 +195,10 @@ class Session:
             self.on_message(f.mtype, f.flags, f.seq, f.body, now, None, f.checked)
         elif err == frame.E_BODY:
             # The CRC held, so the header is the peer's: a reliable message
-            # must still be acknowledged or the stream would stall on it.
-            self.on_message(f.mtype, f.flags, f.seq, None, now, f.detail or "malformed body")
+            # must still be acknowledged or the stream would stall on it.  (A
+            # device frame.Frame has a detail only when its decoder said why.)
+            why = getattr(f, "detail", None)
+            self.on_message(f.mtype, f.flags, f.seq, None, now, why or "malformed body")
         elif err == frame.E_VERSION:
             self.live.received(now)
             self._other_major(f.ver, f.mtype)

@@ -41,6 +41,8 @@ def check_name(v: Any, what: str) -> str:
 def _players(players: Any) -> list[Any]:
     if not isinstance(players, list) or len(players) != 2:
         raise ValueError("players must be a list of two names (or two teams of two names)")
+    if isinstance(players[0], list) != isinstance(players[1], list):  # SPEC.md 7.3
+        raise ValueError("players must be two names or two teams, not a name and a team")
     clean: list[Any] = []
     for i, p in enumerate(players):
         if isinstance(p, list):

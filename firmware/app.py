@@ -560,9 +560,12 @@ class App:
                         # answer for): the event that answered it is in the
                         # stream already.  Nothing is applied again.
                         continue
-                    ev = messages.wire_to_event(body)
                     if mtype == messages.SETUP_MATCH:
+                        # The keys of its table alone make the match (SPEC.md 7.6).
+                        ev = messages.wire_to_event(body, messages.SCHEMA[mtype])
                         ev["ev"] = "match"
+                    else:
+                        ev = messages.wire_to_event(body)
                     ev.pop("t", None)  # the device's clock stamps events
                     self.submit(ev, _SRC_HOST, seq, act)
                 elif mtype == messages.LIGHT:

@@ -217,11 +217,15 @@ class Session:
                 (messages.ERROR, 0, 0, {0: messages.ERR_VERSION, 1: text, 2: mtype})
             )
 
-    def _reason(self, mtype, body, checked):
-        # Why a body of a known type cannot be used, or None.
+    def _reason(self, mtype, flags, body, checked):
+        # Why a message of a known type cannot be used, or None: it comes the
+        # wrong way, in the wrong stream (REL set on an unreliable type, or
+        # missing on a reliable one: SPEC.md 3), or its body fails its check.
         t = messages.TYPES[mtype]
         if t[1] == self.role:
             return "%s is not sent to the %s" % (t[0], "host" if self.role == HOST else "device")
+        if (flags & frame.FLAG_REL) != t[2]:
+            return "%s: its REL flag does not match its stream" % t[0]
         return None if checked else messages.check(mtype, body)
 
     def on_message(self, mtype, flags, seq16, body, now, reason=None, checked=False):
@@ -230,7 +234,7 @@ class Session:
         self.live.received(now)
         known = mtype in messages.TYPES
         if known and reason is None:
-            reason = self._reason(mtype, body, checked)
+            reason = self._reason(mtype, flags, body, checked)
         if mtype == messages.HELLO and self.role == HOST:
             if reason is None:
                 self._on_hello(body, now)

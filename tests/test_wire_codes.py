@@ -238,3 +238,19 @@ def test_the_copies_are_really_found() -> None:
 def test_limits_the_engine_and_the_wire_share_agree() -> None:
     engine = _consts(ROOT / "firmware" / "engine.py")
     assert engine["_MAX_NAME_BYTES"] == M.NAME_BYTES
+
+
+def test_the_hosts_bound_on_checkpoint_marks_is_the_journals() -> None:
+    """The host refuses a checkpoint with more marks than a device lists, or
+    with bytes that are not whole 4-byte marks (SPEC.md 7.8)."""
+    from baulk.firmware import journal
+
+    name, kind, most, _, _ = C.SCHEMA[M.CHECKPOINT][3]
+    assert (name, kind, most) == ("marks", C.MARKS, journal.MARKS)
+    device_kinds = (M.UINT, M.INT, M.TEXT, M.BOOL, M.NAME, M.NAMES, M.UINTS, M.PLAYERS)
+    device_kinds += (M.FOUL, M.BALL_ON, M.COLOURS, M.WARNING, M.BYTES)
+    assert C.MARKS not in device_kinds  # a kind of the host's own, numbered apart
+    body = {0: 1, 1: 7, 2: bytes(32), 4: bytes(32)}
+    assert C.check(M.CHECKPOINT, {**body, 3: bytes(4 * journal.MARKS)}) is None
+    for marks in (bytes(4 * journal.MARKS + 4), bytes(6), b"\x00"):
+        assert C.check(M.CHECKPOINT, {**body, 3: marks}) is not None

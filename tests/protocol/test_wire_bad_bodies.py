@@ -13,25 +13,15 @@ import pytest
 
 from baulk.protocol import cobs, frame
 from baulk.protocol import messages as M
-from baulk.protocol.session import DEVICE, Session
+from baulk.protocol.session import DEVICE
 
+from . import mp_session
 from .conftest import load_vectors
 
 V = load_vectors()
 BODY_VECTORS = [v for v in V["invalid"] if v["error"] == "body"]
 # A light command with key 2 twice, REL, seq 1: the frame that stopped a table.
 DUPLICATE_KEY_LIGHT = bytes.fromhex("05110d010102a202f506f415254cb300")
-
-
-def _opened() -> Session:
-    s = Session(DEVICE, 0, {0: "fw 1", 1: "table-1", 2: 77}, capacity=16, window=4)
-    s.poll(0)
-    welcome = frame.encode_frame(M.WELCOME, 0, 0, {0: "host 1", 1: 0, 2: 1, 3: 0})
-    s.on_frame(frame.decode_frame(welcome), 10)
-    assert s.open
-    s.drain()
-    s.poll(20)
-    return s
 
 
 def _as(wire: bytes, flags: int, seq: int) -> bytes:
@@ -43,7 +33,7 @@ def _as(wire: bytes, flags: int, seq: int) -> bytes:
 
 
 def _receive(wire: bytes) -> tuple[list[Any], list[Any]]:
-    s = _opened()
+    s = mp_session.opened(DEVICE, frame.decode_frame)
     s.on_frame(frame.decode_frame(wire), 30)
     return s.drain(), s.poll(40)
 

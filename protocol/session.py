@@ -264,7 +264,14 @@ class Session:
     def _on_reliable(self, mtype, seq16, body, known, reason):
         for seq, payload in self.receiver.on_frame(seq16, (mtype, body, known, reason)):
             mt, b, kn, why = payload
-            if not kn:
+            if why is not None:
+                # a body outside the subset is that, whatever its type (SPEC.md
+                # 6: the subset is step 6, the type step 7)
+                self.inbox.append(("invalid", mt, seq, why))
+                self.control.append(
+                    (messages.ERROR, 0, 0, {0: messages.ERR_BODY, 1: why[:200], 2: mt, 3: seq})
+                )
+            elif not kn:
                 self.control.append(
                     (
                         messages.ERROR,
@@ -279,13 +286,8 @@ class Session:
                     )
                 )
                 self.inbox.append(("ignored", mt, seq, None))
-            elif why is None:
-                self.inbox.append(("deliver", mt, seq, b))
             else:
-                self.inbox.append(("invalid", mt, seq, why))
-                self.control.append(
-                    (messages.ERROR, 0, 0, {0: messages.ERR_BODY, 1: why[:200], 2: mt, 3: seq})
-                )
+                self.inbox.append(("deliver", mt, seq, b))
 
     def _on_hello(self, body, now):
         self.refused = None

@@ -603,6 +603,13 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "type 200: ignored, and acked since it is reliable",
         ),
         invalid(
+            "unknown_type_float",
+            cobs_encode(build(200, REL, 6, cbor2.dumps({0: 1.5}))),
+            "body",
+            "type 200 with a float in its body: outside the subset before its type is looked"
+            " at, so acked and answered with error 2, not 3",
+        ),
+        invalid(
             "wrong_major",
             cobs_encode(
                 build(M.HELLO, 0, 0, cbor2.dumps({0: "fw 9", 1: "t", 2: 1, 3: 0, 4: 1, 5: 0}), 0x20)

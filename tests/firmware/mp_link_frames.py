@@ -47,14 +47,16 @@ def one(opened, wire):
     link.transmit(0)  # its hello; the next is due at 1000
     if opened:
         port.inp = WELCOME
-        link.receive(5)
+        del link.receive(5)[:]  # its "open"
         link.transmit(5)
     port.out = []
     raised = None
     inbox = []
     try:
         port.inp = wire
-        for what, mtype, seq, _ in link.receive(10):
+        got = link.receive(10)
+        while got:
+            what, mtype, seq, _ = got.pop(0)
             inbox.append([what, mtype, seq])
         link.transmit(10)
     except Exception as e:  # the finding: nothing may come out of the link

@@ -127,6 +127,48 @@ def test_every_event_journaled_from_a_command_is_one_the_host_accepts(
         assert [r for r in host.refused if r[0] == M.EVENT] == []
 
 
+_setup = st.dictionaries(_raw_key, _value, max_size=4).map(
+    lambda d: {**d, 7: ["Ali", "Reza"], 8: 3}
+)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_setup.filter(_fits), min_size=1, max_size=4))
+def test_every_event_journaled_from_a_setup_match_is_one_the_host_accepts(
+    setups: list[dict[Any, Any]],
+) -> None:
+    """Keys a setup_match's table does not list, integer or text, never reach
+    the engine (SPEC.md 7.3): a key 1 with a 40-byte name beside the players
+    once made a match event the host refused."""
+    with tempfile.TemporaryDirectory() as flash:
+        b, host = _started(flash)
+        for body in setups:
+            host.session.send(M.SETUP_MATCH, body)
+            b.settle(200)
+        bodies = _journaled(b)
+        assert _host_verdicts(bodies) == []
+        assert [r for r in host.refused if r[0] == M.EVENT] == []
+
+
+def test_a_setup_match_is_made_from_the_keys_of_its_table_alone() -> None:
+    with tempfile.TemporaryDirectory() as flash:
+        b, host = _started(flash)
+        body = {7: ["Sara", "Dara"], 8: 5, 10: 6, 1: "x" * 40, 0: 2, "reds": 10, "best_of": 9}
+        host.session.send(M.SETUP_MATCH, body)
+        b.settle(300)
+        match = _journaled(b)[-1]
+        assert M.wire_to_event(match) == {
+            "ev": "match",
+            "players": ["Sara", "Dara"],
+            "best_of": 5,
+            "reds": 6,
+            "t": match[13],
+        }
+        assert -2 not in match  # taken: nothing else reached the engine
+        assert b.app.engine.state()["players"] == ["Sara", "Dara"]
+
+
 @pytest.mark.slow
 @settings(max_examples=15, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(KEY_NAMES.split()), min_size=1, max_size=40))

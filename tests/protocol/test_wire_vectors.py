@@ -52,6 +52,34 @@ def test_every_required_invalid_kind_has_a_vector() -> None:
     assert {v["receiver"] for v in V["wrong_direction"]} == {"device", "host"}
 
 
+def test_every_question_settled_in_1_2_has_its_vector() -> None:
+    """Issue 24: what SPEC.md 1.1 left open, each pinned by a vector."""
+    valid = {v["name"] for v in V["valid"]}
+    invalid = {v["name"] for v in V["invalid"]}
+    assert {
+        "command_text_key_not_a_name_unchecked",  # other text keys: not checked
+        "command_text_key_list_not_names",
+        "setup_match_keys_outside_its_table",  # text keys in setup_match: ignored
+        "state_colours_all",  # the bitmask's bound
+        "state_colour_twice",  # a repeated colour is not in value order
+        "state_last_foul_extra_key",  # last_foul's keys
+        "checkpoint_no_marks",
+        "command_310_bytes",
+    } <= valid
+    assert {
+        "too_deep_empty",  # D1
+        "text_key_occupied_nine",  # D2
+        "text_key_beside_its_key",
+        "players_mixed",
+        "state_colours_64",
+        "state_last_foul_without_kind",
+        "checkpoint_marks_not_whole",
+        "unknown_type_float",
+    } <= invalid
+    wrong_way = {v["name"] for v in V["wrong_direction"]}
+    assert {"pocket_check_to_device", "check_request_to_host", "health_to_device"} <= wrong_way
+
+
 def test_every_vector_is_one_frame_on_a_stream() -> None:
     """Its only 0x00 is the delimiter at its end, so a reader fed the hex as a
     stream sees exactly one frame."""

@@ -26,6 +26,8 @@ from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 from baulk.protocol.session import HOST, Session
 
+from .wire_strategies import body_for
+
 
 class _Host:
     """The host's end of the simulated serial line: the real Session, and the
@@ -149,6 +151,37 @@ def test_every_event_journaled_from_a_setup_match_is_one_the_host_accepts(
         bodies = _journaled(b)
         assert _host_verdicts(bodies) == []
         assert [r for r in host.refused if r[0] == M.EVENT] == []
+
+
+_HOST_SENT = sorted(t for t in C.SCHEMA if M.TYPES[t][1] != M.DEVICE)
+
+
+@pytest.mark.slow
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(_HOST_SENT).flatmap(lambda t: st.tuples(st.just(t), body_for(t))),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_any_good_host_message_is_handled_without_an_exception(
+    messages: list[tuple[int, dict[Any, Any]]],
+) -> None:
+    """Every message a host may send, with any body its schema allows, through
+    the whole firmware (its handlers too: the engine, the journal, the
+    handset's files, the light, a pocket check).  The simulator calls App.tick
+    itself, outside App.run's guard, so an exception fails here; and every
+    event it journals is one the host takes."""
+    with tempfile.TemporaryDirectory() as flash:
+        b, host = _started(flash)
+        for mtype, body in messages:
+            host.session.send(mtype, body)
+            b.settle(200)
+        b.settle(500)
+        assert _host_verdicts(_journaled(b)) == []
+        assert [r for r in host.refused if r[0] == M.EVENT] == []
+        assert b.app.link.up
 
 
 def test_a_setup_match_is_made_from_the_keys_of_its_table_alone() -> None:

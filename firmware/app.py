@@ -714,7 +714,8 @@ class App:
             if self.now - self.fault_at < _FAULT_MS:
                 return  # one a second at most, however often it comes
             self.fault_at = self.now
-            text = "%s: %s" % (type(e).__name__, e)
+            # (strings the firmware has already: each new one is an interned name)
+            text = type(e).__name__ + ": " + str(e)
             import sys
 
             pe = getattr(sys, "print_exception", None)  # MicroPython's: where it came from
@@ -723,12 +724,9 @@ class App:
 
                 s = io.StringIO()
                 pe(e, s)
-                where = None
-                for line in s.getvalue().split("\n"):
-                    if line.startswith("  File"):
-                        where = line.strip()  # the innermost frame is the last one
-                if where is not None:
-                    text = "%s (%s)" % (text, where)
+                lines = s.getvalue().split("\n")  # ..., the innermost frame, the message, ""
+                if len(lines) > 3:
+                    text = text + ", " + lines[-3].strip()
             while len(text.encode()) > 200:  # the log's bound (SPEC.md 7.5)
                 text = text[:-1]
             self.link.send(messages.LOG, {0: _LOG_ERROR, 1: text, 2: self.t()})

@@ -629,8 +629,10 @@ def scenario_faults():
     return {
         "ok": ok,
         "calls": calls,
-        "logs": [[log[0], log[1].split(" (")[0]] for log in host.logs],
-        "where": [log[1].split(" (", 1)[1][:-1] if " (" in log[1] else None for log in host.logs],
+        "logs": [[log[0], log[1].split(", File ")[0]] for log in host.logs],
+        "where": [
+            log[1].split(", File ", 1)[1] if ", File " in log[1] else None for log in host.logs
+        ],
         "events": host.summary(),
         "lang": app.handset.lang,
     }

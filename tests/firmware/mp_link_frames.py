@@ -1,5 +1,5 @@
 # The device's receive path fed one frame at a time: each case gets a fresh
-# firmware Link (firmware/link.py) on a port of its own, with the handshake
+# firmware Link (firmware/link.py) on a simulated port of its own, with the handshake
 # done first or not, then its frame, and what the Link did is written down.
 # Runs under MicroPython (the npm WebAssembly port) and CPython alike, for
 # tests/firmware/test_fw_link_frames.py:
@@ -11,30 +11,11 @@ import json
 import sys
 
 from baulk.firmware.link import Link
+from baulk.firmware.sim.devices import SimUart
 from baulk.protocol import frame
 from baulk.protocol import messages as M
 
 WELCOME = frame.encode_frame(M.WELCOME, 0, 0, {0: "host 1", 1: 0, 2: 1, 3: 0})
-
-
-class Port:
-    """The serial port as the Link sees it: any(), readinto(), write()."""
-
-    def __init__(self):
-        self.inp = b""
-        self.out = []
-
-    def any(self):
-        return len(self.inp)
-
-    def readinto(self, buf):
-        n = min(len(buf), len(self.inp))
-        buf[:n] = self.inp[:n]
-        self.inp = self.inp[n:]
-        return n
-
-    def write(self, data):
-        self.out.append(bytes(data))
 
 
 def hexof(b):
@@ -42,18 +23,18 @@ def hexof(b):
 
 
 def one(opened, wire):
-    port = Port()
+    port = SimUart()  # any(), readinto(), write(), as the Link sees a port
     link = Link(port, 0, "baulk-fw test", "table-1", 77, 0, 0)
     link.transmit(0)  # its hello; the next is due at 1000
     if opened:
-        port.inp = WELCOME
+        port.inject(WELCOME)
         del link.receive(5)[:]  # its "open"
         link.transmit(5)
-    port.out = []
+    port.tx = bytearray()
     raised = None
     inbox = []
     try:
-        port.inp = wire
+        port.inject(wire)
         got = link.receive(10)
         while got:
             what, mtype, seq, _ = got.pop(0)
@@ -61,7 +42,8 @@ def one(opened, wire):
         link.transmit(10)
     except Exception as e:  # the finding: nothing may come out of the link
         raised = "%s: %s" % (type(e).__name__, e)
-    return {"raised": raised, "inbox": inbox, "sent": [hexof(b) for b in port.out]}
+    sent = [hexof(f + b"\x00") for f in bytes(port.tx).split(b"\x00")[:-1]]
+    return {"raised": raised, "inbox": inbox, "sent": sent}
 
 
 def main(path):

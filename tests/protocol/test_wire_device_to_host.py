@@ -110,23 +110,32 @@ def _fits(body: dict[Any, Any]) -> bool:
     return len(cbor2.dumps(body)) <= frame.MAX_BODY
 
 
+def _all_taken_by_the_host(messages: list[tuple[int, dict[Any, Any]]]) -> list[dict[Any, Any]]:
+    """Send each message to a board with a match set up; every event it
+    journals, and every event frame it sends, the host decoder must take.
+    Returns the bodies journaled."""
+    with tempfile.TemporaryDirectory() as flash:
+        b, host = _started(flash)
+        for mtype, body in messages:
+            host.session.send(mtype, body)
+            b.settle(200)
+        b.settle(300)
+        bodies = _journaled(b)
+        assert _host_verdicts(bodies) == []
+        assert [r for r in host.refused if r[0] == M.EVENT] == []
+        assert b.app.link.up
+        return bodies
+
+
 @pytest.mark.slow
 @settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_command.filter(_fits), min_size=1, max_size=6))
 def test_every_event_journaled_from_a_command_is_one_the_host_accepts(
     commands: list[dict[Any, Any]],
 ) -> None:
-    with tempfile.TemporaryDirectory() as flash:
-        b, host = _started(flash)
-        for body in commands:
-            host.session.send(M.COMMAND, body)
-            b.settle(200)
-        bodies = _journaled(b)
-        assert _host_verdicts(bodies) == []
-        for body in bodies:
-            reason = body.get(-2)
-            assert reason is None or len(reason.encode()) <= C.SCHEMA[M.EVENT][-2][2]
-        assert [r for r in host.refused if r[0] == M.EVENT] == []
+    for body in _all_taken_by_the_host([(M.COMMAND, body) for body in commands]):
+        reason = body.get(-2)
+        assert reason is None or len(reason.encode()) <= C.SCHEMA[M.EVENT][-2][2]
 
 
 _setup = st.dictionaries(_raw_key, _value, max_size=4).map(
@@ -143,14 +152,7 @@ def test_every_event_journaled_from_a_setup_match_is_one_the_host_accepts(
     """Keys a setup_match's table does not list, integer or text, never reach
     the engine (SPEC.md 7.3): a key 1 with a 40-byte name beside the players
     once made a match event the host refused."""
-    with tempfile.TemporaryDirectory() as flash:
-        b, host = _started(flash)
-        for body in setups:
-            host.session.send(M.SETUP_MATCH, body)
-            b.settle(200)
-        bodies = _journaled(b)
-        assert _host_verdicts(bodies) == []
-        assert [r for r in host.refused if r[0] == M.EVENT] == []
+    _all_taken_by_the_host([(M.SETUP_MATCH, body) for body in setups])
 
 
 _HOST_SENT = sorted(t for t in C.SCHEMA if M.TYPES[t][1] != M.DEVICE)
@@ -173,15 +175,7 @@ def test_any_good_host_message_is_handled_without_an_exception(
     handset's files, the light, a pocket check).  The simulator calls App.tick
     itself, outside App.run's guard, so an exception fails here; and every
     event it journals is one the host takes."""
-    with tempfile.TemporaryDirectory() as flash:
-        b, host = _started(flash)
-        for mtype, body in messages:
-            host.session.send(mtype, body)
-            b.settle(200)
-        b.settle(500)
-        assert _host_verdicts(_journaled(b)) == []
-        assert [r for r in host.refused if r[0] == M.EVENT] == []
-        assert b.app.link.up
+    _all_taken_by_the_host(messages)
 
 
 def test_a_setup_match_is_made_from_the_keys_of_its_table_alone() -> None:

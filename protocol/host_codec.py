@@ -257,7 +257,7 @@ def _decode(
 
     With check=False the body is decoded by hardened cbor2 and its own keys
     held to integers and text, but neither held against the catalogue nor
-    walked for floats and simple values deeper down (Frame.checked stays
+    walked for floats, simple values and empty containers deeper down (Frame.checked stays
     False; Session runs messages.check itself)."""
     if len(b) > _MAX_WIRE - 1:
         return Frame(_fr.E_OVERSIZE)

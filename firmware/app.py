@@ -47,6 +47,10 @@ _HEALTH_MS = const(60000)  # ... and to the host, when they changed
 # Event sources (messages.SRC_*, folded here; tests/test_wire_codes.py checks them).
 _SRC_SENSOR = const(0)
 _SRC_HOST = const(2)
+# A fault in a pass of the main loop goes to the host as a `log` at level
+# error (messages' _LOG_ERROR), at most this often: the line is the score's.
+_LOG_ERROR = const(3)
+_FAULT_MS = const(1000)
 
 # Sensor queue entries: [what, pocket, t, ball, due]
 _Q_POT = const(0)
@@ -309,6 +313,7 @@ class App:
         self.was_up = False
         self.dropped_strikes = 0
         self.last_colour = (-1, 0)  # (ball, confidence) of the latest reading
+        self.fault_at = -_FAULT_MS  # when the last fault went to the host
 
     # -- time ------------------------------------------------------------------
     def t(self):
@@ -551,7 +556,9 @@ class App:
 
     def _link(self, now):
         link = self.link
-        for what, mtype, seq, body in link.receive(now):
+        inbox = link.receive(now)
+        while inbox:  # one at a time: what a raising handler leaves waits there
+            what, mtype, seq, body = inbox.pop(0)
             if what == "deliver":
                 if mtype == messages.SETUP_MATCH or mtype == messages.COMMAND:
                     act = body.get(-6, 0)
@@ -560,9 +567,12 @@ class App:
                         # answer for): the event that answered it is in the
                         # stream already.  Nothing is applied again.
                         continue
-                    ev = messages.wire_to_event(body)
                     if mtype == messages.SETUP_MATCH:
+                        # The keys of its table alone make the match (SPEC.md 7.6).
+                        ev = messages.wire_to_event(body, messages.SCHEMA[mtype])
                         ev["ev"] = "match"
+                    else:
+                        ev = messages.wire_to_event(body)
                     ev.pop("t", None)  # the device's clock stamps events
                     self.submit(ev, _SRC_HOST, seq, act)
                 elif mtype == messages.LIGHT:
@@ -694,12 +704,44 @@ class App:
         return [text_of(self.engine, row) if row else "" for row in self.lines]
 
     # -- the asyncio task on the board -------------------------------------------------
+    def exception(self, e):
+        """A pass of the main loop raised e: the host is told, with a `log`
+        at level error that says what and where, and the loop goes on with
+        the next pass (the host's messages after the one that raised wait in
+        the link's inbox).  The watchdog is left for a real hang.  Nothing is
+        printed: on a Pico stdout is the link itself."""
+        try:
+            if self.now - self.fault_at < _FAULT_MS:
+                return  # one a second at most, however often it comes
+            self.fault_at = self.now
+            # (strings the firmware has already: each new one is an interned name)
+            text = type(e).__name__ + ": " + str(e)
+            import sys
+
+            pe = getattr(sys, "print_exception", None)  # MicroPython's: where it came from
+            if pe is not None:
+                import io
+
+                s = io.StringIO()
+                pe(e, s)
+                lines = s.getvalue().split("\n")  # ..., the innermost frame, the message, ""
+                if len(lines) > 3:
+                    text = text + ", " + lines[-3].strip()
+            while len(text.encode()) > 200:  # the log's bound (SPEC.md 7.5)
+                text = text[:-1]
+            self.link.send(messages.LOG, {0: _LOG_ERROR, 1: text, 2: self.t()})
+        except Exception:
+            pass  # not even that (no memory left?): the loop goes on all the same
+
     async def run(self):
         import asyncio
 
         sleep_ms = getattr(asyncio, "sleep_ms", None)
         while True:
-            self.tick()
+            try:
+                self.tick()
+            except Exception as e:
+                self.exception(e)
             if sleep_ms is not None:
                 await sleep_ms(_TICK_MS)
             else:  # CPython

@@ -1034,8 +1034,11 @@ class Engine:
         if not self.miss_open:
             raise Rejected("replace needs a foul and a miss on the last stroke")
         # R3.15.1: every ball back as before the stroke, potted ones included,
-        # and the offender plays under exactly that stroke's conditions: the
-        # same ball on, the same nomination, a free ball again if he had one.
+        # and the offender plays under that stroke's conditions: the same ball
+        # on, a free ball again if he had one.  Not the same nomination: the
+        # colour is his to choose again (WPBSA 3.14, "a colour of the
+        # striker's choice"), so one potted with none nominated counts as the
+        # obvious one, as on any stroke.
         self.reds = self.st_reds
         self.colours = self.st_colours
         self.in_hand = self.st_in_hand
@@ -1044,7 +1047,7 @@ class Engine:
         self.places = 0
         self.pos = self.offender_pos
         self.free_ball = self.st_free
-        self.nominated = self.st_nom
+        self.nominated = _NONE
         self.brk = 0
         self.miss_chain = self.st_miss == 2
         self.foul_open = False

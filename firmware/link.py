@@ -67,7 +67,11 @@ class Link:
         self.session.send(mtype, body)
 
     def receive(self, now):
-        """Read what the port has and pass whole frames to the session."""
+        """Read what the port has and pass whole frames to the session.
+
+        Returns the session's inbox itself, not a copy: the caller takes each
+        item off it in turn, so that those after one whose handler raised are
+        still there on the next pass (app.py App.exception)."""
         port = self.port
         s = self.session
         while port.any():
@@ -76,7 +80,7 @@ class Link:
                 break
             for f in self.reader.feed(bytes(self.rxmv[:n])):
                 s.on_frame(f, now)
-        return s.drain()
+        return s.inbox
 
     def transmit(self, now):
         """Put on the line whatever the session has to send now."""

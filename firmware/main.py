@@ -28,7 +28,10 @@ async def _run(app):
     async def waker():
         while True:
             await flag.wait()
-            app.tick()
+            try:
+                app.tick()
+            except Exception as e:  # as in App.run: told to the host, and on
+                app.exception(e)
 
     wake = asyncio.create_task(waker())
     try:

@@ -19,8 +19,8 @@ from . import cbor, cobs
 from .crc import crc32
 
 VERSION_MAJOR = const(1)
-VERSION_MINOR = const(1)
-VERSION_BYTE = const(0x11)  # major << 4 | minor
+VERSION_MINOR = const(2)
+VERSION_BYTE = const(0x12)  # major << 4 | minor
 
 HEADER_LEN = const(5)
 CRC_LEN = const(4)
@@ -140,8 +140,9 @@ def decode_unstuffed(buf, n):
     if f.error is None:
         try:
             f.body = cbor.loads(buf, HEADER_LEN, n - CRC_LEN)
-        except cbor.DecodeError:
+        except cbor.DecodeError as e:
             f.error = E_BODY
+            f.detail = e.args[0]  # what was wrong, for the error 2 the session answers
         f.size = n  # the session bounds a command by it (session._RAW_MOST)
     return f
 

@@ -87,6 +87,24 @@ def _with(name, spec, presence=REQ):
     return (name, spec[0], spec[1], spec[2], presence)
 
 
+# A kind of value only the host checks (messages.py numbers the device's
+# kinds 0-12): a checkpoint's marks, a byte string of 4-byte CRC-32 marks, at
+# most `a` of them (SPEC.md 7.8).  Anything else cannot be split into marks.
+MARKS = 13
+_device_check_value = M._check_value
+
+
+def _check_value(kind, a, b, v):
+    if kind == MARKS:
+        if type(v) is bytes and len(v) % 4 == 0 and len(v) <= 4 * a:
+            return None
+        return "at most %d marks of 4 bytes each" % a
+    return _device_check_value(kind, a, b, v)
+
+
+M._check_value = _check_value  # messages.check and host_codec look it up when they check
+
+
 # type: {key: (name, kind, a, b, presence)}, as messages.SCHEMA
 DEVICE_SENT = {
     HELLO: {
@@ -132,7 +150,7 @@ DEVICE_SENT = {
         0: ("at", UINT, 0, U32, REQ),
         1: ("boot", UINT, 1, U32, REQ),
         2: ("head", BYTES, 32, 32, REQ),
-        3: ("marks", BYTES, 0, 128, REQ),
+        3: ("marks", MARKS, 32, 0, REQ),  # journal.MARKS of them at most
         4: ("mac", BYTES, 32, 32, REQ),
     },
 }

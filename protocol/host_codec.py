@@ -33,6 +33,7 @@ from cobs.cobs import decode as _cobs_decode
 
 from . import cobs, host_catalogue, messages
 from . import frame as _fr
+from .session import _RAW_MOST
 
 E_UNKNOWN_TYPE: Final = messages.E_UNKNOWN_TYPE
 _MAX_WIRE: Final = _fr.MAX_WIRE
@@ -99,13 +100,19 @@ class _EveryTag(Mapping[int, Any]):
 _EVERY_TAG: Final = _EveryTag()
 
 
-def _plain(v: Any, depth: int = 0) -> bool:
-    # True when v lies inside the allowed subset (no float, undefined, simple;
-    # map keys integers or text), as the device's decoder requires.
+def _plain(v: Any, depth: int = 2) -> bool:
+    # True when v, at nesting level `depth` (the body is 1, its values 2),
+    # lies inside the allowed subset (no float, undefined, simple; map keys
+    # integers or text; no container deeper than _DEPTH), as the device's
+    # decoder requires.  cbor2's max_depth counts a container only when it
+    # decodes an item inside it, so an empty one a level too deep ({0: 1, 9:
+    # [[[[]]]]}) gets past it and is refused here.  Every value that may hold
+    # a container goes through this walk in check_body (the other kinds'
+    # checks take no container), so no body is walked twice for its depth.
     t = type(v)
     if t is int or t is str or t is bytes or t is bool or v is None:
         return True
-    if depth >= 8:
+    if depth > _DEPTH:
         return False
     if t is list:
         return all(_plain(x, depth + 1) for x in v)
@@ -201,7 +208,7 @@ def check_body(mtype: int, body: Any) -> str | None:
     if spec is None or type(body) is not dict:
         if spec is not None:
             return str(messages.check(mtype, body))  # not a map
-        return None if _plain(body) else "values outside the subset"
+        return None if _plain(body, 1) else "values outside the subset"
     checks, required = spec
     for k in required:
         if k not in body:
@@ -221,7 +228,8 @@ def check_body(mtype: int, body: Any) -> str | None:
         elif type(k) is not int:  # False == 0 and 1.0 == 1 found an entry
             return _BAD_KEY
         elif not (entry[0](v) or (v is None and entry[1])):
-            return str(messages.check(mtype, body))
+            # the catalogue's sentence, or else it was the subset walk's no
+            return messages.check(mtype, body) or f"key {k}: values outside the subset"
     return None
 
 
@@ -249,7 +257,7 @@ def _decode(
 
     With check=False the body is decoded by hardened cbor2 and its own keys
     held to integers and text, but neither held against the catalogue nor
-    walked for floats and simple values deeper down (Frame.checked stays
+    walked for floats, simple values and empty containers deeper down (Frame.checked stays
     False; Session runs messages.check itself)."""
     if len(b) > _MAX_WIRE - 1:
         return Frame(_fr.E_OVERSIZE)
@@ -315,6 +323,17 @@ def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
     raw += binascii.crc32(raw).to_bytes(4, "little")
     wire: bytes = cobs.encode(raw)
     return wire
+
+
+# The most unstuffed bytes of a command or setup_match a device takes: the
+# event it journals from one must still fit a frame (SPEC.md 7.3).
+RAW_MOST: Final = _RAW_MOST
+
+
+def unstuffed_size(body: Any) -> int:
+    """Bytes of the unstuffed frame that carries ``body``: header, body, CRC."""
+    n: int = _MIN_FRAME + len(cbor2.dumps(body, canonical=True))  # MIN_FRAME: header and CRC
+    return n
 
 
 def body_bytes(frame_bytes: bytes) -> bytes | None:

@@ -259,8 +259,9 @@ SCHEMA = {
 }
 
 # Bodies that may carry engine input keys this catalogue does not know yet,
-# under their text name (SPEC.md "Raw input").
-TEXT_KEYS_ALLOWED = (EVENT, COMMAND, SETUP_MATCH)
+# under their text name (SPEC.md "Raw input").  Not setup_match: its body is
+# its table, and the device feeds the engine's match event from that alone.
+TEXT_KEYS_ALLOWED = (EVENT, COMMAND)
 
 
 E_UNKNOWN_TYPE = "unknown_type"  # a frame fine in itself, of a type not in TYPES
@@ -327,8 +328,11 @@ def _check_value(kind, a, b, v):
     if kind == PLAYERS:
         if type(v) is list and len(v) == 2:
             ok = True
+            teams = type(v[0]) is list  # both sides alike: a name and a team is neither form
             for x in v:
-                if type(x) is list:
+                if (type(x) is list) != teams:
+                    ok = False
+                elif teams:
                     if not (1 <= len(x) <= 2):
                         ok = False
                     for y in x:
@@ -372,14 +376,29 @@ def check(mtype, body):
         if entry is None:
             spec = RAW.get(k) if raw else None
             if spec is not None:
-                # An engine key by name (SPEC.md 7.3): a value of the form its
-                # integer key carries (a name as text) is held to that key's
-                # check, or a 40-byte ball name would be journaled under key
-                # 1, which the host refuses.  Other forms travel unchecked.
-                ok, w = _raw_value_to_wire(spec[1], spec[2], spec[3], body[k])
-                want = _check_value(spec[1], spec[2], spec[3], w) if ok else None
-                if want is not None:
-                    return "%s: key '%s' must be %s" % (type_name(mtype), k, want)
+                # An engine key by name (SPEC.md 7.3).  Beside its own integer
+                # key it would be that key twice.  A name as text, or a list of
+                # names under occupied, is held to the integer key's check, or
+                # a 40-byte ball name would be journaled under key 1, which the
+                # host refuses.  Any other value travels as it came: it is put
+                # under its integer key only when it passes that key's check
+                # (event_to_wire), and the engine judges it.
+                if spec[0] in body:
+                    return "%s: key '%s' and key %d both given" % (type_name(mtype), k, spec[0])
+                kind = spec[1]
+                v = body[k]
+                if kind == NAME:
+                    v = _name_to_wire(spec[2], v)  # None: not text
+                elif kind == NAMES and type(v) is list:
+                    v = [_name_to_wire(spec[2], x) for x in v]
+                    if None in v:
+                        v = None  # not a list of names
+                else:
+                    v = None
+                if v is not None:
+                    want = _check_value(kind, spec[2], spec[3], v)
+                    if want is not None:
+                        return "%s: key '%s' must be %s" % (type_name(mtype), k, want)
             continue
         v = body[k]
         if v is None and entry[4] & NUL:
@@ -446,10 +465,13 @@ def event_to_wire(ev):
     return out
 
 
-def wire_to_event(m):
-    """Compact map -> engine input dict.  Negative keys (results) are skipped."""
+def wire_to_event(m, schema=None):
+    """Compact map -> engine input dict.  Negative keys (results) are skipped;
+    with a schema (setup_match's: SPEC.md 7.6) only the keys it lists are read."""
     ev = {}
     for k in m:
+        if schema is not None and k not in schema:
+            continue
         v = m[k]
         if type(k) is str:
             ev[k] = v

@@ -195,8 +195,10 @@ class Session:
             self.on_message(f.mtype, f.flags, f.seq, f.body, now, None, f.checked)
         elif err == frame.E_BODY:
             # The CRC held, so the header is the peer's: a reliable message
-            # must still be acknowledged or the stream would stall on it.
-            self.on_message(f.mtype, f.flags, f.seq, None, now, f.detail or "malformed body")
+            # must still be acknowledged or the stream would stall on it.  (A
+            # device frame.Frame has a detail only when its decoder said why.)
+            why = getattr(f, "detail", None)
+            self.on_message(f.mtype, f.flags, f.seq, None, now, why or "malformed body")
         elif err == frame.E_VERSION:
             self.live.received(now)
             self._other_major(f.ver, f.mtype)
@@ -215,11 +217,15 @@ class Session:
                 (messages.ERROR, 0, 0, {0: messages.ERR_VERSION, 1: text, 2: mtype})
             )
 
-    def _reason(self, mtype, body, checked):
-        # Why a body of a known type cannot be used, or None.
+    def _reason(self, mtype, flags, body, checked):
+        # Why a message of a known type cannot be used, or None: it comes the
+        # wrong way, in the wrong stream (REL set on an unreliable type, or
+        # missing on a reliable one: SPEC.md 3), or its body fails its check.
         t = messages.TYPES[mtype]
         if t[1] == self.role:
             return "%s is not sent to the %s" % (t[0], "host" if self.role == HOST else "device")
+        if (flags & frame.FLAG_REL) != t[2]:
+            return "%s: its REL flag does not match its stream" % t[0]
         return None if checked else messages.check(mtype, body)
 
     def on_message(self, mtype, flags, seq16, body, now, reason=None, checked=False):
@@ -228,7 +234,7 @@ class Session:
         self.live.received(now)
         known = mtype in messages.TYPES
         if known and reason is None:
-            reason = self._reason(mtype, body, checked)
+            reason = self._reason(mtype, flags, body, checked)
         if mtype == messages.HELLO and self.role == HOST:
             if reason is None:
                 self._on_hello(body, now)
@@ -258,7 +264,14 @@ class Session:
     def _on_reliable(self, mtype, seq16, body, known, reason):
         for seq, payload in self.receiver.on_frame(seq16, (mtype, body, known, reason)):
             mt, b, kn, why = payload
-            if not kn:
+            if why is not None:
+                # a body outside the subset is that, whatever its type (SPEC.md
+                # 6: the subset is step 6, the type step 7)
+                self.inbox.append(("invalid", mt, seq, why))
+                self.control.append(
+                    (messages.ERROR, 0, 0, {0: messages.ERR_BODY, 1: why[:200], 2: mt, 3: seq})
+                )
+            elif not kn:
                 self.control.append(
                     (
                         messages.ERROR,
@@ -273,13 +286,8 @@ class Session:
                     )
                 )
                 self.inbox.append(("ignored", mt, seq, None))
-            elif why is None:
-                self.inbox.append(("deliver", mt, seq, b))
             else:
-                self.inbox.append(("invalid", mt, seq, why))
-                self.control.append(
-                    (messages.ERROR, 0, 0, {0: messages.ERR_BODY, 1: why[:200], 2: mt, 3: seq})
-                )
+                self.inbox.append(("deliver", mt, seq, b))
 
     def _on_hello(self, body, now):
         self.refused = None

@@ -183,13 +183,15 @@ DEVICE_FILES = sorted(
 BALL_CONSTS = {f"_{b.upper()}": i for i, b in enumerate(BALLS)}
 # Message type names by id (index 0: none).
 TYPE_NAMES = ["", *sorted(MESSAGE_TYPES, key=MESSAGE_TYPES.__getitem__)]
+# Log levels by code (messages.LOG_WARN and its private siblings).
+LOG_LEVELS = ["debug", "info", "warn", "error"]
 # Module-private families, by module: a constant named like one of these is a
 # copy of that table's code.
 FAMILIES = {
     "firmware/engine.py": {"_EV_": EVENTS, "_K_": [k for k, _ in FOUL_KINDS]},
     # the pocket check's message types, private in messages.py, and the kinds
     # of disagreement between a sensor and the referee
-    "firmware/app.py": {"_T_": TYPE_NAMES, "_D_": list(sensors.KINDS)},
+    "firmware/app.py": {"_T_": TYPE_NAMES, "_D_": list(sensors.KINDS), "_LOG_": LOG_LEVELS},
     "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS, "_T_": TYPE_NAMES},
     "protocol/messages.py": {"_T_": TYPE_NAMES},
 }
@@ -228,6 +230,7 @@ def test_the_copies_are_really_found() -> None:
     types = {"_T_HEALTH", "_T_POCKET_CHECK", "_T_CHECK_REQUEST"}
     assert types <= {n for n, _, _ in copies("protocol/messages.py")}
     assert {"_T_HEALTH", "_T_CHECK_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
+    assert "_LOG_ERROR" in {n for n, _, _ in copies("firmware/app.py")}
     assert (H.HEALTH, H.POCKET_CHECK, H.CHECK_REQUEST) == (16, 17, 18)
     kinds = {n for n, _, _ in copies("firmware/app.py")}
     assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
@@ -238,3 +241,19 @@ def test_the_copies_are_really_found() -> None:
 def test_limits_the_engine_and_the_wire_share_agree() -> None:
     engine = _consts(ROOT / "firmware" / "engine.py")
     assert engine["_MAX_NAME_BYTES"] == M.NAME_BYTES
+
+
+def test_the_hosts_bound_on_checkpoint_marks_is_the_journals() -> None:
+    """The host refuses a checkpoint with more marks than a device lists, or
+    with bytes that are not whole 4-byte marks (SPEC.md 7.8)."""
+    from baulk.firmware import journal
+
+    name, kind, most, _, _ = C.SCHEMA[M.CHECKPOINT][3]
+    assert (name, kind, most) == ("marks", C.MARKS, journal.MARKS)
+    device_kinds = (M.UINT, M.INT, M.TEXT, M.BOOL, M.NAME, M.NAMES, M.UINTS, M.PLAYERS)
+    device_kinds += (M.FOUL, M.BALL_ON, M.COLOURS, M.WARNING, M.BYTES)
+    assert C.MARKS not in device_kinds  # a kind of the host's own, numbered apart
+    body = {0: 1, 1: 7, 2: bytes(32), 4: bytes(32)}
+    assert C.check(M.CHECKPOINT, {**body, 3: bytes(4 * journal.MARKS)}) is None
+    for marks in (bytes(4 * journal.MARKS + 4), bytes(6), b"\x00"):
+        assert C.check(M.CHECKPOINT, {**body, 3: marks}) is not None

@@ -30,7 +30,15 @@ from baulk.host.sides import names_of
 from baulk.host.store import CommandRow, NameFixRow
 from baulk.host.venue.tables import Pending, TableRuntime
 from baulk.protocol import messages
-from baulk.protocol.host_codec import CheckRequest, Command, Event, SetupMatch, body_of
+from baulk.protocol.host_codec import (
+    RAW_MOST,
+    CheckRequest,
+    Command,
+    Event,
+    SetupMatch,
+    body_of,
+    unstuffed_size,
+)
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -163,6 +171,12 @@ class OperatorActions:
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
         reason = messages.check(action.TYPE, body_of(action))
+        if reason is None:
+            # With the largest id it will carry: a device refuses a longer one
+            # (SPEC.md 7.3), so it is never stored nor sent.
+            size = unstuffed_size(body_of(dataclasses.replace(action, action=messages.U63)))
+            if size > RAW_MOST:
+                reason = f"it takes {size} bytes framed, and a table takes at most {RAW_MOST}"
         if reason is not None:
             raise ActionError(400, f"the table cannot take this: {reason}")
         if len(rt.actions) >= HOST_CAPACITY:

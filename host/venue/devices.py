@@ -224,8 +224,10 @@ class DeviceHandler:
         elif isinstance(record, Error):
             log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
             d.sessions.on_error(channel.table_id, record)
-            refusal = record.code == messages.ERR_REFUSED and record.seq is not None
-            # A pocket check's refusal, or else a scoring action's.
+            # A pocket check's refusal, or else a scoring action's; a body the
+            # device could not take (error 2) is refused as well, not waited for.
+            refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY
+            refusal = refused and record.seq is not None
             if refusal and not d.actions.check_answered(rt, record.seq or 0, record.text):
                 d.actions.refused(rt, record.seq or 0, record.text)
 

@@ -62,6 +62,8 @@ def parse_setup(data: dict[str, Any]) -> dict[str, Any]:
     """Check a new-match request; raise ValueError with the reason."""
     _unknown_keys(data, {"players", "best_of", "reds", "breaker", "who"})
     clean = _players(data.get("players"))
+    if isinstance(clean[0], list) != isinstance(clean[1], list):  # SPEC.md 7.3
+        raise ValueError("players must be two names or two teams, not a name and a team")
     best_of = data.get("best_of")
     if isinstance(best_of, bool) or not isinstance(best_of, int):
         raise ValueError("best_of must be an odd integer from 1 to 35")

@@ -83,6 +83,10 @@ _RULES: list[tuple[str, str]] = [
         "بازیکنان باید دو نام باشند، یا دو تیم دونفره",
     ),
     (r"team (?P<n>\d+) must have one or two players", "تیم {n} باید یک یا دو بازیکن داشته باشد"),
+    (
+        r"players must be two names or two teams, not a name and a team",
+        "بازیکنان باید دو نام یا دو تیم باشند، نه یک نام و یک تیم",
+    ),
     (r"best_of must be an odd integer from 1 to 35", "تعداد فریم‌ها باید عددی فرد از ۱ تا ۳۵ باشد"),
     (r"ev must be one of: (?P<text>.*)", "رویداد باید یکی از اینها باشد: {text}"),
     (

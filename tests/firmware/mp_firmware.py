@@ -42,6 +42,7 @@ class Host:
         self.health = []  # health bodies, newest last
         self.errors = []  # error bodies the device sent
         self.checkpoints = []  # (seq, body)
+        self.logs = []  # log bodies the device sent
         self.states = 0
         self.connected = True
         self.frames = 0
@@ -69,6 +70,8 @@ class Host:
                 self.states += 1
             elif what == "message" and mtype == messages.ERROR:
                 self.errors.append(body)
+            elif what == "message" and mtype == messages.LOG:
+                self.logs.append(body)
         for m in self.session.poll(now):
             b.serial.inject(bytes(self.writer.build(m[0], m[1], m[2], m[3])))
 
@@ -501,6 +504,137 @@ def scenario_ledger():
         "head": j.head.hex(),
         "hmac": hmac_sha256(b"k" * 70, b"message").hex(),
         "acts": j.acts.hex(),
+    }
+
+
+# -- the main loop under asyncio, with the test as its scheduler ----------------------
+# firmware/main.py's _run() and App.run() as on the board, driven here by a
+# stand-in for asyncio with virtual time: each round moves the board's clock
+# on by one pass, fires its signals, runs every task to its next await, and
+# lets the host answer.  MicroPython's asyncio on this port has no run(), and
+# the board's clock is virtual anyway.
+class _Wait:
+    def __init__(self, ms=0, flag=None):
+        self.flag = flag
+
+    def __iter__(self):
+        while self.flag is not None and not self.flag.on:
+            yield self
+        if self.flag is None:
+            yield self
+        else:
+            self.flag.on = False
+
+    __await__ = __iter__
+
+
+class _Flag:  # ThreadSafeFlag
+    def __init__(self):
+        self.on = False
+
+    def set(self):
+        self.on = True
+
+    def wait(self):
+        return _Wait(flag=self)
+
+
+class _Task:
+    def __init__(self, coro):
+        self.coro = coro
+        self.done = False
+
+    def cancel(self):
+        self.done = True
+
+
+class _Loop:
+    sleep_ms = _Wait
+    ThreadSafeFlag = _Flag
+
+    def __init__(self):
+        self.tasks = []
+
+    def create_task(self, coro):
+        t = _Task(coro)
+        self.tasks.insert(0, t)  # the waker runs before the main loop in each round
+        return t
+
+    def rounds(self, b, host, coro, until, most=20000):
+        """Drive coro (and the tasks it makes) until until() holds."""
+        self.tasks.append(_Task(coro))
+        for _ in range(most):
+            if until():
+                return True
+            b.clock.now += b.tick_ms
+            b.pump()
+            for t in list(self.tasks):
+                if not t.done:
+                    t.coro.send(None)  # a fault that escaped the loop raises here
+            host.pump()
+        return until()
+
+
+def scenario_faults():
+    # Handlers that raise, under the real main loop: each is told to the host
+    # once a second at most, and the loop goes on.  The host's command sent
+    # with the message whose handler raised is applied all the same.
+    loop = _Loop()
+    sys.modules["asyncio"] = loop  # what `import asyncio` in main.py and app.py finds
+    from baulk.firmware.main import _run
+
+    b, host = started()
+    app = b.app
+    calls = []
+
+    def broken_handset(mtype, seq, body):
+        calls.append("handset")
+        raise RuntimeError("injected: the handset's file cannot be written")
+
+    app._handset = broken_handset
+    host.session.send(messages.SETTINGS, {0: 1})
+    host.session.send(messages.COMMAND, messages.event_to_wire({"ev": "strike"}))
+    coro = _run(app)
+    answered = lambda: any(e.get(-4) == 2 and e[0] == 1 for _, e in host.events)  # noqa: E731
+    ok = [loop.rounds(b, host, coro, answered)]
+    # a key press whose handler raises, twice within a second: told once
+    flow_key = app.flow.key
+
+    def broken_key(k):
+        calls.append("key")
+        raise KeyError(k)
+
+    app.flow.key = broken_key
+    b.clock.now += 1500
+    b.press("menu")
+    b.press("menu", at=b.clock.now + 300)
+    ok.append(loop.rounds(b, host, coro, lambda: calls.count("key") == 2))
+    app.flow.key = flow_key
+    # the edges of a pot raise in the pass the beam's interrupt wakes: the
+    # edges stay in the ring and the pot is scored in the next pass
+    edges = app._edges
+
+    def broken_edges(now):
+        if app.hw.ring.pending() and "edges" not in calls:
+            calls.append("edges")
+            raise OSError("injected: the pocket's pin cannot be read")
+        edges(now)
+
+    app._edges = broken_edges
+    b.clock.now += 1500
+    b.pot(0, 0)  # a red in the top left
+    potted = lambda: any(e[0] == 2 for _, e in host.events)  # noqa: E731
+    ok.append(loop.rounds(b, host, coro, potted))
+    coro.close()
+    return {
+        "ok": ok,
+        "calls": calls,
+        "logs": [[log[0], log[1].split(", File ")[0]] for log in host.logs],
+        "where": [
+            log[1].split(", File ", 1)[1] if ", File " in log[1] else None for log in host.logs
+        ],
+        "events": host.summary(),
+        "lang": app.handset.lang,
     }
 
 

@@ -53,6 +53,38 @@ def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
 
 
+def test_the_main_loop_survives_a_handler_that_raises(tmp_path: Path) -> None:
+    """firmware/main.py's tasks and App.run(), as on the board, with handlers
+    that raise: a host message's (the command sent with it is applied all the
+    same), a key's twice within a second, and a pot's edges in the pass the
+    beam's interrupt wakes (the pot is scored in the next).  Each fault is
+    told to the host in a log at level error, once a second at most, and the
+    loop goes on; under MicroPython the log says where it came from."""
+    mp = scenario("faults")
+    where = mp.pop("where")
+    cp = run_cpython(["faults", "-"], tmp_path)
+    assert cp.pop("where") == [None, None, None]  # CPython has no sys.print_exception
+    assert mp == cp
+    assert mp["ok"] == [True, True, True]
+    assert mp["calls"] == ["handset", "key", "key", "edges"]
+    assert mp["logs"] == [
+        [3, "RuntimeError: injected: the handset's file cannot be written"],
+        [3, "KeyError: 15"],  # the second key's, within the second: not told again
+        [3, "OSError: injected: the pocket's pin cannot be read"],
+    ]
+    assert [w.rsplit(", in ", 1)[1] for w in where] == [
+        "broken_handset",
+        "broken_key",
+        "broken_edges",
+    ]
+    assert [(e["ev"], e.get("src")) for e in mp["events"]] == [
+        ("match", 2),
+        ("strike", 2),  # the command after the settings whose handler raised
+        ("pot", None),  # the red from the edges that raised once
+    ]
+    assert mp["lang"] == 0  # the settings themselves were not taken: the handler raised
+
+
 def test_signals_in_frames_and_display_out() -> None:
     out = scenario("signals")
     events = out["events"]

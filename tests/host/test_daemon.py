@@ -198,6 +198,7 @@ def test_action_without_token_is_401_and_changes_nothing(
         ("match", b'{"players": ["Ali", ""], "best_of": 5}', "player 2 must be a non-empty"),
         ("match", b'{"players": ["Ali", "Reza"], "best_of": 5, "reds": 7}', "reds must be"),
         ("match", b'{"players": ["Ali", "Reza"], "best_of": 5, "x": 1}', "unknown key 'x'"),
+        ("match", b'{"players": ["Ali", ["B", "C"]], "best_of": 5}', "not a name and a team"),
         ("match", ('{"players": ["' + "x" * 60 + '", "B"], "best_of": 5}').encode(), "longer"),
         ("command", b'{"ev": "teleport"}', "ev must be one of"),
         ("command", b'{"ev": "foul", "kind": "bad_kind"}', "kind"),

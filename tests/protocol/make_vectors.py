@@ -31,7 +31,7 @@ OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.js
 # The key of the checkpoint vector: the simulated boards' known key
 # (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
 CHECKPOINT_KEY = b"baulk simulator key, not secret!"
-VERSION = frame.VERSION_BYTE  # 1.1
+VERSION = frame.VERSION_BYTE  # 1.2
 REL = 1
 
 
@@ -82,7 +82,9 @@ def to_json(v: Any) -> Any:
 def meaning(mtype: int, body: dict[Any, Any]) -> dict[str, Any]:
     schema = C.SCHEMA[mtype]
     if mtype in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
-        out: dict[str, Any] = {"input": M.wire_to_event(body)}
+        # a setup_match's match: the keys of its table alone (SPEC.md 7.6)
+        table = schema if mtype == M.SETUP_MATCH else None
+        out: dict[str, Any] = {"input": M.wire_to_event(body, table)}
         for k, v in body.items():
             if isinstance(k, int) and k < 0:
                 out[schema[k][0]] = v
@@ -125,7 +127,9 @@ def checkpoint_vector() -> dict[str, Any]:
     return v
 
 
-def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: int = VERSION):
+def valid(
+    name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: int = VERSION
+) -> dict[str, Any]:
     flags = REL if M.is_reliable(mtype) else 0
     body_bytes = cbor2.dumps(body, canonical=True)
     raw = build(mtype, flags, seq, body_bytes, ver)
@@ -145,6 +149,10 @@ def valid(name: str, mtype: int, body: Any, seq: int = 0, note: str = "", ver: i
     v["body_hex"] = body_bytes.hex()
     v["body"] = to_json(body)
     v["meaning"] = meaning(mtype, body)
+    if mtype == M.STATE:
+        again = M.state_to_wire(v["meaning"]["state"], v["meaning"]["at"])
+        if again != body:  # it carried keys the snapshot does not know
+            v["state_encodes_to"] = to_json(again)
     if note:
         v["note"] = note
     return v
@@ -167,9 +175,16 @@ def valid_vectors() -> list[dict[str, Any]]:
         valid(
             "hello_newer_minor",
             M.HELLO,
-            {0: "baulk-fw 0.2.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0, 9: "a key added in 1.2"},
-            ver=0x12,
-            note="minor 2 and a key this catalogue lacks: accepted, the key ignored",
+            {0: "baulk-fw 0.2.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0, 9: "a key added in 1.3"},
+            ver=0x13,
+            note="minor 3 and a key this catalogue lacks: accepted, the key ignored",
+        ),
+        valid(
+            "hello_minor_1",
+            M.HELLO,
+            {0: "baulk-fw 0.1.0", 1: "table-3", 2: 7, 3: 0, 4: 1, 5: 0},
+            ver=0x11,
+            note="a 1.1 device: accepted",
         ),
         valid(
             "hello_older_minor",
@@ -400,6 +415,63 @@ def valid_vectors() -> list[dict[str, Any]]:
             "under its text name a value of another type travels unchecked",
         ),
         valid(
+            "command_310_bytes",
+            M.COMMAND,
+            {0: 1, "zz": "q" * 292},
+            25,
+            "310 bytes unstuffed, the most a device takes in a command or setup_match",
+        ),
+        valid(
+            "command_text_key_list_not_names",
+            M.COMMAND,
+            {0: 16, "occupied": [6, 5]},
+            26,
+            "a list that is not of names (text) under occupied: not held to key 11, it travels"
+            " as it came (the engine refuses it)",
+        ),
+        valid(
+            "command_text_key_not_a_name_unchecked",
+            M.COMMAND,
+            {0: 4, "side": 300, "players": [1, 2]},
+            27,
+            "text keys other than the names and occupied are not held to their integer key's"
+            " check: the engine judges them",
+        ),
+        valid(
+            "setup_match_keys_outside_its_table",
+            M.SETUP_MATCH,
+            {7: ["Ali", "Reza"], 8: 3, 1: 0, 0: 2, "reds": 10, "ball": "x" * 40},
+            28,
+            "keys its table does not list, integer or text, are ignored: the match is set up"
+            " from keys 7-10 alone",
+        ),
+        valid(
+            "state_colours_all",
+            M.STATE,
+            {0: 66, 7: 63},
+            note="the bitmask's largest value: every colour on the table",
+        ),
+        valid(
+            "state_colour_twice",
+            M.STATE,
+            {0: 67, 7: [1, 1]},
+            note="a colour twice is not in value order (each must be above the one before):"
+            " the array carries it, which a bitmask cannot",
+        ),
+        valid(
+            "state_last_foul_extra_key",
+            M.STATE,
+            {0: 68, 15: {0: 1, 1: 4, 2: 13, 3: "a newer minor's"}},
+            note="last_foul needs keys 0, 1 and 2; any other key in it is ignored",
+        ),
+        valid(
+            "checkpoint_no_marks",
+            M.CHECKPOINT,
+            {0: 0, 1: 7, 2: bytes(32), 3: b"", 4: bytes(32)},
+            4,
+            "no marks (0 bytes is a multiple of 4); the MAC is not the decoder's to check",
+        ),
+        valid(
             "ack_text_key",
             M.ACK,
             {0: 3, "note": "x"},
@@ -531,6 +603,13 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "type 200: ignored, and acked since it is reliable",
         ),
         invalid(
+            "unknown_type_float",
+            cobs_encode(build(200, REL, 6, cbor2.dumps({0: 1.5}))),
+            "body",
+            "type 200 with a float in its body: outside the subset before its type is looked"
+            " at, so acked and answered with error 2, not 3",
+        ),
+        invalid(
             "wrong_major",
             cobs_encode(
                 build(M.HELLO, 0, 0, cbor2.dumps({0: "fw 9", 1: "t", 2: 1, 3: 0, 4: 1, 5: 0}), 0x20)
@@ -592,6 +671,64 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             cobs_encode(build(M.ACK, 0, 0, b"\xa2\x00\x01\x09\x81\x81\x81\x81\x00")),
             "body",
             "five nested containers",
+        ),
+        invalid(
+            "too_deep_empty",
+            cobs_encode(build(M.ACK, 0, 0, b"\xa2\x00\x01\x09\x81\x81\x81\x80")),
+            "body",
+            "five nested containers, the fifth empty: {0: 1, 9: [[[[]]]]}",
+        ),
+        invalid(
+            "text_key_occupied_nine",
+            cobs_encode(build(M.COMMAND, REL, 25, cbor2.dumps({0: 16, "occupied": ["black"] * 9}))),
+            "body",
+            "nine balls under occupied by name: key 11 takes at most 8",
+        ),
+        invalid(
+            "text_key_beside_its_key",
+            cobs_encode(
+                build(M.COMMAND, REL, 26, cbor2.dumps({0: 2, "ev": "foul"}, canonical=True))
+            ),
+            "body",
+            "ev under key 0 and under its name: one key twice",
+        ),
+        invalid(
+            "players_mixed",
+            cobs_encode(
+                build(
+                    M.SETUP_MATCH,
+                    REL,
+                    27,
+                    cbor2.dumps({7: ["Ali", ["Reza", "Sara"]], 8: 3}, canonical=True),
+                )
+            ),
+            "body",
+            "a name beside a team: two names, or two teams, not one of each",
+        ),
+        invalid(
+            "state_colours_64",
+            cobs_encode(build(M.STATE, 0, 0, cbor2.dumps({0: 69, 7: 64}))),
+            "body",
+            "a colours bitmask above 63: COLOURS has six bits",
+        ),
+        invalid(
+            "state_last_foul_without_kind",
+            cobs_encode(build(M.STATE, 0, 0, cbor2.dumps({0: 70, 15: {0: 1, 1: 4}}))),
+            "body",
+            "last_foul without its key 2 (kind): keys 0, 1 and 2 are all required",
+        ),
+        invalid(
+            "checkpoint_marks_not_whole",
+            cobs_encode(
+                build(
+                    M.CHECKPOINT,
+                    REL,
+                    5,
+                    cbor2.dumps({0: 1, 1: 7, 2: bytes(32), 3: bytes(5), 4: bytes(32)}),
+                )
+            ),
+            "body",
+            "5 bytes of marks: marks are 4 bytes each",
         ),
         invalid(
             "light_not_bool",
@@ -732,7 +869,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate() -> dict[str, Any]:
     v = valid_vectors()
     return {
-        "protocol": "baulk wire protocol 1.1",
+        "protocol": "baulk wire protocol 1.2",
         "spec": "protocol/SPEC.md",
         "body_notation": (
             "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"
@@ -740,6 +877,7 @@ def generate() -> dict[str, Any]:
         "valid": v,
         "invalid": invalid_vectors(v),
         "wrong_direction": wrong_direction_vectors(v),
+        "session": session_vectors(v),
     }
 
 
@@ -755,6 +893,9 @@ def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, 
         ("state", "device", 0),
         ("time", "host", 0),
         ("hello", "device", 0),
+        ("pocket_check", "device", 1),
+        ("check_request", "host", 1),
+        ("health", "device", 0),
     ):
         v = by_name[name]
         body = cbor2.loads(bytes.fromhex(v["body_hex"]))
@@ -771,6 +912,53 @@ def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, 
                 "body": to_json(body),
             }
         )
+    return out
+
+
+def session_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Good frames that their receiver's session still refuses (SPEC.md 3,
+    7.3): REL set on an unreliable type or missing on a reliable one, and a
+    command over 310 bytes; and the frames next to them it takes.  Each is
+    sent after the handshake, as the next number of the sender's stream."""
+    by_name = {v["name"]: v for v in valid_list}
+    out = []
+    for name, flags, receiver, answer, why in (
+        ("time", REL, "device", "error 2, acked", "REL set on an unreliable type"),
+        ("ack", REL, "device", "error 2, acked", "an ack sent reliably: acked, not applied"),
+        ("event_pot", 0, "host", "dropped, counted", "a reliable type without REL"),
+        ("command_undo", 0, "device", "dropped, counted", "a reliable type without REL"),
+        ("command_310_bytes", REL, "device", "delivered", "at the bound"),
+        ("time", 0, "device", "taken", "an unreliable message as it should come"),
+    ):
+        v = by_name[name]
+        body_bytes = bytes.fromhex(v["body_hex"])
+        seq = 1 if flags else 0
+        out.append(
+            {
+                "name": f"{name}_{'rel' if flags else 'no_rel'}_to_{receiver}",
+                "hex": cobs_encode(build(v["type"], flags, seq, body_bytes)).hex(),
+                "type": v["type"],
+                "flags": flags,
+                "seq": seq,
+                "receiver": receiver,
+                "answer": answer,
+                "why": why,
+            }
+        )
+    big = cbor2.dumps({0: 1, "zz": "q" * 293})  # 311 bytes framed
+    out.append(
+        {
+            "name": "command_311_bytes_to_device",
+            "hex": cobs_encode(build(M.COMMAND, REL, 1, big)).hex(),
+            "type": M.COMMAND,
+            "flags": REL,
+            "seq": 1,
+            "receiver": "device",
+            "answer": "error 2, acked",
+            "why": "311 bytes unstuffed: over the 310 a device takes, so that the event it"
+            " journals from it still fits a frame",
+        }
+    )
     return out
 
 

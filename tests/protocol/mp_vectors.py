@@ -56,20 +56,25 @@ def main(path):
                 bad += 1
         meaning = v["meaning"]
         if v["type"] in (M.EVENT, M.COMMAND, M.SETUP_MATCH):
-            if M.wire_to_event(f.body) != meaning["input"]:
-                print("FAIL %s: input %r" % (v["name"], M.wire_to_event(f.body)))
+            # a setup_match's match: the keys of its table alone (SPEC.md 7.6)
+            table = C.SCHEMA[M.SETUP_MATCH] if v["type"] == M.SETUP_MATCH else None
+            ev = M.wire_to_event(f.body, table)
+            if ev != meaning["input"]:
+                print("FAIL %s: input %r" % (v["name"], ev))
                 bad += 1
-            if M.event_to_wire(meaning["input"]) != M.event_to_wire(M.wire_to_event(f.body)):
+            if M.event_to_wire(meaning["input"]) != M.event_to_wire(ev):
                 print("FAIL %s: input does not encode back" % v["name"])
                 bad += 1
-        elif v["type"] == M.CHECKPOINT:
+        elif v["type"] == M.CHECKPOINT and "chain_events" in v:
             bad += check_checkpoint(v, f.body)
         elif v["type"] == M.STATE:
             at, st = C.wire_to_state(f.body)
             if at != meaning["at"] or st != meaning["state"]:
                 print("FAIL %s: state %r" % (v["name"], st))
                 bad += 1
-            if M.state_to_wire(meaning["state"], at) != f.body:
+            # keys the snapshot does not know (a newer minor's) are not made again
+            want = from_json(v["state_encodes_to"]) if "state_encodes_to" in v else f.body
+            if M.state_to_wire(meaning["state"], at) != want:
                 print("FAIL %s: state does not encode back" % v["name"])
                 bad += 1
     for v in vectors["invalid"]:

@@ -47,6 +47,8 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
         if a == 0:
             return "bytes", f"≤ {b} bytes"
         return "bytes", f"{a} bytes" if a == b else f"{a}–{b} bytes"
+    if kind == C.MARKS:
+        return "bytes", f"≤ {a} marks of 4 bytes (≤ {4 * a} bytes, a multiple of 4)"
     if kind in (M.NAME, M.WARNING):
         return "code or text", f"index in `{TABLES[id(a)]}`"
     if kind == M.BALL_ON:
@@ -57,7 +59,10 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
         n, lo, hi = a
         return f"array of {n} uint", f"{num(lo)}–{num(hi)} each"
     if kind == M.COLOURS:
-        return "uint or array", "bitmask over `COLOURS`, yellow = bit 0; array: codes in `BALLS`"
+        return (
+            "uint or array",
+            "bitmask 0–63 over `COLOURS`, yellow = bit 0; array: ≤ 6 codes in `BALLS`",
+        )
     if kind == M.FOUL:
         return "map", "{0: side 0–1, 1: points 0–65535, 2: kind code}"
     if kind == M.PLAYERS:

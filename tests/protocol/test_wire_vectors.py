@@ -12,9 +12,9 @@ import pytest
 from baulk.protocol import frame, host_codec
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
-from baulk.protocol.session import DEVICE, HOST, Session
+from baulk.protocol.session import DEVICE, HOST
 
-from . import make_vectors
+from . import make_vectors, mp_session
 from .conftest import HERE, VECTORS, load_vectors, run_mp
 from .mp_common import to_json
 
@@ -52,51 +52,73 @@ def test_every_required_invalid_kind_has_a_vector() -> None:
     assert {v["receiver"] for v in V["wrong_direction"]} == {"device", "host"}
 
 
+def test_every_question_settled_in_1_2_has_its_vector() -> None:
+    """Issue 24: what SPEC.md 1.1 left open, each pinned by a vector."""
+    valid = {v["name"] for v in V["valid"]}
+    invalid = {v["name"] for v in V["invalid"]}
+    assert {
+        "command_text_key_not_a_name_unchecked",  # other text keys: not checked
+        "command_text_key_list_not_names",
+        "setup_match_keys_outside_its_table",  # text keys in setup_match: ignored
+        "state_colours_all",  # the bitmask's bound
+        "state_colour_twice",  # a repeated colour is not in value order
+        "state_last_foul_extra_key",  # last_foul's keys
+        "checkpoint_no_marks",
+        "command_310_bytes",
+    } <= valid
+    assert {
+        "too_deep_empty",  # D1
+        "text_key_occupied_nine",  # D2
+        "text_key_beside_its_key",
+        "players_mixed",
+        "state_colours_64",
+        "state_last_foul_without_kind",
+        "checkpoint_marks_not_whole",
+        "unknown_type_float",
+    } <= invalid
+    wrong_way = {v["name"] for v in V["wrong_direction"]}
+    assert {"pocket_check_to_device", "check_request_to_host", "health_to_device"} <= wrong_way
+
+
 def test_every_vector_is_one_frame_on_a_stream() -> None:
     """Its only 0x00 is the delimiter at its end, so a reader fed the hex as a
     stream sees exactly one frame."""
-    for v in V["valid"] + V["invalid"] + V["wrong_direction"]:
+    for v in V["valid"] + V["invalid"] + V["wrong_direction"] + V["session"]:
         wire = bytes.fromhex(v["hex"])
         assert wire.count(0) == 1 and wire[-1] == 0, v["name"]
         assert len(frame.FrameReader().feed(wire)) == 1, v["name"]
         assert len(host_codec.StreamDecoder().feed(wire)) == 1, v["name"]
 
 
-def _opened(role: int) -> Session:
-    """A session of `role` whose handshake is done, through the real codecs."""
-    dev = Session(DEVICE, 0, {0: "fw 1", 1: "table-1", 2: 77}, capacity=16, window=4)
-    host = Session(HOST, 0, {0: "host 1"}, capacity=16, window=4)
-    for m in dev.poll(10):
-        host.on_frame(host_codec.decode_frame(frame.encode_frame(*m)), 10)
-    for m in host.poll(10):
-        dev.on_frame(frame.decode_frame(host_codec.encode_frame(*m)), 10)
-    s = dev if role == DEVICE else host
-    assert s.open
-    s.drain()
-    s.poll(20)  # whatever the handshake left to send
-    return s
-
-
-@pytest.mark.parametrize("v", V["wrong_direction"], ids=lambda v: v["name"])
-def test_wrong_direction_vector_is_refused_by_its_receiver(v: dict[str, Any]) -> None:
+@pytest.mark.parametrize("v", V["wrong_direction"] + V["session"], ids=lambda v: v["name"])
+def test_session_vector_gets_its_answer(v: dict[str, Any]) -> None:
+    """Frames good in themselves that the receiving session refuses (the
+    wrong direction, REL set or missing against the type's stream, a command
+    over 310 bytes), and the frames beside them that it takes."""
     wire = bytes.fromhex(v["hex"])
     role = DEVICE if v["receiver"] == "device" else HOST
-    f = frame.decode_frame(wire) if role == DEVICE else host_codec.decode_frame(wire)
     assert C.outcome(frame.decode_frame(wire)) is None  # a good frame in itself, ...
     assert host_codec.decode_frame(wire).error is None
-    s = _opened(role)
-    ignored = s.ignored
-    s.on_frame(f, 30)
-    inbox = s.drain()
-    assert not [x for x in inbox if x[0] in ("deliver", "message")]  # ... but not for it
-    sent = s.poll(40)
-    errors = [m[3] for m in sent if m[0] == M.ERROR]
-    if v["flags"] & frame.FLAG_REL:
-        assert [x[:3] for x in inbox] == [("invalid", v["type"], v["seq"])]
-        assert [(e[0], e[2], e[3]) for e in errors] == [(M.ERR_BODY, v["type"], v["seq"])]
-        assert "is not sent to the" in errors[0][1]
-    else:
-        assert errors == [] and s.ignored == ignored + 1
+    decode = frame.decode_frame if role == DEVICE else host_codec.decode_frame
+    assert mp_session.answer(role, wire, decode) == v["answer"]  # ... and what its receiver does
+    if v in V["wrong_direction"] and v["flags"] & frame.FLAG_REL:
+        s = mp_session.opened(role, decode)
+        s.on_frame(decode(wire), 30)
+        (error,) = [m[3] for m in s.poll(40) if m[0] == M.ERROR]
+        assert "is not sent to the" in error[1]
+
+
+def test_every_stream_refusal_has_a_session_vector() -> None:
+    """SPEC.md 3: REL set on an unreliable type, missing on a reliable one."""
+    names = {v["name"] for v in V["session"]}
+    assert {"time_rel_to_device", "command_undo_no_rel_to_device"} <= names
+    assert {"command_311_bytes_to_device", "command_310_bytes_rel_to_device"} <= names
+    assert {v["answer"] for v in V["wrong_direction"] + V["session"]} == {
+        "error 2, acked",
+        "dropped, counted",
+        "delivered",
+        "taken",
+    }
 
 
 @pytest.mark.parametrize("v", V["valid"], ids=lambda v: v["name"])
@@ -155,6 +177,16 @@ def test_vectors_under_micropython() -> None:
     r = run_mp("mp_vectors.py", str(VECTORS), files=(VECTORS, HERE / "mp_vectors.py"))
     out = r.stdout.decode()
     assert f"checked {len(V['valid']) + len(V['invalid'])}" in out
+    assert "FAIL" not in out
+
+
+@pytest.mark.micropython
+def test_session_vectors_under_micropython() -> None:
+    """The device's and the host's Session under MicroPython, the device's
+    with its own catalogue alone (no host_catalogue loaded), as on a board."""
+    r = run_mp("mp_session.py", str(VECTORS), files=(VECTORS, HERE / "mp_session.py"))
+    out = r.stdout.decode()
+    assert f"checked {len(V['wrong_direction']) + len(V['session'])}" in out
     assert "FAIL" not in out
 
 

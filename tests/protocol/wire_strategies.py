@@ -33,6 +33,8 @@ def value_for(kind: int, a: Any, b: Any) -> st.SearchStrategy[Any]:
         return st.booleans()
     if kind == M.BYTES:
         return st.binary(min_size=a, max_size=b)
+    if kind == C.MARKS:
+        return st.lists(st.binary(min_size=4, max_size=4), max_size=a).map(b"".join)
     if kind in (M.NAME, M.WARNING):
         return _name(a)
     if kind == M.BALL_ON:

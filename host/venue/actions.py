@@ -285,10 +285,20 @@ class OperatorActions:
         return p.action
 
     def refused(self, rt: TableRuntime, cmd: int, text: str) -> None:
-        """The device refused the message it got as ``cmd`` without an event."""
-        p = rt.actions.by_seq.get(cmd)
-        if p is not None and p.result is not None and not p.result.done():
+        """The device refused the message it got as ``cmd`` without an event:
+        the operator hears why, and its place in flight is free again (no
+        answer will ever come to free it).  A daemon restarted before the
+        refusal reached it sends it again, and the device refuses it again,
+        changing nothing."""
+        a = rt.actions
+        p = a.by_seq.pop(cmd, None)
+        if p is None:
+            return
+        if a.sent.get(p.action) is p:
+            del a.sent[p.action]
+        if p.result is not None and not p.result.done():
             p.result.set_result({"rejected": text, "scores": None, "seq": None})
+        self.pump(rt)
 
     def durable(self, rt: TableRuntime, seq: int) -> None:
         """The store holds the device stream up to ``seq``: the actions answered

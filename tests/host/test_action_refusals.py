@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from baulk.host.errors import ActionError
+from baulk.host.venue.actions import IN_FLIGHT
 from baulk.protocol import host_codec
 from baulk.protocol import messages as M
 from baulk.protocol.host_codec import Command, SetupMatch
@@ -67,3 +68,25 @@ def test_a_device_error_2_for_an_action_ends_the_operators_wait(
     status, reply = http(daemon.url + "/api/tables/t1/command", {"ev": "undo"}, token=TOKEN)
     assert status == 409, reply
     assert "the table refused: command: not for this table" in str(reply)
+
+
+def test_refused_actions_free_their_places_in_flight(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
+    # More refusals than the actions a table may have in flight: each one
+    # gives its place back, so the next action still goes out and is answered.
+    def refuse(mtype: int, seq: int, body: dict[Any, Any]) -> None:
+        peer.session.send(M.ERROR, {0: M.ERR_BODY, 1: "not for this table", 2: mtype, 3: seq})
+
+    original = peer._from_host
+    peer._from_host = refuse  # type: ignore[method-assign]
+    for _ in range(IN_FLIGHT + 2):
+        status, _reply = http(daemon.url + "/api/tables/t1/command", {"ev": "undo"}, token=TOKEN)
+        assert status == 409
+    assert daemon.daemon is not None
+    assert daemon.daemon.tables["t1"].actions.sent == {}
+    peer._from_host = original  # type: ignore[method-assign]
+    status, reply = http(
+        daemon.url + "/api/tables/t1/match", {"players": ["Ali", "Reza"], "best_of": 3}, token=TOKEN
+    )
+    assert status == 200, reply

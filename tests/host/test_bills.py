@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from baulk.host.club import money
-from baulk.host.club import views as billing_views
+from baulk.host.club import receipts, views
 from baulk.host.club.tariffs import parse
 from tests.host.billing_kit import HandVenue, scenario_events, stamp, timed
 
@@ -119,7 +119,7 @@ def test_a_pc_reboot_during_a_session_falls_back_to_the_wall_clock(venue: HandVe
     venue.close(sid, stamp(opened + 30 * MIN, 1_000, "boot-b"))  # monotonic restarted
     bill = venue.bill(sid)
     assert bill["clock"] == "wall" and bill["minutes_open"] == 30 and bill["total"] == 300
-    assert "wall clock" in billing_views.receipt(bill, "Table 1", "")["en"]["notes"][0]
+    assert "wall clock" in receipts.receipt(bill, "Table 1", "")["en"]["notes"][0]
 
 
 def _best_of_5_frames() -> list[dict[str, object]]:
@@ -166,7 +166,7 @@ def test_loser_pays_over_a_best_of_5_with_a_respotted_black_and_a_conceded_frame
     venue.close(sid, stamp(opened + 63 * MIN, 163 * MIN))
     bill = venue.bill(sid)
     assert bill["frames_played"] == 4 and bill["minutes_in_play"] == 50
-    assert [(f["frame"], f["loser"], f["play_ms"] // MIN, f["amount"]) for f in bill["frames"]] == [
+    assert [(f["frame"], f["loser"], f["play_s"] // 60, f["amount"]) for f in bill["frames"]] == [
         (1, "Ali", 20, 36_000),
         (2, "Reza", 10, 23_000),
         (3, "Ali", 12, 25_600),
@@ -178,7 +178,7 @@ def test_loser_pays_over_a_best_of_5_with_a_respotted_black_and_a_conceded_frame
         "Ali": 82_000,
         "Reza": 23_000,
     }
-    fa = billing_views.receipt(bill, "میز ۱", "")["fa"]
+    fa = receipts.receipt(bill, "میز ۱", "")["fa"]
     assert fa["total"] == "۱۰۵٬۰۰۰ تومان"
     assert [p["amount"] for p in fa["payers"]] == ["۸۲٬۰۰۰ تومان", "۲۳٬۰۰۰ تومان"]
 
@@ -249,6 +249,10 @@ def test_an_awarded_frame_and_a_correction_appended(venue: HandVenue) -> None:
             db.execute(sql)
     with pytest.raises(sqlite3.IntegrityError, match="never changed"):
         db.execute("UPDATE table_sessions SET closed_wall_ms = 0 WHERE id = ?", (sid,))
+    for table in ("session_marks",):  # its close: appended, never changed
+        for sql in (f"UPDATE {table} SET id = id", f"DELETE FROM {table}"):
+            with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+                db.execute(sql)
     db.close()
 
 
@@ -260,13 +264,13 @@ def test_csv_cells_never_run_as_formulas(venue: HandVenue) -> None:
     venue.play("t1", timed(events, 0, MIN))
     venue.close(sid, stamp(wall(2025, 3, 6, 12, 5), 5 * MIN))
     venue.correct(sid, -50, "@SUM(A1)")
-    text = billing_views.bill_csv(venue.bill(sid), "en")
+    text = receipts.bill_csv(venue.bill(sid), "en")
     cells = [c for row in csv.reader(io.StringIO(text)) for c in row]
     assert "'+Reza" in cells and "'@SUM(A1)" in cells  # the loser, the reason
     assert not any(c[:1] in ("=", "+", "@") for c in cells)
     assert "-0.50" in cells  # a negative amount stays a number
-    assert all(billing_views.csv_cell(x) == x for x in ("-12.50", "3", "Ali"))
-    assert billing_views.csv_cell("-1+2") == "'-1+2"
+    assert all(views.csv_cell(x) == x for x in ("-12.50", "3", "Ali"))
+    assert views.csv_cell("-1+2") == "'-1+2"
 
 
 def test_baulk_rebuild_makes_frame_play_again_from_the_events(venue: HandVenue) -> None:

@@ -177,6 +177,7 @@ def receipt(bill: dict[str, Any], table_name: str, venue: str) -> dict[str, Any]
             "info": info,
             "rows": [_line(x, cur, tz, lang) for x in bill["lines"]],
             "total": money.fmt(bill["total"], cur, lang),
+            "items_total": money.fmt(bill["items_total"], cur, lang),
             "who_pays": _who_pays(bill, lang),
             "payers": payers,
             "notes": notes,

@@ -57,7 +57,9 @@ def _text(value: object, what: str, missing: str) -> str:
         raise ActionError(400, missing or f"{what} must be text")
     text = value.strip()
     if len(text.encode()) > REASON_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise ActionError(400, f"{what} must be one line of at most {REASON_BYTES} bytes of text")
+        if what == "payer":
+            raise ActionError(400, f"payer must be one line of at most {REASON_BYTES} bytes")
+        raise ActionError(400, f"reason must be one line of at most {REASON_BYTES} bytes of text")
     return text
 
 
@@ -381,25 +383,20 @@ class TableSessions:
     def _share_of(self, bill: dict[str, Any], payer: str | None) -> int:
         return sum(p["amount"] for p in bill["payers"] if p["payer"] == payer)
 
-    def _keep_above_zero(
-        self, bill: dict[str, Any], minor: int, payer: str | None, what: str
-    ) -> None:
+    def _keep_above_zero(self, bill: dict[str, Any], minor: int, payer: str | None) -> None:
         """A change may not take the bill, nor the share of whoever it is
         charged to, below zero (a clerk's extra zeros)."""
         cur = bill["currency"]
         if bill["total"] + minor < 0:
-            raise ActionError(
-                400,
-                f"this {what} would take the bill below zero: its total is "
-                f"{money.plain(bill['total'], cur)} {cur}",
-            )
+            total = f"{money.plain(bill['total'], cur)} {cur}"
+            raise ActionError(400, f"this would take the bill below zero: its total is {total}")
         share = self._share_of(bill, payer)
         if minor < 0 and share + minor < 0:
-            who = "the table's" if payer is None else f"{payer}'s"
+            now = f"{money.plain(share, cur)} {cur}"
+            if payer is None:
+                raise ActionError(400, f"this would take the table's share below zero: it is {now}")
             raise ActionError(
-                400,
-                f"this {what} would take {who} share below zero: it is "
-                f"{money.plain(share, cur)} {cur}",
+                400, f"this would take the share of '{payer}' below zero: it is {now}"
             )
 
     async def correct(
@@ -418,7 +415,7 @@ class TableSessions:
         minor = _amount(amount, bill["currency"], -money.MOST)
         if minor == 0:
             raise ActionError(400, "amount must not be 0: a correction changes the bill")
-        self._keep_above_zero(bill, minor, name, "correction")
+        self._keep_above_zero(bill, minor, name)
         return await self._write(
             SessionWrite(
                 "correct",
@@ -449,7 +446,7 @@ class TableSessions:
         if bill["open"]:
             raise ActionError(409, f"session {session_id} is open: correct its bill instead")
         minor = _amount(amount, bill["currency"], 1)
-        self._keep_above_zero(bill, -minor, name, "refund")
+        self._keep_above_zero(bill, -minor, name)
         return await self._write(
             SessionWrite(
                 "refund",
@@ -479,7 +476,7 @@ class TableSessions:
             raise ActionError(404, f"session {session_id} has no correction {correction_id}")
         if not row["live"]:
             raise ActionError(409, f"correction {correction_id} is already taken back")
-        self._keep_above_zero(bill, -row["amount"], row["payer"], "reversal")
+        self._keep_above_zero(bill, -row["amount"], row["payer"])
         return await self._write(
             SessionWrite(
                 "reverse",
@@ -543,7 +540,7 @@ class TableSessions:
             raise ActionError(404, f"session {session_id} has no item {item_id}")
         if not row["live"]:
             raise ActionError(409, f"item {item_id} is already taken back")
-        self._keep_above_zero(bill, -row["amount"], None, "take-back")
+        self._keep_above_zero(bill, -row["amount"], None)
         return await self._write(
             SessionWrite(
                 "item_back",

@@ -25,7 +25,7 @@ from typing import Any
 
 from aiohttp import web
 
-from baulk.host.club import daily, receipts, views
+from baulk.host.club import daily, money, receipts, views
 from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
 from baulk.host.web import desk_printer, files
@@ -61,11 +61,17 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     return page
 
 
-def _id(request: web.Request, key: str, what: str) -> int | web.Response:
+def _id(request: web.Request, key: str) -> int | web.Response:
+    """A session's, a correction's or an item's id from the path."""
     text = request.match_info[key]
-    if not text.isdigit() or len(text) > 12:
-        return error(404, f"there is no {what} '{text[:20]}'", lang_of(request))
-    return int(text)
+    if text.isdigit() and len(text) <= 12:
+        return int(text)
+    lang, shown = lang_of(request), text[:20]
+    if key == "correction":
+        return error(404, f"there is no correction '{shown}'", lang)
+    if key == "item":
+        return error(404, f"there is no item '{shown}'", lang)
+    return error(404, f"there is no session '{shown}'", lang)
 
 
 def actor(request: web.Request, data: dict[str, Any]) -> str:
@@ -114,6 +120,7 @@ def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
             "schema": 1,
             "bill": bill,
             "receipt": receipts.receipt(bill, name, daemon.config.billing.venue),
+            "printer": daemon.config.billing.printer is not None,
         }
     )
 
@@ -125,7 +132,7 @@ async def _act(request: web.Request, what: str, allowed: set[str], run: Run) -> 
     data = await _desk_body(request, allowed, ROLES[what])
     if isinstance(data, web.Response):
         return data
-    sid = _id(request, "session", "session")
+    sid = _id(request, "session")
     if isinstance(sid, web.Response):
         return sid
     try:
@@ -216,7 +223,7 @@ async def refund_bill(request: web.Request) -> web.Response:
 
 
 async def reverse_correction(request: web.Request) -> web.Response:
-    cid = _id(request, "correction", "correction")
+    cid = _id(request, "correction")
     if isinstance(cid, web.Response):
         return cid
 
@@ -234,7 +241,7 @@ async def add_item(request: web.Request) -> web.Response:
 
 
 async def take_back_item(request: web.Request) -> web.Response:
-    iid = _id(request, "item", "item")
+    iid = _id(request, "item")
     if isinstance(iid, web.Response):
         return iid
 
@@ -250,7 +257,7 @@ async def print_receipt(request: web.Request) -> web.Response:
     data = await _desk_body(request, {"lang"}, ROLES["print"])
     if isinstance(data, web.Response):
         return data
-    sid = _id(request, "session", "session")
+    sid = _id(request, "session")
     if isinstance(sid, web.Response):
         return sid
     daemon = request.app[DAEMON_KEY]
@@ -288,6 +295,10 @@ async def desk(request: web.Request) -> web.Response:
         bill = t["bill"]
         if bill is not None:
             t["receipt"] = receipts.receipt(bill, t["name"], daemon.config.billing.venue)
+        for item in t["items"]:
+            item["price_text"] = {
+                lang: money.fmt(item["price"], item["currency"], lang) for lang in views.LANGS
+            }
     return json_response(
         {
             "schema": 1,
@@ -305,7 +316,7 @@ async def session_bill(request: web.Request) -> web.StreamResponse:
     if denied is not None:
         return denied
     lang = lang_of(request)
-    sid = _id(request, "session", "session")
+    sid = _id(request, "session")
     if isinstance(sid, web.Response):
         return sid
     try:

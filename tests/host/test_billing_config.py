@@ -94,7 +94,10 @@ loser_pays = true
             'name = "a"\ncurrency = "IRT"\nper_hour = 5\nminimum_min = 99999999999999999',
             "tariff[0].minimum_min must be from 0 to 1440",
         ),
-        ('name = "a"\ncurrency = "GBP"\nper_hour = 5\nround_min = 61', "round_min must be from 1 to 60"),
+        (
+            'name = "a"\ncurrency = "GBP"\nper_hour = 5\nround_min = 61',
+            "round_min must be from 1 to 60",
+        ),
         (
             'name = "a"\ncurrency = "IRR"\nper_hour = 10000000000000',
             "tariff[0].per_hour must be from 0 to 1000000000000",

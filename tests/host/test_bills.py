@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.host.club import money
-from baulk.host.club import receipts, views
+from baulk.host.club import money, receipts, views
 from baulk.host.club.tariffs import parse
 from tests.host.billing_kit import HandVenue, scenario_events, stamp, timed
 

@@ -39,12 +39,15 @@ class OldSession(Session):
         super().on_message(mtype, flags, seq16, body, now, reason, checked)
 
 
-def start(tmp: Path, old: bool = False, **kw: Any) -> tuple[DaemonThread, DevicePeer]:
+def start(
+    tmp: Path, old: bool = False, billing_config: tariffs.Billing | None = None, **kw: Any
+) -> tuple[DaemonThread, DevicePeer]:
     peer = DevicePeer("t1", link_path=tmp / "ttyT1")
     if old:
         peer.session = OldSession(DEVICE, mono_ms(), {0: "fw 1.0", 1: "t1", 2: 1}, 256, 8)
     peer.start()
-    cfg = dataclasses.replace(make_config(tmp, {"t1": tmp / "ttyT1"}), billing=billing(**kw))
+    billed = billing_config or billing(**kw)
+    cfg = dataclasses.replace(make_config(tmp, {"t1": tmp / "ttyT1"}), billing=billed)
     d = DaemonThread(cfg).start()
     wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="table online")
     return d, peer

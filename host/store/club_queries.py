@@ -156,7 +156,9 @@ class SessionReader:
         for chunk in _chunks([s["id"] for s in sessions]):
             marks = ",".join("?" * len(chunk))
             # Where each session's play ends: its close (from its marks), or now.
-            ends = [x for sid in chunk for x in (sid, closes[sid] or newest)]
+            ends = [
+                x for sid in chunk for x in (sid, newest if closes[sid] is None else closes[sid])
+            ]
             rows = cur.execute(
                 f"WITH ends (sid, upto) AS (VALUES {','.join(['(?, ?)'] * len(chunk))}) "
                 "SELECT s.id, f.match_id, f.frame, f.start_id, f.start_t, f.end_t, f.winner, "

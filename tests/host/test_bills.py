@@ -618,3 +618,16 @@ def test_printed_lines_add_up_to_the_total_in_every_currency(
         _check_receipt(venue.bill(sid), lang)
     finally:
         venue.close_all()
+
+
+def test_a_session_closed_before_any_event_holds_no_later_frame(venue: HandVenue) -> None:
+    """Found by the club day: a session opened and closed while the store
+    held no event at all (its close is at event 0) took the next frame
+    played on its table as its own."""
+    t = tariff(name="frames", currency="GBP", per_frame=1)
+    sid = venue.open("t1", t, stamp(wall(2025, 3, 3, 10, 0), 0))
+    venue.close(sid, stamp(wall(2025, 3, 3, 10, 1), MIN))
+    later = venue.open("t1", t, stamp(wall(2025, 3, 3, 10, 2), 2 * MIN))
+    venue.play("t1", _frames_of([60]))
+    assert venue.bill(sid)["frames"] == [] and venue.bill(sid)["total"] == 0
+    assert venue.bill(later)["frames_played"] == 1

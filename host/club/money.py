@@ -84,7 +84,8 @@ def _text_of(value: object) -> str:
 
 
 def _shown(value: object) -> str:
-    text = repr(value)
+    """The value as it was written: a string quoted, a number as a number."""
+    text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= TEXT_MOST + 2 else text[:TEXT_MOST] + "…"
 
 

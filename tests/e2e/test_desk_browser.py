@@ -329,3 +329,29 @@ def test_the_receipt_and_the_daily_report_in_persian_on_a_phone(
     page.select_option("#j-year", str(int(page.input_value("#j-year")) - 1))
     page.wait_for_function("!document.querySelector('#day-rows').textContent.includes('۶۵٬۰۰۰')")
     context.close()
+
+
+def test_the_venue_board_shows_the_free_tables_in_both_languages(
+    browser: Any,
+    desk: tuple[DaemonThread, TableDriver],
+) -> None:
+    """From the door: a table with no session and no match in play is free."""
+    daemon, _ = desk
+    board = new_page(browser, viewport={"width": 1280, "height": 720})
+    board.goto(daemon.url + "/venue")
+    board.wait_for_selector(".card[data-free='1']")
+    assert board.text_content(".card .free-word") == "Free"
+    persian = new_page(browser, viewport={"width": 1280, "height": 720})
+    persian.goto(daemon.url + "/venue?lang=fa")
+    persian.wait_for_selector(".card[data-free='1']")
+    assert persian.text_content(".card .free-word") == "آزاد"
+    shot(board, "venue_free_table")
+    desk_page = new_page(browser)
+    desk_page.goto(daemon.url + "/desk")
+    sign_in(desk_page)
+    desk_page.click("#table-t1 button.open")
+    board.wait_for_selector(".card[data-free='0']")  # a session open: not free
+    persian.wait_for_selector(".card[data-free='0']")
+    assert board.locator(".free-word").count() == 0
+    for page in (board, persian, desk_page):
+        page.context.close()

@@ -292,3 +292,14 @@ def test_an_open_session_and_the_light_survive_a_daemon_restart(tmp_path: Path) 
     finally:
         d.stop()
         peer.stop()
+
+
+def test_the_board_says_whether_a_session_is_open(
+    venue: tuple[DaemonThread, DevicePeer],
+) -> None:
+    d, _ = venue
+    assert d.board("t1")["session_open"] is False
+    _, reply = post(d, "/api/tables/t1/session")
+    wait_for(lambda: d.board("t1")["session_open"] is True, what="the board hears of it")
+    post(d, f"/api/sessions/{reply['bill']['session_id']}/close")
+    wait_for(lambda: d.board("t1")["session_open"] is False, what="closed")

@@ -399,6 +399,32 @@ class TableSessions:
                 400, f"this would take the share of '{payer}' below zero: it is {now}"
             )
 
+    async def _money(
+        self,
+        op: str,
+        bill: dict[str, Any],
+        minor: int,
+        why: str,
+        payer: str | None,
+        who: str | None,
+        reverses: int | None = None,
+    ) -> dict[str, Any]:
+        """A correction, a refund or a reversal: never the bill, nor the
+        payer's share, below zero; appended with its reason and who."""
+        self._keep_above_zero(bill, minor, payer)
+        change = SessionWrite(
+            op,
+            bill["session_id"],
+            bill["table_id"],
+            who,
+            self.clock.wall_ms(),
+            reason=why,
+            amount=minor,
+            payer=payer,
+            reverses=reverses,
+        )
+        return await self._write(change)
+
     async def correct(
         self,
         session_id: int,
@@ -415,19 +441,7 @@ class TableSessions:
         minor = _amount(amount, bill["currency"], -money.MOST)
         if minor == 0:
             raise ActionError(400, "amount must not be 0: a correction changes the bill")
-        self._keep_above_zero(bill, minor, name)
-        return await self._write(
-            SessionWrite(
-                "correct",
-                session_id,
-                bill["table_id"],
-                who,
-                self.clock.wall_ms(),
-                reason=why,
-                amount=minor,
-                payer=name,
-            )
-        )
+        return await self._money("correct", bill, minor, why, name, who)
 
     async def refund(
         self,
@@ -446,19 +460,7 @@ class TableSessions:
         if bill["open"]:
             raise ActionError(409, f"session {session_id} is open: correct its bill instead")
         minor = _amount(amount, bill["currency"], 1)
-        self._keep_above_zero(bill, -minor, name)
-        return await self._write(
-            SessionWrite(
-                "refund",
-                session_id,
-                bill["table_id"],
-                who,
-                self.clock.wall_ms(),
-                reason=why,
-                amount=-minor,
-                payer=name,
-            )
-        )
+        return await self._money("refund", bill, -minor, why, name, who)
 
     async def reverse(
         self,
@@ -476,19 +478,8 @@ class TableSessions:
             raise ActionError(404, f"session {session_id} has no correction {correction_id}")
         if not row["live"]:
             raise ActionError(409, f"correction {correction_id} is already taken back")
-        self._keep_above_zero(bill, -row["amount"], row["payer"])
-        return await self._write(
-            SessionWrite(
-                "reverse",
-                session_id,
-                bill["table_id"],
-                who,
-                self.clock.wall_ms(),
-                reason=why,
-                amount=-row["amount"],
-                payer=row["payer"],
-                reverses=correction_id,
-            )
+        return await self._money(
+            "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
         )
 
     async def add_item(

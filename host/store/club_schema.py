@@ -77,10 +77,6 @@ CREATE TABLE IF NOT EXISTS session_marks (
     reason TEXT
 );
 CREATE INDEX IF NOT EXISTS session_marks_session ON session_marks (session_id, id);
-CREATE TRIGGER IF NOT EXISTS session_marks_no_update BEFORE UPDATE ON session_marks
-BEGIN SELECT RAISE(ABORT, 'session_marks is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS session_marks_no_delete BEFORE DELETE ON session_marks
-BEGIN SELECT RAISE(ABORT, 'session_marks is append-only'); END;
 
 CREATE TABLE IF NOT EXISTS session_state (
     session_id INTEGER PRIMARY KEY REFERENCES table_sessions (id),
@@ -101,10 +97,6 @@ CREATE TABLE IF NOT EXISTS bill_corrections (
     reason TEXT NOT NULL CHECK (length(trim(reason)) > 0)
 );
 CREATE INDEX IF NOT EXISTS bill_corrections_session ON bill_corrections (session_id, id);
-CREATE TRIGGER IF NOT EXISTS bill_corrections_no_update BEFORE UPDATE ON bill_corrections
-BEGIN SELECT RAISE(ABORT, 'bill_corrections is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS bill_corrections_no_delete BEFORE DELETE ON bill_corrections
-BEGIN SELECT RAISE(ABORT, 'bill_corrections is append-only'); END;
 
 CREATE TABLE IF NOT EXISTS bill_items (
     id INTEGER PRIMARY KEY,
@@ -118,10 +110,6 @@ CREATE TABLE IF NOT EXISTS bill_items (
     reverses INTEGER UNIQUE REFERENCES bill_items (id)
 );
 CREATE INDEX IF NOT EXISTS bill_items_session ON bill_items (session_id, id);
-CREATE TRIGGER IF NOT EXISTS bill_items_no_update BEFORE UPDATE ON bill_items
-BEGIN SELECT RAISE(ABORT, 'bill_items is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS bill_items_no_delete BEFORE DELETE ON bill_items
-BEGIN SELECT RAISE(ABORT, 'bill_items is append-only'); END;
 
 CREATE TABLE IF NOT EXISTS frame_play (
     match_id TEXT NOT NULL,
@@ -136,6 +124,13 @@ CREATE TABLE IF NOT EXISTS frame_play (
 );
 CREATE INDEX IF NOT EXISTS frame_play_table ON frame_play (table_id, start_id);
 """
+# Rows that are only ever appended: the store refuses to change or drop one.
+APPEND_ONLY = "".join(
+    f"CREATE TRIGGER IF NOT EXISTS {t}_no_{what} BEFORE {what.upper()} ON {t}\n"
+    f"BEGIN SELECT RAISE(ABORT, '{t} is append-only'); END;\n"
+    for t in ("session_marks", "bill_corrections", "bill_items")
+    for what in ("update", "delete")
+)
 # Columns added since the first club schema, for stores made before them.
 _ADDED = (
     ("bill_corrections", "kind", "TEXT NOT NULL DEFAULT 'correction'"),
@@ -157,7 +152,7 @@ INSERT INTO session_state (session_id, table_id, open)
 
 def migrate(db: sqlite3.Connection) -> None:
     """The club's tables, and what a store made by an older baulk lacks."""
-    db.executescript(CLUB_SCHEMA)
+    db.executescript(CLUB_SCHEMA + APPEND_ONLY)
     for table, column, kind in _ADDED:
         have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:

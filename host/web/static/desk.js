@@ -52,14 +52,19 @@ async function act(path, body) {
   }
 }
 
+// The question a destructive tap asks: the session, the table, its players
+// and what the bill comes to now.
+function question(key, tb) {
+  return sentence(key, {
+    n: tb.bill.session_id, table: tb.name, players: playersNode(tb.bill),
+    amount: document.createTextNode(tb.receipt[LANG].total),
+  });
+}
+
 async function closeSession(entry) {
   const tb = entry.tb;
   const b = tb.bill;
-  const question = sentence("ask_close", {
-    n: b.session_id, table: tb.name, players: playersNode(b),
-    amount: document.createTextNode(tb.receipt[LANG].total),
-  });
-  if (!(await ask(question, { yes: "close" }))) return;
+  if (!(await ask(question("ask_close", tb), { yes: "close" }))) return;
   const done = await act("/api/sessions/" + b.session_id + "/close", { version: b.version });
   if (done) location.href = withLang("/desk/receipt/" + b.session_id + "?done=close");
 }
@@ -67,11 +72,7 @@ async function closeSession(entry) {
 async function voidSession(entry) {
   const tb = entry.tb;
   const b = tb.bill;
-  const question = sentence("ask_void", {
-    n: b.session_id, table: tb.name, players: playersNode(b),
-    amount: document.createTextNode(tb.receipt[LANG].total),
-  });
-  const reason = await ask(question, { reason: true, yes: "void" });
+  const reason = await ask(question("ask_void", tb), { reason: true, yes: "void" });
   if (reason === null) return;
   const done = await act("/api/sessions/" + b.session_id + "/void", { reason, version: b.version });
   if (done) showDone(sentence("done_void", { n: b.session_id, table: tb.name }));

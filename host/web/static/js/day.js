@@ -31,7 +31,7 @@ function render(data) {
   document.body.dataset.day = r.day;
   pickers(r);
   const cols = heads("day-head", ["table", "sessions", "voided", "minutes_open", "in_play", "frames",
-    "currency", "charged", "items", "corrections", "refunds", "void", "total"]);
+    "currency", "charged", "items", "corrections", "refunds", "void_amount", "total"]);
   const rows = [];
   const add = (label, totals, money, cls) => {
     const list = money.length ? money : [{ currency: "", charged: "", items: "", corrections: "", refunds: "", void: "", total: "" }];

@@ -6,15 +6,15 @@ A store is filled as the daemon fills it (the real shadow referee and store
 writer, tests/host/billing_kit.py): ``--tables`` tables and ``--sessions``
 sessions over one business day, each session a best-of-3 simulated match
 (host/sim/matches.py) with the device's times on its events, a tariff with peak
-hours and loser pays, and a correction on every tenth bill.  Then, on a
-read-only connection as the web side has it:
+hours and loser pays, a correction on every tenth bill and two teas on
+every third.  Then, on a read-only connection as the web side has it:
 
-* every bill of the day (host/billing_views.day_bills);
+* every bill of the day (host/club/daily.py day_bills);
 * the daily report as GET /api/reports/day?lang=fa builds it: the bills,
   each table's and the venue's totals, and every amount and date written out
   in Persian (Solar Hijri dates, Persian digits);
-* baseline: the same rows (sessions, their frames, corrections) read with
-  plain SQL and nothing worked out.
+* baseline: the same rows (sessions, their marks, frames, corrections and
+  items) read with plain SQL and nothing worked out.
 
 Each figure is the CPU time of the work, median of ``--runs`` runs (the
 first, cold one and the median wall time printed beside it: on a shared
@@ -36,11 +36,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from baulk.host.club import views
+from baulk.host.club import daily
 from baulk.host.club.clock import Stamp
 from baulk.host.club.tariffs import parse
 from baulk.host.sim.matches import generate_match
-from baulk.host.store import StoreReader
+from baulk.host.store import SessionWrite, StoreReader
 from tests.host.billing_kit import HandVenue, stamp
 
 DAY = date(2025, 3, 6)  # a Thursday: peak hours in the evening
@@ -93,6 +93,20 @@ def fill(venue: HandVenue, tables: int, sessions: int, seed: int) -> int:
         venue.close(sid, stamp(closed, closed))
         if n % 10 == 0:
             venue.correct(sid, -5_000, "regular customer")
+        if n % 3 == 0:
+            venue.write(
+                SessionWrite(
+                    "item",
+                    sid,
+                    table,
+                    "desk",
+                    closed,
+                    item="Tea",
+                    item_fa="چای",
+                    price=20_000,
+                    quantity=2,
+                )
+            )
         clock[table] = closed + rng.randint(2, 20) * 60_000
     return events
 
@@ -102,15 +116,17 @@ def baseline(reader: StoreReader, lo: int, hi: int) -> int:
     rows = db.execute(
         "SELECT * FROM table_sessions WHERE opened_wall_ms >= ? AND opened_wall_ms < ?", (lo, hi)
     ).fetchall()
+    marks = db.execute("SELECT * FROM session_marks").fetchall()
     frames = db.execute("SELECT * FROM frame_play").fetchall()
     fixes = db.execute("SELECT * FROM bill_corrections").fetchall()
-    return len(rows) + len(frames) + len(fixes)
+    items = db.execute("SELECT * FROM bill_items").fetchall()
+    return len(rows) + len(marks) + len(frames) + len(fixes) + len(items)
 
 
 def the_report(reader: StoreReader, now: Stamp) -> dict[str, object]:
     names = {f"t{i}": f"Table {i}" for i in range(1, 65)}
-    report = views.day_report(reader, BILLING, DAY, now, names)
-    report["formatted"] = views.formatted_report(report, "fa")  # Persian: the costlier one
+    report = daily.day_report(reader, BILLING, DAY, now, names)
+    report["formatted"] = daily.formatted_report(report, "fa")  # Persian: the costlier one
     return report
 
 
@@ -145,12 +161,12 @@ def main() -> int:
         gc.collect()
         reader = StoreReader(path)
         now = Stamp(0, 0, "bench")
-        lo, hi = views.day_bounds(DAY, BILLING)
-        bills = views.day_bills(reader, BILLING, DAY, now)
+        lo, hi = daily.day_bounds(DAY, BILLING)
+        bills = daily.day_bills(reader, BILLING, DAY, now)
         assert len(bills) == a.sessions, len(bills)
         frames = sum(b["frames_played"] for b in bills)
         base = timed_runs(lambda: baseline(reader, lo, hi), a.runs)
-        day_bills = timed_runs(lambda: views.day_bills(reader, BILLING, DAY, now), a.runs)
+        day_bills = timed_runs(lambda: daily.day_bills(reader, BILLING, DAY, now), a.runs)
         report = timed_runs(lambda: the_report(reader, now), a.runs)
         reader.close()
     load = os.getloadavg()[0]

@@ -29,7 +29,12 @@ handset_lang = "fa"         # the referee's handset in Persian ("en": English);
 
 [billing]                   # table sessions and tariffs (host/club/tariffs.py, docs/BILLING.md)
 [[tariff]]
+[[item]]                    # the desk's price list: drinks, snacks, cue hire
+[printer]                   # the desk's thermal receipt printer (host/club/printing.py)
 ```
+
+Numbers with a fraction (``6.5``) are read as exact decimals, never as
+binary floats, so a price is what was written.
 
 Every mistake is reported as :class:`ConfigError` with a sentence that names
 the key, so ``baulk run`` can print it and stop before touching a port.
@@ -42,6 +47,7 @@ import re
 import ssl
 import tomllib
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +163,9 @@ def parse(
     """Build a Config from parsed TOML; raise ConfigError on any mistake."""
     env = dict(os.environ) if env is None else env
     _unknown(
-        data, ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff"), "config"
+        data,
+        ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff", "item", "printer"),
+        "config",
     )
     server = _section(data, "server")
     _unknown(
@@ -304,6 +312,14 @@ def tls_context(config: Config) -> ssl.SSLContext | None:
     return context
 
 
+def _exact(text: str) -> Decimal:
+    """A TOML number with a fraction, exactly as written (prices, host/club/money.py);
+    one longer than any amount is refused before it is read."""
+    if len(text) > 40:
+        raise ValueError(text[:20])
+    return Decimal(text)
+
+
 def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     """Read and check a TOML config file (relative store paths are taken from
     the file's folder)."""
@@ -315,10 +331,10 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(f"config {p} is not UTF-8 text") from None
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text, parse_float=_exact)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
-    except ValueError:  # tomllib's own int() of a number of over 4300 digits
+    except ValueError:  # int() of a number of over 4300 digits, or a fraction of over 40
         raise ConfigError(f"config {p} is not valid TOML: a number is far too long") from None
     config = parse(data, base=p.resolve().parent, env=env)
     tls_context(config)  # a certificate that cannot be used stops here, with its reason

@@ -22,11 +22,23 @@ from baulk.host import config as config_mod
 from baulk.host.cli.service import running_venue, setup_logging, wait_for_stop_signal
 from baulk.host.club import tariffs
 
-# The demo's club: an hour tariff in toman with evening peak hours, and the
-# frames charged to their losers (docs/BILLING.md).
+# The demo's club (docs/BILLING.md, "The demo's club"): an hour tariff in
+# toman with evening peak hours, the frames charged to their losers, and a
+# short price list.  ``--config`` puts a club's own in its place.
+DEMO_TARIFF = (
+    "120,000 toman an hour (180,000 on Thursdays and Fridays from 18:00 to 24:00), "
+    "at least 30 minutes, in 5-minute steps, and 10,000 a frame; each frame's loser pays "
+    "its price and its share of the table time; tea 20,000, a soft drink 35,000, cue hire "
+    "50,000"
+)
 DEMO_BILLING = tariffs.parse(
     {
         "billing": {"venue": "baulk demo"},
+        "item": [
+            {"name": "Tea", "name_fa": "چای", "price": 20_000},
+            {"name": "Soft drink", "name_fa": "نوشابه", "price": 35_000},
+            {"name": "Cue hire", "name_fa": "کرایهٔ چوب", "price": 50_000},
+        ],
         "tariff": [
             {
                 "name": "demo",
@@ -55,7 +67,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "demo",
         help="simulated tables, the real daemon and the boards on http://127.0.0.1:8047",
         description="Start N simulated tables, each joined to the real daemon through a "
-        "pseudo-terminal, play realistic frames and serve the boards.",
+        "pseudo-terminal, play realistic frames and serve the boards.  The desk bills them "
+        f"with the demo's club: {DEMO_TARIFF}.  --config FILE bills them with a club's own "
+        "[billing], [[tariff]] and [[item]] instead, on simulated tables named as its "
+        "[[table]]s.",
+    )
+    p.add_argument(
+        "--config",
+        help="a baulk.toml whose tariffs, price list and tables the simulated tables take "
+        "(its store and ports are not used)",
     )
     p.add_argument("--tables", type=int, default=2, help="simulated tables (1-16, default 2)")
     p.add_argument("--port", type=int, default=config_mod.DEFAULT_PORT, help="web port (8047)")
@@ -96,45 +116,65 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    club = None
+    if args.config is not None:
+        try:
+            club = config_mod.load(args.config, env={})
+        except config_mod.ConfigError as e:
+            print(f"baulk demo: {e}", file=sys.stderr)
+            return 2
     setup_logging(args.verbose)
-    return asyncio.run(_demo(args, simulated))
+    return asyncio.run(_demo(args, simulated, club))
 
 
-async def _demo(args: argparse.Namespace, simulated: Any) -> int:
+def _tables(args: argparse.Namespace, club: config_mod.Config | None) -> list[tuple[str, str]]:
+    """(id, name) of each simulated table: the club's tables (as many as
+    --tables allows), so that its tariffs name them; else t1..tN."""
+    if club is not None and club.tables:
+        return [(t.id, t.name) for t in club.tables[: max(args.tables, 1)]]
+    return [(f"t{i + 1}", f"Table {i + 1}") for i in range(args.tables)]
+
+
+async def _demo(
+    args: argparse.Namespace, simulated: Any, club: config_mod.Config | None = None
+) -> int:
     work = Path(tempfile.mkdtemp(prefix="baulk-demo-"))
     store = Path(args.store) if args.store else work / "demo.sqlite"
     token = secrets.token_urlsafe(12)
+    named = _tables(args, club)
     sims = []
-    for i in range(args.tables):
-        flash = work / f"flash-t{i + 1}"
+    for i, (table_id, _) in enumerate(named):
+        flash = work / f"flash-{table_id}"
         flash.mkdir(exist_ok=True)
         sim = simulated(
-            f"t{i + 1}", seed=args.seed + i, speed=args.speed, flash_dir=str(flash), autoplay=True
+            table_id, seed=args.seed + i, speed=args.speed, flash_dir=str(flash), autoplay=True
         )
         sim.start()
         sims.append(sim)
-    tables = tuple(
-        config_mod.TableConfig(f"t{i + 1}", f"Table {i + 1}", port="sim")
-        for i in range(args.tables)
-    )
+    tables = tuple(config_mod.TableConfig(tid, name, port="sim") for tid, name in named)
     cfg = config_mod.Config(
         tables=tables,
         port=args.port,
         operator_token=token,
         store_path=store,
         autodetect=False,
-        billing=DEMO_BILLING,
+        billing=club.billing if club is not None else DEMO_BILLING,
     )
     locators: dict[str, Callable[[], str | None]] = {
-        f"t{i + 1}": _locator(sim) for i, sim in enumerate(sims)
+        tid: _locator(sim) for (tid, _), sim in zip(named, sims, strict=True)
     }
     try:
         async with running_venue(cfg, locators) as (_, url):
-            print(f"baulk demo: {args.tables} simulated tables; the boards are on {url}")
+            print(f"baulk demo: {len(named)} simulated tables; the boards are on {url}")
+            if club is None:
+                print(f"  the desk's tariff  {DEMO_TARIFF}")
+            else:
+                names = ", ".join(t.name for t in cfg.billing.tariffs) or "none"
+                print(f"  the desk's tariffs {names} (from {args.config})")
             print(f"  venue board        {url}/venue        (Persian: {url}/venue?lang=fa)")
             for t in tables:
                 print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
-            print(f"  persian table 1    {url}/table/t1?lang=fa")
+            print(f"  persian table 1    {url}/table/{named[0][0]}?lang=fa")
             print(f"  reports and API    {url}/   {url}/api")
             print(f"  desk (sessions)    {url}/desk   (Persian: {url}/desk?lang=fa)")
             print(f"  operator token     {token}   (store: {store})")

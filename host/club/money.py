@@ -10,19 +10,33 @@ Latin digits, so the digits are shaped here).
 
 The toman is not an ISO 4217 currency but it is what Iranian clubs price in:
 ``IRT`` (ten rials, no minor unit) is accepted beside every code Babel knows.
+
+Every amount that comes in (a tariff's price in the config, a correction or a
+refund typed at the desk) is read by :func:`parse`: a plain decimal written
+out in full (``12.50``, ``-5000``), at most :data:`TEXT_MOST` characters,
+with no more decimals than the currency has, and inside the range its caller
+gives, never wider than :data:`MOST` minor units.  It is refused before any
+arithmetic: a decimal of a million digits or ``1e999997`` costs the length
+check, nothing more.  A negative amount is written with CLDR's minus sign for
+its language (in Persian ``U+200E U+2212``, which keeps the sign on the left
+of the digits in a right-to-left line).
 """
 
 from __future__ import annotations
 
 import functools
-from decimal import Decimal, InvalidOperation
+import math
+import re
+from decimal import Decimal
 
 from babel import Locale
 from babel.numbers import (
+    get_currency_name,
     get_currency_precision,
     get_currency_symbol,
     get_decimal_symbol,
     get_group_symbol,
+    get_minus_sign_symbol,
     is_currency,
 )
 
@@ -32,6 +46,13 @@ PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 _IRANIAN = {"IRR": {"en": "Rial", "fa": "ریال"}, TOMAN: {"en": "Toman", "fa": "تومان"}}
 # The English locale each currency is written in at home (grouping, symbol).
 _ENGLISH = {"GBP": "en_GB", "EUR": "en_IE", "INR": "en_IN", "PKR": "en_PK"}
+# The widest amount anything holds: a trillion minor units (1,000,000,000,000
+# rial, or ten billion pounds).  A day of 500 such bills still adds up inside
+# 2**53, so a browser's JavaScript numbers keep every unit of the totals, and
+# SQLite's 64-bit integers hold any sum of them.
+MOST = 10**12
+TEXT_MOST = 24  # characters of an amount's text ("-1000000000000.00" is 17)
+_PLAIN = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]+))?")
 
 
 class MoneyError(ValueError):
@@ -49,22 +70,51 @@ def minor_digits(currency: str) -> int:
     return int(get_currency_precision(currency))
 
 
-def to_minor(value: object, currency: str) -> int:
-    """An amount given in the currency's major unit (a TOML number or a JSON
-    number or string such as "12.50") as minor units; raises MoneyError."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise MoneyError(f"must be a number, not {value!r}")
-    try:
-        amount = Decimal(str(value).strip())
-    except InvalidOperation:
-        raise MoneyError(f"must be a number, not {value!r}") from None
-    if not amount.is_finite():
-        raise MoneyError(f"must be a number, not {value!r}")
+def _text_of(value: object) -> str:
+    """An amount's text as it was written: a string as typed, a number as
+    Python writes it (a TOML number read exactly, as config.py reads it, or
+    a JSON number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+        raise MoneyError(f"must be a number, not {_shown(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise MoneyError(f"must be a number, not {_shown(value)}")
+    if isinstance(value, int) and abs(value) > MOST:  # no text made of a huge int
+        return "9" * (TEXT_MOST + 1)  # too long: refused as what it is, too wide
+    return value.strip() if isinstance(value, str) else str(value)
+
+
+def _shown(value: object) -> str:
+    """The value as it was written: a string quoted, a number as a number."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= TEXT_MOST + 2 else text[:TEXT_MOST] + "…"
+
+
+def parse(value: object, currency: str, least: int = -MOST, most: int = MOST) -> int:
+    """An amount in the currency's major unit ("12.50", 6.5, -5000) as minor
+    units, within [least, most]; raises MoneyError saying why (the caller
+    puts the key's name in front)."""
+    text = _text_of(value)
+    range_text = f"must be from {plain(least, currency)} to {plain(most, currency)}"
+    if len(text) > TEXT_MOST and isinstance(value, int):
+        raise MoneyError(range_text)
+    match = _PLAIN.fullmatch(text) if len(text) <= TEXT_MOST else None
+    if match is None:
+        raise MoneyError(f"must be a plain decimal number such as 12.50, not {_shown(value)}")
+    sign, whole, frac = match.group(1), match.group(2), (match.group(3) or "").rstrip("0")
     digits = minor_digits(currency)
-    minor = amount.scaleb(digits)
-    if minor != minor.to_integral_value():
-        raise MoneyError(f"{value!r} has more than {digits} decimals for {currency}")
-    return int(minor)
+    if len(frac) > digits:
+        raise MoneyError(f"{_shown(value)} has more than {digits} decimals for {currency}")
+    minor: int = int(whole) * 10**digits + int(frac.ljust(digits, "0") or "0")
+    if sign == "-":
+        minor = -minor
+    if not least <= minor <= most:
+        raise MoneyError(range_text)
+    return minor
+
+
+def to_minor(value: object, currency: str) -> int:
+    """:func:`parse` over the widest range (MOST either way)."""
+    return parse(value, currency)
 
 
 def major(minor: int, currency: str) -> Decimal:
@@ -95,9 +145,12 @@ def _style(currency: str, lang: str) -> tuple[str, str, str, str, tuple[int, int
         prefix = tuple(x.replace("¤", symbol) for x in pattern.prefix)
         suffix = tuple(x.replace("¤", symbol) for x in pattern.suffix)
         grouping = pattern.grouping
+    # A pattern's "-" stands for the locale's minus sign (CLDR); Babel writes
+    # a hyphen whatever the locale, which in Persian lands on the wrong side.
+    minus = get_minus_sign_symbol(locale)
     return (
         prefix[0],
-        prefix[1],
+        prefix[1].replace("-", minus),
         suffix[0],
         suffix[1],
         (int(grouping[0]), int(grouping[1])),
@@ -128,3 +181,12 @@ def fmt(minor: int, currency: str, lang: str) -> str:
 
 def persian_digits(text: str) -> str:
     return text.translate(PERSIAN_DIGITS)
+
+
+@functools.cache
+def currency_name(currency: str, lang: str) -> str:
+    """The currency's name in a language ("British Pound", "پوند بریتانیا";
+    the toman and the rial as Iranians say them)."""
+    if currency in _IRANIAN:
+        return _IRANIAN[currency][lang]
+    return str(get_currency_name(currency, locale="fa_IR" if lang == "fa" else "en"))

@@ -46,7 +46,29 @@ LIGHT_GRACE_MS = 5000  # a light command unacknowledged this long disagrees
 MINUTE_MS = 60_000
 # Inputs that set a frame up rather than play it (host/store/writer.py has the same rule).
 SET_UP = ("match", "toss", "order", "undo")
-REASON_BYTES = 200
+REASON_BYTES = 200  # a reason: one line of text (host/web/desk.py checks its characters)
+PAYER_BYTES = 48  # a payer is a player's name
+QUANTITY_MOST = 20  # items of one kind in one tap
+
+
+def _text(value: object, what: str, missing: str) -> str:
+    """A reason or a name: one line of text, at most REASON_BYTES bytes."""
+    if not isinstance(value, str) or not value.strip():
+        raise ActionError(400, missing or f"{what} must be text")
+    text = value.strip()
+    if len(text.encode()) > REASON_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        if what == "payer":
+            raise ActionError(400, f"payer must be one line of at most {REASON_BYTES} bytes")
+        raise ActionError(400, f"reason must be one line of at most {REASON_BYTES} bytes of text")
+    return text
+
+
+def _amount(value: object, currency: str, least: int) -> int:
+    """An amount typed at the desk, in minor units (host/club/money.py)."""
+    try:
+        return money.parse(value, currency, least, money.MOST)
+    except money.MoneyError as e:
+        raise ActionError(400, f"amount {e}") from None
 
 
 class Venue(Protocol):
@@ -66,6 +88,10 @@ class Venue(Protocol):
 
     def link_of(self, table_id: str) -> str:
         """The table's link as its board says it ("online", "offline", ...)."""
+        ...
+
+    def session_changed(self, table_id: str, is_open: bool) -> None:
+        """A table's session opened or ended: its board says whether it is free."""
         ...
 
     def send_to_table(self, table_id: str, record: Light) -> int | None:
@@ -115,6 +141,7 @@ class TableSessions:
             desk = self.desk(s["table_id"])
             desk.session = s
             desk.light_wanted = True
+            self.venue.session_changed(s["table_id"], True)
         self.started = self.clock.now()
 
     def start(self) -> None:
@@ -151,6 +178,31 @@ class TableSessions:
             raise ActionError(404, f"there is no session {session_id}")
         return None, row
 
+    def _current(self, session_id: int, version: str | None) -> dict[str, Any]:
+        """The session's bill as the store has it now, checked against the
+        version the desk saw (None: not checked, for scripts): a tap made on
+        an older view of it (another phone closed it, corrected it, ...) is
+        refused and changes nothing."""
+        bill = self.bill(session_id)
+        if version is not None and version != bill["version"]:
+            raise ActionError(409, "the table changed: look again")
+        if bill["state"] == "void":
+            raise ActionError(409, f"session {session_id} is void: nothing on it changes")
+        return bill
+
+    async def _write(self, write: SessionWrite) -> dict[str, Any]:
+        """Store one change and answer with the bill once it is on the disk."""
+        self.venue.committer.submit_session(write)
+        await self.venue.committer.flush()
+        self._changed(write.table_id)
+        return self.bill(write.session_id)
+
+    def _changed(self, table_id: str) -> None:
+        """A table's session changed: the desk's view of it, and its board."""
+        desk = self.desk(table_id)
+        self._refresh(table_id)
+        self.venue.session_changed(table_id, desk.session is not None)
+
     def _begin(
         self,
         table_id: str,
@@ -161,7 +213,9 @@ class TableSessions:
         desk = self.desk(table_id)
         if desk.session is not None:
             raise ActionError(
-                409, f"table '{table_id}' already has session {desk.session['id']} open"
+                409,
+                f"the table changed: look again (table '{table_id}' has session "
+                f"{desk.session['id']} open)",
             )
         tariff = self._tariff(table_id)
         at = self.clock.now()
@@ -179,6 +233,7 @@ class TableSessions:
             "tariff": tariff,
             "confirmed_wall_ms": None,
             "confirmed_by": None,
+            "marks": [],
             "closed_wall_ms": None,
             "closed_mono_ms": None,
             "closed_boot": None,
@@ -201,6 +256,7 @@ class TableSessions:
             )
         )
         desk.light_wanted = True
+        self.venue.session_changed(table_id, True)
         log.info("table %s: session %d opened (%s, by %s)", table_id, sid, how, who or "?")
         return desk.session
 
@@ -213,39 +269,42 @@ class TableSessions:
         self.send_light(table_id)
         return self.bill(session["id"])
 
-    async def confirm(self, session_id: int, who: str | None = None) -> dict[str, Any]:
-        _, session = self._session(session_id)
-        if session["closed_wall_ms"] is not None:
+    async def confirm(
+        self, session_id: int, who: str | None = None, version: str | None = None
+    ) -> dict[str, Any]:
+        bill = self._current(session_id, version)
+        if not bill["open"]:
             raise ActionError(409, f"session {session_id} is closed")
-        if session["how"] != "auto" or session["confirmed_wall_ms"] is not None:
+        if bill["confirmed"]:
             raise ActionError(409, f"session {session_id} needs no confirmation")
         at = self.clock.now()
-        session["confirmed_wall_ms"] = at.wall_ms
-        session["confirmed_by"] = who
-        self.venue.committer.submit_session(
-            SessionWrite("confirm", session_id, session["table_id"], who, at.wall_ms)
+        return await self._write(
+            SessionWrite("confirm", session_id, bill["table_id"], who, at.wall_ms)
         )
-        await self.venue.committer.flush()
-        return self.bill(session_id)
 
-    async def close(self, session_id: int, who: str | None = None) -> dict[str, Any]:
-        desk, session = self._session(session_id)
-        if desk is None or session["closed_wall_ms"] is not None:
+    async def close(
+        self, session_id: int, who: str | None = None, version: str | None = None
+    ) -> dict[str, Any]:
+        bill = self._current(session_id, version)
+        desk, _ = self._session(session_id)
+        if desk is None or not bill["open"]:
             raise ActionError(409, f"session {session_id} is already closed")
         self._end(desk, who, "desk", self.clock.now())
         await self.venue.committer.flush()
-        self.send_light(session["table_id"])
+        self.send_light(bill["table_id"])
+        self._changed(bill["table_id"])
         return self.bill(session_id)
 
-    def _end(self, desk: TableDesk, who: str | None, reason: str, at: Stamp) -> None:
+    def _end(
+        self, desk: TableDesk, who: str | None, reason: str, at: Stamp, op: str = "close"
+    ) -> None:
         session = desk.session
         assert session is not None
         desk.session = None
         desk.light_wanted = False
-        session.update(closed_wall_ms=at.wall_ms, closed_mono_ms=at.mono_ms, closed_boot=at.boot)
         self.venue.committer.submit_session(
             SessionWrite(
-                "close",
+                op,
                 session["id"],
                 desk.table_id,
                 who,
@@ -255,42 +314,238 @@ class TableSessions:
                 reason=reason,
             )
         )
-        log.info("table %s: session %d closed (%s)", desk.table_id, session["id"], reason)
+        log.info("table %s: session %d %s (%s)", desk.table_id, session["id"], op, reason)
 
-    async def correct(
-        self, session_id: int, amount: object, reason: object, payer: object, who: str | None
+    async def void(
+        self, session_id: int, reason: object, who: str | None = None, version: str | None = None
     ) -> dict[str, Any]:
-        """An operator's correction of a bill, appended with its reason."""
-        if not isinstance(reason, str) or not reason.strip():
-            raise ActionError(400, "a correction needs a reason: say why the bill changes")
-        if len(reason.encode()) > REASON_BYTES or any(ord(c) < 32 for c in reason):
+        """A session opened by mistake: nothing on it is to pay.  An open one
+        is closed by it; the bill keeps every line and takes the total off."""
+        why = _text(reason, "reason", "a void needs a reason: say why nothing is to pay")
+        bill = self._current(session_id, version)
+        desk, _ = self._session(session_id)
+        at = self.clock.now()
+        if desk is not None and bill["open"]:
+            self._end(desk, who, why, at, op="void")
+            await self.venue.committer.flush()
+            self.send_light(bill["table_id"])
+            self._changed(bill["table_id"])
+            return self.bill(session_id)
+        return await self._write(
+            SessionWrite("void", session_id, bill["table_id"], who, at.wall_ms, reason=why)
+        )
+
+    async def reopen(
+        self,
+        session_id: int,
+        reason: object = None,
+        who: str | None = None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
+        """A session closed by mistake runs on, from its first open: one
+        session, one minimum, its table time to its next close."""
+        why = None if reason is None else _text(reason, "reason", "")
+        bill = self._current(session_id, version)
+        if bill["open"]:
+            raise ActionError(409, f"session {session_id} is open")
+        table_id = bill["table_id"]
+        other = self.desk(table_id).session
+        if other is not None:
             raise ActionError(
-                400, f"reason must be one line of at most {REASON_BYTES} bytes of text"
+                409,
+                f"table '{table_id}' has session {other['id']} open: close it before "
+                "reopening this one",
             )
-        if payer is not None and (not isinstance(payer, str) or not payer.strip()):
-            raise ActionError(400, "payer must be a player's name, or left out for the table")
-        _, session = self._session(session_id)
-        currency = session["tariff"]["currency"]
-        try:
-            minor = money.to_minor(amount, currency)
-        except money.MoneyError as e:
-            raise ActionError(400, f"amount {e}") from None
-        if minor == 0:
-            raise ActionError(400, "amount must not be 0: a correction changes the bill")
+        at = self.clock.now()
         self.venue.committer.submit_session(
             SessionWrite(
-                "correct",
-                session_id,
-                session["table_id"],
-                who,
-                self.clock.wall_ms(),
-                reason=reason.strip(),
-                amount=minor,
-                payer=payer.strip() if isinstance(payer, str) else None,
+                "reopen", session_id, table_id, who, at.wall_ms, at.mono_ms, at.boot, reason=why
             )
         )
         await self.venue.committer.flush()
+        row = self.venue.reader.session(session_id)
+        if row is not None and row["closed_wall_ms"] is None:
+            desk = self.desk(table_id)
+            desk.session = row
+            desk.light_wanted = True
+            self.send_light(table_id)
+        self._changed(table_id)
         return self.bill(session_id)
+
+    def _parse_payer(self, payer: object) -> str | None:
+        if payer is None:
+            return None
+        text = _text(payer, "payer", "payer must be a player's name, or left out for the table")
+        if len(text.encode()) > PAYER_BYTES:
+            raise ActionError(400, f"payer is longer than {PAYER_BYTES} bytes")
+        return text
+
+    def _share_of(self, bill: dict[str, Any], payer: str | None) -> int:
+        return sum(p["amount"] for p in bill["payers"] if p["payer"] == payer)
+
+    def _keep_above_zero(self, bill: dict[str, Any], minor: int, payer: str | None) -> None:
+        """A change may not take the bill, nor the share of whoever it is
+        charged to, below zero (a clerk's extra zeros)."""
+        cur = bill["currency"]
+        if bill["total"] + minor < 0:
+            total = f"{money.plain(bill['total'], cur)} {cur}"
+            raise ActionError(400, f"this would take the bill below zero: its total is {total}")
+        share = self._share_of(bill, payer)
+        if minor < 0 and share + minor < 0:
+            now = f"{money.plain(share, cur)} {cur}"
+            if payer is None:
+                raise ActionError(400, f"this would take the table's share below zero: it is {now}")
+            raise ActionError(
+                400, f"this would take the share of '{payer}' below zero: it is {now}"
+            )
+
+    async def _money(
+        self,
+        op: str,
+        bill: dict[str, Any],
+        minor: int,
+        why: str,
+        payer: str | None,
+        who: str | None,
+        reverses: int | None = None,
+    ) -> dict[str, Any]:
+        """A correction, a refund or a reversal: never the bill, nor the
+        payer's share, below zero; appended with its reason and who."""
+        self._keep_above_zero(bill, minor, payer)
+        change = SessionWrite(
+            op,
+            bill["session_id"],
+            bill["table_id"],
+            who,
+            self.clock.wall_ms(),
+            reason=why,
+            amount=minor,
+            payer=payer,
+            reverses=reverses,
+        )
+        return await self._write(change)
+
+    async def correct(
+        self,
+        session_id: int,
+        amount: object,
+        reason: object,
+        payer: object,
+        who: str | None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
+        """The desk's correction of a bill (+ or -), appended with its reason."""
+        why = _text(reason, "reason", "a correction needs a reason: say why the bill changes")
+        name = self._parse_payer(payer)
+        bill = self._current(session_id, version)
+        minor = _amount(amount, bill["currency"], -money.MOST)
+        if minor == 0:
+            raise ActionError(400, "amount must not be 0: a correction changes the bill")
+        return await self._money("correct", bill, minor, why, name, who)
+
+    async def refund(
+        self,
+        session_id: int,
+        amount: object,
+        reason: object,
+        payer: object,
+        who: str | None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
+        """Money given back on a closed bill (the owner's): ``amount`` is what
+        goes back, at most what the bill (or the payer's share) comes to."""
+        why = _text(reason, "reason", "a refund needs a reason: say why money goes back")
+        name = self._parse_payer(payer)
+        bill = self._current(session_id, version)
+        if bill["open"]:
+            raise ActionError(409, f"session {session_id} is open: correct its bill instead")
+        minor = _amount(amount, bill["currency"], 1)
+        return await self._money("refund", bill, -minor, why, name, who)
+
+    async def reverse(
+        self,
+        session_id: int,
+        correction_id: int,
+        reason: object,
+        who: str | None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
+        """A correction or a refund taken back: its opposite, appended."""
+        why = _text(reason, "reason", "a reversal needs a reason: say why it is taken back")
+        bill = self._current(session_id, version)
+        row = next((c for c in bill["corrections"] if c["id"] == correction_id), None)
+        if row is None:
+            raise ActionError(404, f"session {session_id} has no correction {correction_id}")
+        if not row["live"]:
+            raise ActionError(409, f"correction {correction_id} is already taken back")
+        return await self._money(
+            "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
+        )
+
+    async def add_item(
+        self,
+        session_id: int,
+        item: object,
+        quantity: object,
+        who: str | None,
+        version: str | None = None,
+    ) -> dict[str, Any]:
+        """An item of the price list onto an open session's bill."""
+        bill = self._current(session_id, version)
+        if not bill["open"]:
+            raise ActionError(409, f"session {session_id} is closed: items go on an open one")
+        found = self.billing.item(item) if isinstance(item, str) else None
+        if found is None:
+            raise ActionError(400, "item must be the name of an item of the price list")
+        if found.currency != bill["currency"]:
+            raise ActionError(
+                400,
+                f"this table is billed in {bill['currency']}, and the item is priced in "
+                f"{found.currency}",
+            )
+        if isinstance(quantity, bool) or not isinstance(quantity, int):
+            raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+        if not 1 <= quantity <= QUANTITY_MOST:
+            raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+        return await self._write(
+            SessionWrite(
+                "item",
+                session_id,
+                bill["table_id"],
+                who,
+                self.clock.wall_ms(),
+                item=found.name,
+                item_fa=found.name_fa,
+                price=found.price,
+                quantity=quantity,
+            )
+        )
+
+    async def take_back_item(
+        self, session_id: int, item_id: int, who: str | None, version: str | None = None
+    ) -> dict[str, Any]:
+        """An item added by mistake: its take-back, appended."""
+        bill = self._current(session_id, version)
+        row = next((i for i in bill["items"] if i["id"] == item_id), None)
+        if row is None:
+            raise ActionError(404, f"session {session_id} has no item {item_id}")
+        if not row["live"]:
+            raise ActionError(409, f"item {item_id} is already taken back")
+        self._keep_above_zero(bill, -row["amount"], None)
+        return await self._write(
+            SessionWrite(
+                "item_back",
+                session_id,
+                bill["table_id"],
+                who,
+                self.clock.wall_ms(),
+                item=row["item"],
+                item_fa=row["item_fa"],
+                price=row["price"],
+                quantity=-row["quantity"],
+                reverses=item_id,
+            )
+        )
 
     def _refresh(self, table_id: str) -> None:
         """The open session as the store has it now (its event anchor)."""
@@ -309,7 +564,8 @@ class TableSessions:
             raise ActionError(404, f"there is no session {session_id}")
         frames = reader.session_frames([row])[session_id]
         fixes = reader.corrections([session_id])[session_id]
-        return bills.work_out(row, frames, fixes, self.clock.now())
+        items = reader.items([session_id])[session_id]
+        return bills.work_out(row, frames, fixes, self.clock.now(), items)
 
     # ------------------------------------------------------------------ what the tables say
     def on_event(
@@ -394,6 +650,7 @@ class TableSessions:
                 # Billed to the last stroke, not to the moment the watch noticed.
                 self._end(desk, None, "idle", since)
                 self.send_light(desk.table_id)
+                self.venue.session_changed(desk.table_id, False)
 
     def _idle_since(self, desk: TableDesk) -> Stamp:
         """The table's last stroke, or when its session opened or this daemon
@@ -488,14 +745,17 @@ class TableSessions:
         # As the store has them: the event each one starts from is set there.
         open_rows = {s["table_id"]: s for s in reader.open_sessions()}
         frames = reader.session_frames(list(open_rows.values()))
-        fixes = reader.corrections([s["id"] for s in open_rows.values()])
+        ids = [s["id"] for s in open_rows.values()]
+        fixes = reader.corrections(ids)
+        items = reader.items(ids)
         for table_id in self.venue.table_ids():
             desk = self.desk(table_id)
             tariff = self.billing.tariff_for(table_id)
             bill = None
             s = open_rows.get(table_id)
             if s is not None and desk.session is not None and desk.session["id"] == s["id"]:
-                bill = bills.work_out(s, frames.get(s["id"], []), fixes.get(s["id"], []), now)
+                sid = s["id"]
+                bill = bills.work_out(s, frames[sid], fixes[sid], now, items[sid])
             out.append(
                 {
                     "table": table_id,
@@ -509,6 +769,12 @@ class TableSessions:
                         "unsupported": desk.light_unsupported,
                     },
                     "bill": bill,
+                    # what the desk may sell onto this table's bill
+                    "items": [
+                        i.to_json()
+                        for i in self.billing.items
+                        if tariff is not None and i.currency == tariff.currency
+                    ],
                 }
             )
         return out

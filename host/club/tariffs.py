@@ -25,22 +25,33 @@ days = ["thu", "fri"]
 from = "18:00"
 to = "24:00"
 per_hour = 180000
+
+[[item]]                   # the price list the desk adds to a table's bill
+name = "Tea"
+name_fa = "چای"            # how the Persian desk and receipt call it (default: name)
+price = 20000
+currency = "IRT"           # default: the tariffs' currency, when they share one
 ```
 
-Every mistake raises :class:`TariffError` with a sentence that names the key
-(``tariff[0].per_hour``), and ``baulk run`` stops before it touches a port.
+Every value has a range (docs/BILLING.md, "What the config holds"), and
+every mistake raises :class:`TariffError` with a sentence that names the key
+(``tariff[0].per_hour``); ``baulk run`` stops before it touches a port.
+Prices are read by host/club/money.py ``parse``: exact decimals, bounded
+before any arithmetic.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from dataclasses import asdict, dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from baulk.host.club import money
+from baulk.host.club import money, printing
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # datetime.weekday() order
 _BILLING_KEYS = (
@@ -63,7 +74,17 @@ _TARIFF_KEYS = (
     "peak",
 )
 _PEAK_KEYS = ("days", "from", "to", "per_hour")
+_ITEM_KEYS = ("name", "name_fa", "price", "currency")
 MAX_MINUTES = 24 * 60
+# The ranges of the whole numbers (docs/BILLING.md has the table).
+MINIMUM_MOST = MAX_MINUTES  # minimum_min: at most a day
+ROUND_MOST = 60  # round_min: at most an hour's step
+WATCH_MOST = MAX_MINUTES  # auto_close_min, idle_alert_min
+NAME_BYTES = 48  # a tariff's or an item's name, as a player's name (UTF-8)
+VENUE_CHARS = 80
+ITEMS_MOST = 60
+TARIFFS_MOST = 64
+PEAKS_MOST = 28  # four a day
 
 
 class TariffError(ValueError):
@@ -126,6 +147,19 @@ class Tariff:
 
 
 @dataclass(frozen=True)
+class Item:
+    """Something the desk sells onto a table's bill (a drink, a snack, cue hire)."""
+
+    name: str
+    name_fa: str
+    price: int  # minor units of ``currency``
+    currency: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Billing:
     timezone: str = "UTC"
     day_start_min: int = 0
@@ -134,6 +168,11 @@ class Billing:
     idle_alert_min: int = 20
     venue: str = ""
     tariffs: tuple[Tariff, ...] = field(default_factory=tuple)
+    items: tuple[Item, ...] = field(default_factory=tuple)
+    printer: printing.Printer | None = None
+
+    def item(self, name: str) -> Item | None:
+        return next((i for i in self.items if i.name == name), None)
 
     def tariff_for(self, table_id: str) -> Tariff | None:
         default = None
@@ -178,26 +217,47 @@ def _clock(value: object, key: str, allow_24: bool) -> int:
     raise TariffError(f"{key} must be a time 'HH:MM' from 00:00 to {last}, not {value!r}")
 
 
-def _whole(section: dict[str, Any], name: str, key: str, default: int, least: int) -> int:
+def _whole(
+    section: dict[str, Any], name: str, key: str, default: int, least: int, most: int
+) -> int:
     value = section.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TariffError(f"{key} must be a whole number, not {value!r}")
-    if value < least:
-        raise TariffError(f"{key} must be {least} or more, not {value}")
+        raise TariffError(f"{key} must be a whole number, not {value!r}"[:160])
+    if not least <= value <= most:
+        shown = str(value) if abs(value) < 10**12 else "a number that long"
+        raise TariffError(f"{key} must be from {least} to {most}, not {shown}")
     return value
 
 
-def _price(section: dict[str, Any], name: str, key: str, currency: str) -> int:
+def _price(section: dict[str, Any], name: str, key: str, currency: str, least: int = 0) -> int:
+    """A price in the currency's major unit: a TOML number, read exactly."""
     value = section.get(name, 0)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TariffError(f"{key} must be a number, not {value!r}")
+    finite = not isinstance(value, (float, Decimal)) or math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or not finite:
+        raise TariffError(f"{key} must be a number, not {value!r}"[:160])
+    if value < 0:
+        raise TariffError(f"{key} must not be negative, not {value}"[:160])
     try:
-        minor = money.to_minor(value, currency)
+        return money.parse(value, currency, least, money.MOST)
     except money.MoneyError as e:
         raise TariffError(f"{key} {e}") from None
-    if minor < 0:
-        raise TariffError(f"{key} must not be negative, not {value!r}")
-    return minor
+
+
+def _label(value: object, key: str, default: str | None = None) -> str:
+    """A name of the club's own (a tariff, an item): a line of printable
+    text of 1 to NAME_BYTES bytes, like a player's name (the zero-width
+    non-joiner that Persian writes with is printable here too)."""
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, str) or not value.strip():
+        raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
+    text = value.strip()
+    if len(text.encode()) > NAME_BYTES or not text.replace("\u200c", "").isprintable():
+        raise TariffError(
+            f"{key} must be a name of 1 to {NAME_BYTES} bytes of printable text, "
+            "with no control, invisible or direction characters"
+        )
+    return text
 
 
 def _flag(section: dict[str, Any], name: str, key: str, default: bool) -> bool:
@@ -210,8 +270,10 @@ def _flag(section: dict[str, Any], name: str, key: str, default: bool) -> bool:
 def _peaks(raw: object, where: str, currency: str) -> tuple[Peak, ...]:
     if raw is None:
         return ()
-    if not isinstance(raw, list):
-        raise TariffError(f"{where}.peak must be an array of tables ([[tariff.peak]])")
+    if not isinstance(raw, list) or len(raw) > PEAKS_MOST:
+        raise TariffError(
+            f"{where}.peak must be an array of at most {PEAKS_MOST} tables ([[tariff.peak]])"
+        )
     peaks: list[tuple[str, Peak]] = []
     for j, p in enumerate(raw):
         key = f"{where}.peak[{j}]"
@@ -219,7 +281,11 @@ def _peaks(raw: object, where: str, currency: str) -> tuple[Peak, ...]:
             raise TariffError(f"{key} must be a table")
         _unknown(p, _PEAK_KEYS, key)
         days = p.get("days")
-        if not isinstance(days, list) or not days or any(d not in DAYS for d in days):
+        if (
+            not isinstance(days, list)
+            or not days
+            or any(not isinstance(d, str) or d not in DAYS for d in days)
+        ):
             raise TariffError(f"{key}.days must be a list of weekdays from {', '.join(DAYS)}")
         start = _clock(p.get("from"), f"{key}.from", allow_24=False)
         end = _clock(p.get("to"), f"{key}.to", allow_24=True)
@@ -250,9 +316,7 @@ def _tariff(t: object, i: int, tables: set[str], timezone: str) -> Tariff:
     if not isinstance(t, dict):
         raise TariffError(f"{where} must be a table")
     _unknown(t, _TARIFF_KEYS, where)
-    name = t.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 48:
-        raise TariffError(f"{where}.name must be a name of 1 to 48 characters")
+    name = _label(t.get("name"), f"{where}.name")
     currency = t.get("currency")
     if not money.known_currency(currency):
         raise TariffError(
@@ -261,18 +325,22 @@ def _tariff(t: object, i: int, tables: set[str], timezone: str) -> Tariff:
         )
     assert isinstance(currency, str)
     raw_tables = t.get("tables", [])
-    if not isinstance(raw_tables, list) or any(not isinstance(x, str) for x in raw_tables):
+    if (
+        not isinstance(raw_tables, list)
+        or len(raw_tables) > 256
+        or any(not isinstance(x, str) or len(x) > 64 for x in raw_tables)
+    ):
         raise TariffError(f"{where}.tables must be a list of table ids")
     for tid in raw_tables:
         if tables and tid not in tables:
             raise TariffError(f"{where}.tables: {tid!r} is not a [[table]] of this config")
     tariff = Tariff(
-        name=name.strip(),
+        name=name,
         currency=currency,
         tables=tuple(raw_tables),
         per_hour=_price(t, "per_hour", f"{where}.per_hour", currency),
-        minimum_min=_whole(t, "minimum_min", f"{where}.minimum_min", 0, 0),
-        round_min=_whole(t, "round_min", f"{where}.round_min", 1, 1),
+        minimum_min=_whole(t, "minimum_min", f"{where}.minimum_min", 0, 0, MINIMUM_MOST),
+        round_min=_whole(t, "round_min", f"{where}.round_min", 1, 1, ROUND_MOST),
         per_frame=_price(t, "per_frame", f"{where}.per_frame", currency),
         loser_pays=_flag(t, "loser_pays", f"{where}.loser_pays", False),
         peaks=_peaks(t.get("peak"), where, currency),
@@ -306,11 +374,17 @@ def parse(data: dict[str, Any], tables: set[str] | None = None) -> Billing:
             ) from None
     day_start = _clock(raw.get("day_starts", "00:00"), "billing.day_starts", allow_24=False)
     venue = raw.get("venue", "")
-    if not isinstance(venue, str) or len(venue) > 80:
-        raise TariffError("billing.venue must be text of at most 80 characters")
+    if (
+        not isinstance(venue, str)
+        or len(venue) > VENUE_CHARS
+        or not venue.replace("\u200c", "").isprintable()
+    ):
+        raise TariffError(
+            f"billing.venue must be one line of printable text of at most {VENUE_CHARS} characters"
+        )
     raw_tariffs = data.get("tariff", [])
-    if not isinstance(raw_tariffs, list):
-        raise TariffError("[[tariff]] entries must be an array of tables")
+    if not isinstance(raw_tariffs, list) or len(raw_tariffs) > TARIFFS_MOST:
+        raise TariffError(f"[[tariff]] entries must be an array of at most {TARIFFS_MOST} tables")
     tariffs = tuple(_tariff(t, i, tables, timezone) for i, t in enumerate(raw_tariffs))
     owner: dict[str, str] = {}
     defaults = []
@@ -327,12 +401,50 @@ def parse(data: dict[str, Any], tables: set[str] | None = None) -> Billing:
         raise TariffError(
             f"tariff[{defaults[1]}]: only one tariff may leave out tables (the default)"
         )
+    try:
+        printer = printing.parse(data.get("printer"))
+    except printing.PrinterError as e:
+        raise TariffError(str(e)) from None
     return Billing(
         timezone=timezone,
         day_start_min=day_start,
         auto_open=_flag(raw, "auto_open", "billing.auto_open", False),
-        auto_close_min=_whole(raw, "auto_close_min", "billing.auto_close_min", 0, 0),
-        idle_alert_min=_whole(raw, "idle_alert_min", "billing.idle_alert_min", 20, 1),
-        venue=venue,
+        auto_close_min=_whole(raw, "auto_close_min", "billing.auto_close_min", 0, 0, WATCH_MOST),
+        idle_alert_min=_whole(raw, "idle_alert_min", "billing.idle_alert_min", 20, 1, WATCH_MOST),
+        venue=venue.strip(),
         tariffs=tariffs,
+        items=_items(data.get("item", []), tariffs),
+        printer=printer,
     )
+
+
+def _items(raw: object, tariffs: tuple[Tariff, ...]) -> tuple[Item, ...]:
+    """The ``[[item]]`` price list.  An item is priced in one currency; the
+    desk offers it on the tables whose tariff is in that currency."""
+    if not isinstance(raw, list) or len(raw) > ITEMS_MOST:
+        raise TariffError(f"[[item]] entries must be an array of at most {ITEMS_MOST} tables")
+    currencies = sorted({t.currency for t in tariffs})
+    out: list[Item] = []
+    for i, entry in enumerate(raw):
+        where = f"item[{i}]"
+        if not isinstance(entry, dict):
+            raise TariffError(f"{where} must be a table")
+        _unknown(entry, _ITEM_KEYS, where)
+        name = _label(entry.get("name"), f"{where}.name")
+        name_fa = _label(entry.get("name_fa"), f"{where}.name_fa", default=name)
+        currency = entry.get("currency")
+        if currency is None and len(currencies) == 1:
+            currency = currencies[0]
+        if not money.known_currency(currency):
+            raise TariffError(
+                f"{where}.currency: unknown currency {currency!r}"[:120]
+                + " (give the currency of the tariffs it is sold under)"
+            )
+        assert isinstance(currency, str)
+        if "price" not in entry:
+            raise TariffError(f"{where}.price is missing")
+        price = _price(entry, "price", f"{where}.price", currency, least=1)
+        if any(x.name == name for x in out):
+            raise TariffError(f"{where}.name: {name!r} is used twice")
+        out.append(Item(name, name_fa, price, currency))
+    return tuple(out)

@@ -21,8 +21,10 @@ Owns:
 Three modules, one job each: :mod:`.schema` (the tables and how a connection
 is opened), :mod:`.writer` (one writer thread, group commit, the projections)
 and :mod:`.queries` (every read: the daemon's restore, the web side, the MQTT
-bridge).  :mod:`.records` holds the rows they pass around.  The store knows
-nothing of the rules engine: what an event made comes to it as a
+bridge); the club's table sessions and bills have theirs beside them
+(:mod:`.club_schema`, :mod:`.club_writer`, :mod:`.club_queries`).
+:mod:`.records` holds the rows they pass around.  The store knows nothing of
+the rules engine: what an event made comes to it as a
 :class:`~.records.Projection`.
 
 May import: ``baulk.protocol``, ``baulk.firmware``'s names, and the shared

@@ -13,6 +13,7 @@ from typing import Any
 from baulk.protocol.messages import SETUP_MATCH
 
 from . import stats_queries
+from .club_queries import SessionReader
 from .records import StoredEvent
 from .schema import connect
 
@@ -63,139 +64,6 @@ def _stored(r: sqlite3.Row | tuple[Any, ...]) -> StoredEvent:
         r[8],
         r[9],
     )
-
-
-# ---------------------------------------------------------------------- table sessions
-_SESSION_COLUMNS = (
-    "id, table_id, how, opened_by, opened_wall_ms, opened_mono_ms, opened_boot, open_event_id, "
-    "tariff, confirmed_wall_ms, confirmed_by, closed_wall_ms, closed_mono_ms, closed_boot, "
-    "close_event_id, closed_by, close_reason"
-)
-
-
-_SESSION_NAMES = tuple(c.strip() for c in _SESSION_COLUMNS.split(","))
-
-
-def _session_dict(r: sqlite3.Row | tuple[Any, ...], tariffs: dict[str, Any]) -> dict[str, Any]:
-    d = dict(zip(_SESSION_NAMES, tuple(r), strict=True))
-    text = d["tariff"]
-    if text not in tariffs:  # a day's sessions share a handful of tariffs: parse each once
-        tariffs[text] = json.loads(text)
-    d["tariff"] = tariffs[text]
-    return d
-
-
-class SessionReader:
-    """The reads of table sessions and what their bills are worked out from
-    (host/club/bills.py); a mixin of :class:`StoreReader`."""
-
-    db: sqlite3.Connection
-
-    def _sessions(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
-        cur = self.db.cursor()
-        cur.row_factory = None  # plain tuples: a day's report reads hundreds
-        rows = cur.execute(f"SELECT {_SESSION_COLUMNS} FROM table_sessions {where}", args)
-        tariffs: dict[str, Any] = {}
-        return [_session_dict(r, tariffs) for r in rows]
-
-    def open_sessions(self) -> list[dict[str, Any]]:
-        return self._sessions("WHERE closed_wall_ms IS NULL ORDER BY id", ())
-
-    def session(self, session_id: int) -> dict[str, Any] | None:
-        found = self._sessions("WHERE id = ?", (session_id,))
-        return found[0] if found else None
-
-    def sessions_opened(
-        self, from_wall_ms: int, to_wall_ms: int, table_id: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Sessions opened in [from, to) by the wall clock, oldest first."""
-        q = "WHERE opened_wall_ms >= ? AND opened_wall_ms < ?"
-        args: tuple[Any, ...] = (from_wall_ms, to_wall_ms)
-        if table_id is not None:
-            q += " AND table_id = ?"
-            args += (table_id,)
-        return self._sessions(q + " ORDER BY opened_wall_ms, id", args)
-
-    def last_session_id(self) -> int:
-        row = self.db.execute("SELECT coalesce(max(id), 0) FROM table_sessions").fetchone()
-        return int(row[0])
-
-    def newest_event_id(self) -> int:
-        row = self.db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()
-        return int(row[0])
-
-    def corrections(self, session_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
-        out: dict[int, list[dict[str, Any]]] = {i: [] for i in session_ids}
-        for chunk in _chunks(session_ids):
-            marks = ",".join("?" * len(chunk))
-            rows = self.db.execute(
-                "SELECT id, session_id, created_wall_ms, who, amount, payer, reason "
-                f"FROM bill_corrections WHERE session_id IN ({marks}) ORDER BY id",
-                chunk,
-            )
-            for r in rows:
-                out[r["session_id"]].append(dict(r))
-        return out
-
-    def session_frames(self, sessions: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
-        """Per session, the frames played in it (``frame_play`` rows with the
-        match's players): those that ended between its open and its close,
-        and the one still in play at its close (``finished`` false, its end
-        time that of its newest event by then).  One query for them all."""
-        out: dict[int, list[dict[str, Any]]] = {s["id"]: [] for s in sessions}
-        if not sessions:
-            return out
-        newest = self.newest_event_id()
-        players: dict[str, Any] = {}
-        cur = self.db.cursor()
-        cur.row_factory = None
-        for chunk in _chunks([s["id"] for s in sessions]):
-            marks = ",".join("?" * len(chunk))
-            rows = cur.execute(
-                "SELECT s.id, f.match_id, f.frame, f.start_t, f.end_t, f.winner, m.players, "
-                "f.end_id IS NOT NULL AND f.end_id <= coalesce(s.close_event_id, ?1), "
-                "coalesce(s.close_event_id, ?1) "
-                "FROM table_sessions s JOIN frame_play f ON f.table_id = s.table_id "
-                "AND f.start_id <= coalesce(s.close_event_id, ?1) AND ("
-                "(f.end_id > s.open_event_id AND f.end_id <= coalesce(s.close_event_id, ?1)) "
-                "OR (f.start_id > s.open_event_id "
-                "AND (f.end_id IS NULL OR f.end_id > coalesce(s.close_event_id, ?1)))) "
-                "LEFT JOIN matches m ON m.match_id = f.match_id "
-                f"WHERE s.id IN ({marks}) ORDER BY s.id, f.start_id",
-                (newest, *chunk),
-            ).fetchall()
-            for sid, match_id, frame, start_t, end_t, winner, names, finished, upto in rows:
-                if match_id not in players:
-                    players[match_id] = json.loads(names) if names else None
-                if not finished:
-                    end_t = self._last_t(match_id, frame, upto)
-                out[sid].append(
-                    {
-                        "match_id": match_id,
-                        "frame": frame,
-                        "start_t": start_t,
-                        "end_t": end_t,
-                        "winner": winner if finished else None,
-                        "finished": bool(finished),
-                        "players": players[match_id],
-                    }
-                )
-        return out
-
-    def _last_t(self, match_id: str, frame: int, upto_id: int) -> int | None:
-        """The device time of a frame's newest accepted event up to an id."""
-        row = self.db.execute(
-            "SELECT ev FROM events WHERE match_id = ? AND frame = ? AND id <= ? "
-            "AND rejected IS NULL ORDER BY id DESC LIMIT 1",
-            (match_id, frame, upto_id),
-        ).fetchone()
-        t = json.loads(row[0]).get("t") if row and row[0] else None
-        return t if isinstance(t, int) and not isinstance(t, bool) else None
-
-
-def _chunks(ids: list[int], size: int = 500) -> Iterator[list[int]]:
-    for i in range(0, len(ids), size):
-        yield ids[i : i + size]
 
 
 class StoreReader(SessionReader):

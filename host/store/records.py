@@ -181,8 +181,11 @@ class NameFixRow:
 
 @dataclass
 class SessionWrite:
-    """One change to a table session (host/club/sessions.py): ``open``, ``confirm``,
-    ``close`` or ``correct``.  Times are (wall_ms, mono_ms, boot) of the PC."""
+    """One change to a table session (host/club/sessions.py), written by
+    host/store/club_writer.py: ``open``, ``confirm``, ``close``, ``reopen``,
+    ``void``, ``correct``, ``refund``, ``reverse`` (a correction or refund
+    taken back), ``item`` or ``item_back``.  Times are (wall_ms, mono_ms,
+    boot) of the PC; amounts are minor units."""
 
     op: str
     session_id: int
@@ -194,9 +197,14 @@ class SessionWrite:
     how: str = "desk"  # open: "desk" or "auto"
     tariff: dict[str, Any] | None = None  # open: the tariff it opens under
     from_event: tuple[int, int] | None = None  # open: (boot, seq) of its first event
-    reason: str | None = None  # close: "desk" or "idle"; correct: the operator's reason
-    amount: int = 0  # correct: minor units, + or -
-    payer: str | None = None  # correct: who it is charged to (None: the table)
+    reason: str | None = None  # close: "desk" or "idle"; the others: the desk's reason
+    amount: int = 0  # correct, refund, reverse: + or -
+    payer: str | None = None  # correct, refund: who it is charged to (None: the table)
+    reverses: int | None = None  # reverse, item_back: the row taken back
+    item: str | None = None  # item: its name in the price list, and in Persian
+    item_fa: str | None = None
+    price: int = 0  # item: the price of one
+    quantity: int = 0  # item: how many (item_back: minus as many)
 
 
 @dataclass

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import club_schema
 from .sensor_schema import SENSOR_SCHEMA
 from .stats_schema import STATS_SCHEMA
 
@@ -131,73 +132,6 @@ CREATE INDEX IF NOT EXISTS events_action ON events (table_id, action) WHERE acti
 CREATE UNIQUE INDEX IF NOT EXISTS commands_action ON commands (action) WHERE action IS NOT NULL;
 """
 
-# Table sessions and their bills (host/club/sessions.py, host/club/bills.py):
-# * ``table_sessions``: one row per session; a closed one is never changed,
-#   and a table has at most one open (a unique index says so, beside the
-#   daemon's own check).  Each end carries the PC's wall clock (when), its
-#   monotonic clock and boot id (how long, host/club/clock.py), and the newest
-#   stored event id, which ties the session to the events played in it.
-# * ``bill_corrections``: an operator's correction of a bill, with its
-#   reason; append-only, so the bill as worked out is never overwritten.
-# * ``frame_play``: a projection of the events like ``frames``: when each
-#   frame began and ended by the device's monotonic clock (the events' ``t``)
-#   and which event ids did it; ``baulk rebuild`` makes it again.
-BILLING_SCHEMA = """
-CREATE TABLE IF NOT EXISTS table_sessions (
-    id INTEGER PRIMARY KEY,
-    table_id TEXT NOT NULL,
-    how TEXT NOT NULL,
-    opened_by TEXT,
-    opened_wall_ms INTEGER NOT NULL,
-    opened_mono_ms INTEGER NOT NULL,
-    opened_boot TEXT NOT NULL,
-    open_event_id INTEGER NOT NULL,
-    tariff TEXT NOT NULL,
-    confirmed_wall_ms INTEGER,
-    confirmed_by TEXT,
-    closed_wall_ms INTEGER,
-    closed_mono_ms INTEGER,
-    closed_boot TEXT,
-    close_event_id INTEGER,
-    closed_by TEXT,
-    close_reason TEXT
-);
-CREATE UNIQUE INDEX IF NOT EXISTS table_sessions_one_open ON table_sessions (table_id)
-    WHERE closed_wall_ms IS NULL;
-CREATE INDEX IF NOT EXISTS table_sessions_opened ON table_sessions (opened_wall_ms);
-CREATE TRIGGER IF NOT EXISTS table_sessions_closed_stays BEFORE UPDATE ON table_sessions
-    WHEN OLD.closed_wall_ms IS NOT NULL
-BEGIN SELECT RAISE(ABORT, 'a closed session is never changed'); END;
-CREATE TRIGGER IF NOT EXISTS table_sessions_no_delete BEFORE DELETE ON table_sessions
-BEGIN SELECT RAISE(ABORT, 'sessions are never deleted'); END;
-CREATE TABLE IF NOT EXISTS bill_corrections (
-    id INTEGER PRIMARY KEY,
-    session_id INTEGER NOT NULL REFERENCES table_sessions (id),
-    created_wall_ms INTEGER NOT NULL,
-    who TEXT,
-    amount INTEGER NOT NULL,
-    payer TEXT,
-    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0)
-);
-CREATE INDEX IF NOT EXISTS bill_corrections_session ON bill_corrections (session_id, id);
-CREATE TRIGGER IF NOT EXISTS bill_corrections_no_update BEFORE UPDATE ON bill_corrections
-BEGIN SELECT RAISE(ABORT, 'bill_corrections is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS bill_corrections_no_delete BEFORE DELETE ON bill_corrections
-BEGIN SELECT RAISE(ABORT, 'bill_corrections is append-only'); END;
-CREATE TABLE IF NOT EXISTS frame_play (
-    match_id TEXT NOT NULL,
-    frame INTEGER NOT NULL,
-    table_id TEXT NOT NULL,
-    start_id INTEGER NOT NULL,
-    start_t INTEGER,
-    end_id INTEGER,
-    end_t INTEGER,
-    winner INTEGER,
-    PRIMARY KEY (match_id, frame)
-);
-CREATE INDEX IF NOT EXISTS frame_play_table ON frame_play (table_id, start_id);
-"""
-
 
 class StoreError(RuntimeError):
     """The store file cannot be used (the message says why)."""
@@ -246,7 +180,7 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             # that follows it promises only what survives a power cut.
             db.execute("PRAGMA synchronous = FULL")
             db.executescript(SCHEMA)
-            db.executescript(BILLING_SCHEMA)
+            club_schema.migrate(db)  # the club's tables, in a module of their own
             db.executescript(STATS_SCHEMA)
             db.executescript(SENSOR_SCHEMA)
             _migrate(db)

@@ -22,6 +22,7 @@ from typing import Any
 
 from baulk.protocol import messages
 
+from .club_writer import write_session
 from .records import (
     Batch,
     CheckpointRow,
@@ -417,62 +418,6 @@ class PlayTracker:
                 _FRAME_ENDED,
                 (a.match_id, f.frame, table_id, event_id, t, event_id, t, f.winner),
             )
-
-
-def write_session(db: sqlite3.Connection, w: SessionWrite) -> None:
-    """One change to a table session.  The daemon checked it against the
-    sessions it holds; a write the store still refuses (a second open
-    session, a closed one changed) is logged and skipped, so it can never
-    hold up the commits that ack the devices."""
-    if w.op == "open":
-        anchor = None
-        if w.from_event is not None:
-            row = db.execute(
-                "SELECT id FROM events WHERE table_id = ? AND boot_id = ? AND seq = ?",
-                (w.table_id, w.from_event[0], w.from_event[1]),
-            ).fetchone()
-            anchor = row[0] - 1 if row else None
-        if anchor is None:
-            anchor = db.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0]
-        cur = db.execute(
-            "INSERT OR IGNORE INTO table_sessions (id, table_id, how, opened_by, opened_wall_ms, "
-            "opened_mono_ms, opened_boot, open_event_id, tariff) VALUES (?,?,?,?,?,?,?,?,?)",
-            (
-                w.session_id,
-                w.table_id,
-                w.how,
-                w.who,
-                w.wall_ms,
-                w.mono_ms,
-                w.boot,
-                anchor,
-                dumps(w.tariff or {}),
-            ),
-        )
-    elif w.op == "confirm":
-        cur = db.execute(
-            "UPDATE table_sessions SET confirmed_wall_ms = ?, confirmed_by = ? "
-            "WHERE id = ? AND closed_wall_ms IS NULL AND confirmed_wall_ms IS NULL",
-            (w.wall_ms, w.who, w.session_id),
-        )
-    elif w.op == "close":
-        cur = db.execute(
-            "UPDATE table_sessions SET closed_wall_ms = ?, closed_mono_ms = ?, closed_boot = ?, "
-            "close_event_id = (SELECT coalesce(max(id), 0) FROM events), closed_by = ?, "
-            "close_reason = ? WHERE id = ? AND closed_wall_ms IS NULL",
-            (w.wall_ms, w.mono_ms, w.boot, w.who, w.reason, w.session_id),
-        )
-    elif w.op == "correct" and w.reason and w.reason.strip():
-        cur = db.execute(
-            "INSERT INTO bill_corrections (session_id, created_wall_ms, who, amount, payer, "
-            "reason) SELECT id, ?, ?, ?, ?, ? FROM table_sessions WHERE id = ?",
-            (w.wall_ms, w.who, w.amount, w.payer, w.reason.strip(), w.session_id),
-        )
-    else:
-        log.error("session %d: %r is not a session change; skipped", w.session_id, w.op)
-        return
-    if cur.rowcount != 1:
-        log.error("session %d: the store refused %r; skipped", w.session_id, w.op)
 
 
 class GroupCommitter:

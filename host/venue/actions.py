@@ -48,6 +48,7 @@ log = logging.getLogger("baulk.actions")
 COMMAND_WAIT_S = 2.0  # how long an action waits for the device's answer
 DEVICE_REMEMBERS = 16  # action ids a device keeps (firmware/journal.py ACTIONS)
 IN_FLIGHT = 8  # sent and not answered in the store, per table: well inside the above
+UNCHECKED = object()  # setup_match's expect when the caller saw nothing (a script)
 _RECORDS: dict[int, type[SetupMatch | Command]] = {
     messages.SETUP_MATCH: SetupMatch,
     messages.COMMAND: Command,
@@ -71,9 +72,29 @@ class OperatorActions:
         reds: int = 15,
         breaker: int = 0,
         who: str | None = None,
+        expect: object = UNCHECKED,
     ) -> dict[str, Any]:
+        """A new match.  ``expect`` is the match id the console was showing
+        (None: none): when another phone started a match since, or is
+        starting one now, this one is refused rather than silently replacing
+        it."""
+        if expect is not UNCHECKED and expect != self._match_now(table_id):
+            raise ActionError(409, "the table changed: look again")
         setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
         return await self.forward(table_id, setup)
+
+    def _match_now(self, table_id: str) -> object:
+        """The table's match id as its board has it, or UNCHECKED while a new
+        match is on its way (stored or sent, not answered): no view matches."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None:
+            return None
+        waiting = [p for t, p in self._storing.values() if t == table_id]
+        waiting += [*rt.actions.queue, *(p for p in rt.actions.sent.values() if not p.answer_seq)]
+        if any(isinstance(p.record, SetupMatch) for p in waiting):
+            return UNCHECKED
+        match = rt.view.match
+        return match.get("match_id") if match else None
 
     async def command(
         self, table_id: str, ev: dict[str, Any], who: str | None = None

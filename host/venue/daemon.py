@@ -126,6 +126,9 @@ class Daemon:
             cfg = self.config.table(table_id)
             label = name or (cfg.name if cfg else table_id)
             rt = TableRuntime(TableView(table_id, label), ShadowReferee(table_id))
+            # None: the table has no tariff, so no sessions (its board cannot say free)
+            billed = self.config.billing.tariff_for(table_id) is not None
+            rt.view.session_open = False if billed else None
             self.tables[table_id] = rt
         elif name is not None:
             rt.view.name = name
@@ -275,6 +278,12 @@ class Daemon:
     def link_of(self, table_id: str) -> str:
         rt = self.tables.get(table_id)
         return str(rt.view.status.get("link", "offline")) if rt is not None else "offline"
+
+    def session_changed(self, table_id: str, is_open: bool) -> None:
+        rt = self.tables.get(table_id)
+        if rt is not None and rt.view.session_open != is_open:
+            rt.view.session_open = is_open
+            self.mark(table_id)
 
     def send_to_table(self, table_id: str, record: Light) -> int | None:
         rt = self.tables.get(table_id)

@@ -72,6 +72,10 @@ class TableView:
     sensors: dict[str, Any] = field(
         default_factory=lambda: {"checking": False, "faulty": [], "weak": [], "at_ms": None}
     )
+    # A table session open at the desk (host/club/sessions.py); None: the
+    # table has no tariff.  The venue board shows a table with no session
+    # and no match in play as free.
+    session_open: bool | None = None
 
     def board(self) -> dict[str, Any]:
         state: dict[str, Any] | None = None
@@ -102,6 +106,7 @@ class TableView:
             "events": self.events,
             "store": self.store,
             "sensors": self.sensors,
+            "session_open": self.session_open,
         }
 
 

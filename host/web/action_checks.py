@@ -24,12 +24,14 @@ _NOT_IN_NAMES = ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp")
 _ZWNJ = "\u200c"
 
 
-def check_name(v: Any, what: str) -> str:
+def check_name(v: Any, what: str, most: int = NAME_BYTES) -> str:
+    """A name (or, with a larger ``most``, a line of free text such as a
+    bill correction's reason) held to the rules of names."""
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"{what} must be a non-empty name")
     text: str = v.strip()
-    if len(text.encode()) > NAME_BYTES:
-        raise ValueError(f"{what} is longer than {NAME_BYTES} bytes")
+    if len(text.encode()) > most:
+        raise ValueError(f"{what} is longer than {most} bytes")
     for c in text:
         if c != _ZWNJ and unicodedata.category(c) in _NOT_IN_NAMES:
             raise ValueError(

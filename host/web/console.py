@@ -4,6 +4,8 @@ players' names, each through the operator pipeline (operator.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from baulk.host.web.action_checks import parse_command, parse_names, parse_setup
@@ -15,9 +17,21 @@ async def console_page(request: web.Request) -> web.StreamResponse:
     return page(request, "console.html")
 
 
+def parse_match(data: dict[str, Any]) -> dict[str, Any]:
+    """A new match, and ``expect``: the match id the console was showing
+    (null: none), checked against the table's (the table changed: look again)."""
+    data = dict(data)
+    if "expect" not in data:
+        return parse_setup(data)
+    expect = data.pop("expect")
+    if expect is not None and (not isinstance(expect, str) or len(expect) > 64):
+        raise ValueError("expect must be the match id the console showed, or null")
+    return {**parse_setup(data), "expect": expect}
+
+
 async def act_match(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_setup, lambda d, t, setup: d.actions.setup_match(t, **setup)
+        request, parse_match, lambda d, t, setup: d.actions.setup_match(t, **setup)
     )
 
 

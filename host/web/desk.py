@@ -1,15 +1,23 @@
 """The desk: table sessions, bills, receipts and the daily report on the web
-(docs/API.md, "Table sessions and bills").
+(docs/API.md, "The desk"; docs/BILLING.md).
 
 Everything here is the desk's, reads included (bills are the club's
 takings): every API route needs the operator's sign-in, checked exactly as
 the operator actions check it (host/web/auth.py: the console's session and
 CSRF token, or the bearer token for scripts).  The pages are static shells
 that sign in through the console's form; the token is never kept.
+
+Each action says which role it needs (:data:`ROLES`): the staff accounts
+(host/web/auth.py, issue 22) hold each route to it; until they land, the
+operator's sign-in stands for every role.  Who acted comes from one place,
+:func:`actor`.  A state-changing body may carry ``version``, the bill's
+version the desk was showing: a tap made on an older view is refused with
+"the table changed: look again" and changes nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -17,15 +25,33 @@ from typing import Any
 
 from aiohttp import web
 
-from baulk.host.club import views
+from baulk.host.club import daily, money, receipts, views
+from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
-from baulk.host.web import files
+from baulk.host.web import desk_printer, files
 from baulk.host.web.action_checks import check_name
 from baulk.host.web.auth import authorised
-from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, read_body
+from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, lang_of, read_body
 
 PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+REASON_BYTES = 200
+# The role each action needs (issue 22's role table): the owner takes money
+# off a bill for good or says it was never owed; the desk runs the day.
+ROLES = {
+    "open": "desk",
+    "confirm": "desk",
+    "close": "desk",
+    "reopen": "desk",
+    "correct": "desk",
+    "item": "desk",
+    "item_back": "desk",
+    "print": "desk",
+    "void": "owner",
+    "refund": "owner",
+    "reverse": "owner",
+}
+Run = Callable[[TableSessions, int, dict[str, Any], str], Awaitable[dict[str, Any]]]
 
 
 def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
@@ -35,34 +61,53 @@ def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     return page
 
 
-def _session_id(request: web.Request) -> int | web.Response:
-    text = request.match_info["session"]
-    if not text.isdigit() or len(text) > 12:
-        return error(404, f"there is no session '{text[:20]}'")
-    return int(text)
+def _id(request: web.Request, key: str) -> int | web.Response:
+    """A session's, a correction's or an item's id from the path."""
+    text = request.match_info[key]
+    if text.isdigit() and len(text) <= 12:
+        return int(text)
+    lang, shown = lang_of(request), text[:20]
+    if key == "correction":
+        return error(404, f"there is no correction '{shown}'", lang)
+    if key == "item":
+        return error(404, f"there is no item '{shown}'", lang)
+    return error(404, f"there is no session '{shown}'", lang)
 
 
-def _lang(request: web.Request) -> str:
-    lang = request.query.get("lang", "en")
-    return lang if lang in views.LANGS else "en"
-
-
-def _who(data: dict[str, Any]) -> str | None:
+def actor(request: web.Request, data: dict[str, Any]) -> str:
+    """Who acted, as every row the desk appends records it.  The one place
+    that says: the signed-in account's name once staff accounts exist
+    (host/web/auth.py, issue 22); until then the name the desk gives
+    (``who``, held to the rules of names), else "operator"."""
     who = data.get("who")
-    return None if who is None else check_name(who, "who")
+    return "operator" if who is None else check_name(who, "who")
 
 
-async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
-    """Token, then the JSON body with only the allowed keys."""
+def reason_of(value: object, what: str = "reason") -> str:
+    """A reason, a payer: a line of text held to the rules of names, with
+    room for a sentence."""
+    return check_name(value, what, REASON_BYTES)
+
+
+async def _desk_body(
+    request: web.Request, allowed: set[str], role: str
+) -> dict[str, Any] | web.Response:
+    """Sign-in (for ``role``), then the JSON body with only the allowed keys."""
+    del role  # held to it by the staff accounts (issue 22); see ROLES
     denied = await authorised(request)
     if denied is not None:
         return denied
-    data = await read_body(request)
+    lang = lang_of(request)
+    data = await read_body(request, lang)
     if isinstance(data, web.Response):
         return data
-    extra = sorted(set(data) - allowed)
+    extra = sorted(set(data) - allowed - {"who", "version"})
     if extra:
-        return error(400, f"unknown key '{extra[0]}' (allowed: {', '.join(sorted(allowed))})")
+        keys = ", ".join(sorted(allowed | {"who", "version"}))
+        return error(400, f"unknown key '{extra[0]}' (allowed: {keys})", lang)
+    version = data.get("version")
+    if version is not None and (not isinstance(version, str) or len(version) > 40):
+        return error(400, "version must be the bill's version as the desk was shown it", lang)
     return data
 
 
@@ -74,64 +119,168 @@ def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
         {
             "schema": 1,
             "bill": bill,
-            "receipt": views.receipt(bill, name, daemon.config.billing.venue),
+            "receipt": receipts.receipt(bill, name, daemon.config.billing.venue),
+            "printer": daemon.config.billing.printer is not None,
         }
     )
 
 
 # ---------------------------------------------------------------------- actions
+async def _act(request: web.Request, what: str, allowed: set[str], run: Run) -> web.Response:
+    """A desk action on a session: its body, who acted, the change, the bill."""
+    lang = lang_of(request)
+    data = await _desk_body(request, allowed, ROLES[what])
+    if isinstance(data, web.Response):
+        return data
+    sid = _id(request, "session")
+    if isinstance(sid, web.Response):
+        return sid
+    try:
+        who = actor(request, data)
+        bill = await run(request.app[DAEMON_KEY].sessions, sid, data, who)
+    except ValueError as e:
+        return error(400, str(e), lang)
+    except ActionError as e:
+        return error(e.status, e.text, lang)
+    return _bill_reply(request, bill)
+
+
 async def open_session(request: web.Request) -> web.Response:
-    data = await _desk_body(request, {"who"})
+    lang = lang_of(request)
+    data = await _desk_body(request, set(), ROLES["open"])
     if isinstance(data, web.Response):
         return data
     daemon = request.app[DAEMON_KEY]
     try:
-        bill = await daemon.sessions.open(request.match_info["table"], _who(data))
+        bill = await daemon.sessions.open(request.match_info["table"], actor(request, data))
     except ValueError as e:
-        return error(400, str(e))
+        return error(400, str(e), lang)
     except ActionError as e:
-        return error(e.status, e.text)
-    return _bill_reply(request, bill)
-
-
-async def _session_action(request: web.Request, what: str) -> web.Response:
-    allowed = {"who", "amount", "reason", "payer"} if what == "correct" else {"who"}
-    data = await _desk_body(request, allowed)
-    if isinstance(data, web.Response):
-        return data
-    sid = _session_id(request)
-    if isinstance(sid, web.Response):
-        return sid
-    sessions = request.app[DAEMON_KEY].sessions
-    try:
-        who = _who(data)
-        if what == "close":
-            bill = await sessions.close(sid, who)
-        elif what == "confirm":
-            bill = await sessions.confirm(sid, who)
-        else:
-            if "amount" not in data:
-                return error(400, "amount is missing: the sum to add (or, negative, to take off)")
-            bill = await sessions.correct(
-                sid, data["amount"], data.get("reason"), data.get("payer"), who
-            )
-    except ValueError as e:
-        return error(400, str(e))
-    except ActionError as e:
-        return error(e.status, e.text)
+        return error(e.status, e.text, lang)
     return _bill_reply(request, bill)
 
 
 async def close_session(request: web.Request) -> web.Response:
-    return await _session_action(request, "close")
+    return await _act(
+        request, "close", set(), lambda s, sid, d, who: s.close(sid, who, d.get("version"))
+    )
 
 
 async def confirm_session(request: web.Request) -> web.Response:
-    return await _session_action(request, "confirm")
+    return await _act(
+        request, "confirm", set(), lambda s, sid, d, who: s.confirm(sid, who, d.get("version"))
+    )
+
+
+async def void_session(request: web.Request) -> web.Response:
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        return await s.void(sid, _reason(d), who, d.get("version"))
+
+    return await _act(request, "void", {"reason"}, run)
+
+
+async def reopen_session(request: web.Request) -> web.Response:
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        return await s.reopen(sid, _reason(d), who, d.get("version"))
+
+    return await _act(request, "reopen", {"reason"}, run)
+
+
+def _reason(data: dict[str, Any]) -> str | None:
+    """The reason given (None when there is none: the club's action says
+    what it needs one for)."""
+    given = data.get("reason")
+    if given is None or (isinstance(given, str) and not given.strip()):
+        return None
+    return reason_of(given)
+
+
+def _payer(data: dict[str, Any]) -> str | None:
+    payer = data.get("payer")
+    return None if payer in (None, "") else check_name(payer, "payer")
+
+
+def _amount(data: dict[str, Any]) -> object:
+    if "amount" not in data:
+        raise ActionError(400, "amount is missing: the sum to add (or, negative, to take off)")
+    return data["amount"]
 
 
 async def correct_bill(request: web.Request) -> web.Response:
-    return await _session_action(request, "correct")
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        amount = _amount(d)
+        return await s.correct(sid, amount, _reason(d), _payer(d), who, d.get("version"))
+
+    return await _act(request, "correct", {"amount", "reason", "payer"}, run)
+
+
+async def refund_bill(request: web.Request) -> web.Response:
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        amount = _amount(d)
+        return await s.refund(sid, amount, _reason(d), _payer(d), who, d.get("version"))
+
+    return await _act(request, "refund", {"amount", "reason", "payer"}, run)
+
+
+async def reverse_correction(request: web.Request) -> web.Response:
+    cid = _id(request, "correction")
+    if isinstance(cid, web.Response):
+        return cid
+
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        return await s.reverse(sid, cid, _reason(d), who, d.get("version"))
+
+    return await _act(request, "reverse", {"reason"}, run)
+
+
+async def add_item(request: web.Request) -> web.Response:
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        return await s.add_item(sid, d.get("item"), d.get("quantity", 1), who, d.get("version"))
+
+    return await _act(request, "item", {"item", "quantity"}, run)
+
+
+async def take_back_item(request: web.Request) -> web.Response:
+    iid = _id(request, "item")
+    if isinstance(iid, web.Response):
+        return iid
+
+    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        return await s.take_back_item(sid, iid, who, d.get("version"))
+
+    return await _act(request, "item_back", set(), run)
+
+
+async def print_receipt(request: web.Request) -> web.Response:
+    """The receipt on the desk's thermal printer ([printer] in the config)."""
+    lang = lang_of(request)
+    data = await _desk_body(request, {"lang"}, ROLES["print"])
+    if isinstance(data, web.Response):
+        return data
+    sid = _id(request, "session")
+    if isinstance(sid, web.Response):
+        return sid
+    daemon = request.app[DAEMON_KEY]
+    printer = daemon.config.billing.printer
+    if printer is None:
+        return error(409, "no receipt printer is set up: add [printer] to the config", lang)
+    paper_lang = data.get("lang", printer.lang)
+    if paper_lang not in views.LANGS:
+        return error(400, "lang must be 'en' or 'fa'", lang)
+    try:
+        bill = daemon.sessions.bill(sid)
+    except ActionError as e:
+        return error(e.status, e.text, lang)
+    rt = daemon.tables.get(bill["table_id"])
+    name = rt.view.name if rt else bill["table_id"]
+    paper = receipts.receipt(bill, name, daemon.config.billing.venue)[paper_lang]
+    try:
+        await asyncio.get_running_loop().run_in_executor(
+            None, desk_printer.print_receipt, printer, paper
+        )
+    except desk_printer.PrintError as e:
+        return error(503, str(e), lang)
+    return json_response({"status": "done", "printed": sid})
 
 
 # ---------------------------------------------------------------------- reads
@@ -145,12 +294,17 @@ async def desk(request: web.Request) -> web.Response:
     for t in tables:
         bill = t["bill"]
         if bill is not None:
-            t["receipt"] = views.receipt(bill, t["name"], daemon.config.billing.venue)
+            t["receipt"] = receipts.receipt(bill, t["name"], daemon.config.billing.venue)
+        for item in t["items"]:
+            item["price_text"] = {
+                lang: money.fmt(item["price"], item["currency"], lang) for lang in views.LANGS
+            }
     return json_response(
         {
             "schema": 1,
             "venue": daemon.config.billing.venue,
             "auto_open": daemon.config.billing.auto_open,
+            "printer": daemon.config.billing.printer is not None,
             "tables": tables,
             "alerts": sessions.alerts(),
         }
@@ -161,16 +315,18 @@ async def session_bill(request: web.Request) -> web.StreamResponse:
     denied = await authorised(request)
     if denied is not None:
         return denied
-    sid = _session_id(request)
+    lang = lang_of(request)
+    sid = _id(request, "session")
     if isinstance(sid, web.Response):
         return sid
     try:
         bill = request.app[DAEMON_KEY].sessions.bill(sid)
     except ActionError as e:
-        return error(e.status, e.text)
+        return error(e.status, e.text, lang)
     if request.match_info.get("fmt") == "csv":
-        return _csv(views.bill_csv(bill, _lang(request)), f"session-{sid}.csv")
-    return _bill_reply(request, bill)
+        return _csv(receipts.bill_csv(bill, lang), f"session-{sid}.csv")
+    reply = _bill_reply(request, bill)
+    return reply
 
 
 def _csv(text: str, filename: str) -> web.Response:
@@ -182,31 +338,46 @@ def _csv(text: str, filename: str) -> web.Response:
     )
 
 
+def _day_asked(request: web.Request, today: date) -> date | web.Response:
+    """The day a report is asked for: ``date`` (Gregorian) or ``jdate``
+    (Solar Hijri), both written YYYY-MM-DD; today's business day else."""
+    lang = lang_of(request)
+    text, jtext = request.query.get("date"), request.query.get("jdate")
+    if text is None and jtext is None:
+        return today
+    try:
+        if not _DAY.fullmatch(text or jtext or ""):
+            raise ValueError
+        if text is not None:
+            return date.fromisoformat(text)
+        y, m, d = (int(x) for x in (jtext or "").split("-"))
+        return views.gregorian(y, m, d)
+    except ValueError:
+        if text is not None:
+            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang)
+        return error(400, "jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD", lang)
+
+
 async def day_report(request: web.Request) -> web.StreamResponse:
     denied = await authorised(request)
     if denied is not None:
         return denied
+    lang = lang_of(request)
     daemon = request.app[DAEMON_KEY]
     billing = daemon.config.billing
     now = daemon.sessions.clock.now()
-    text = request.query.get("date")
-    if text is None:
-        day = views.business_day(now.wall_ms, billing)
-    else:
-        try:
-            if not _DAY.fullmatch(text):
-                raise ValueError
-            day = date.fromisoformat(text)
-        except ValueError:
-            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)")
+    day = _day_asked(request, daily.business_day(now.wall_ms, billing))
+    if isinstance(day, web.Response):
+        return day
     table = request.query.get("table")
     if table is not None and table not in daemon.tables:
-        return error(404, f"there is no table '{table[:40]}'")
+        return error(404, f"there is no table '{table[:40]}'", lang)
     names = {t: rt.view.name for t, rt in daemon.tables.items()}
-    report = views.day_report(daemon.reader, billing, day, now, names, table)
+    report = daily.day_report(daemon.reader, billing, day, now, names, table)
     if request.match_info.get("fmt") == "csv":
-        return _csv(views.day_csv(report, _lang(request)), f"day-{day.isoformat()}.csv")
-    report["formatted"] = views.formatted_report(report, _lang(request))
+        return _csv(daily.day_csv(report, lang), f"day-{day.isoformat()}.csv")
+    report["formatted"] = daily.formatted_report(report, lang)
+    report["months"] = views.persian_months()
     return json_response({"schema": 1, "report": report})
 
 
@@ -220,7 +391,14 @@ def add_routes(app: web.Application) -> None:
     r.add_post("/api/tables/{table}/session", open_session)
     r.add_post("/api/sessions/{session}/close", close_session)
     r.add_post("/api/sessions/{session}/confirm", confirm_session)
+    r.add_post("/api/sessions/{session}/void", void_session)
+    r.add_post("/api/sessions/{session}/reopen", reopen_session)
     r.add_post("/api/sessions/{session}/corrections", correct_bill)
+    r.add_post("/api/sessions/{session}/corrections/{correction}/reverse", reverse_correction)
+    r.add_post("/api/sessions/{session}/refunds", refund_bill)
+    r.add_post("/api/sessions/{session}/items", add_item)
+    r.add_post("/api/sessions/{session}/items/{item}/take-back", take_back_item)
+    r.add_post("/api/sessions/{session}/print", print_receipt)
     r.add_get("/api/sessions/{session}", session_bill)
     r.add_get(r"/api/sessions/{session}/bill.{fmt:(json|csv)}", session_bill)
     r.add_get("/api/reports/day", day_report)

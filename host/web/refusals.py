@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from baulk.host.web.desk_refusals import DESK_RULES
 from baulk.host.web.words import digits, isolate, word, words
 
 _WHAT = r"(?P<what>player \d+(?:\.\d+)?|team \d+|who|referee)"
@@ -297,7 +298,8 @@ _RULES: list[tuple[str, str]] = [
     (r"best_of is at most (?P<n>\d+)", "تعداد فریم‌ها حداکثر {n} است"),
     (r"reds must be 15, 10 or 6", "تعداد قرمزها باید ۱۵، ۱۰ یا ۶ باشد"),
 ]
-_COMPILED = [(re.compile(p), fa) for p, fa in _RULES]
+# The desk's own (table sessions, bills) are in a module of their own.
+_COMPILED = [(re.compile(p), fa) for p, fa in _RULES + DESK_RULES]
 
 
 def _what(value: str) -> str:

@@ -209,7 +209,7 @@ class Desk:
         db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
         try:
             rows = db.execute(
-                "SELECT id, closed_wall_ms IS NULL FROM table_sessions WHERE table_id = 't1'"
+                "SELECT session_id, open FROM session_state WHERE table_id = 't1'"
             ).fetchall()
         finally:
             db.close()

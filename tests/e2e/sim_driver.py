@@ -129,15 +129,35 @@ def simulated_venue(
     """Table t1, the real firmware on the simulated board (its flash under
     tmp_path), and a daemon that has it online; ``edit`` changes the config
     first.  The daemon stops before the table."""
-    sim = SimulatedTable("t1", seed=seed, autoplay=False, flash_dir=tmp_path / "flash")
-    sim.start()
+    with simulated_tables(tmp_path, ("t1",), seed, edit) as (daemon, tables):
+        yield daemon, tables["t1"]
+
+
+@contextlib.contextmanager
+def simulated_tables(
+    tmp_path: Path,
+    ids: tuple[str, ...],
+    seed: int,
+    edit: Callable[[Config], Config] | None = None,
+) -> Iterator[tuple[DaemonThread, dict[str, TableDriver]]]:
+    """As simulated_venue, with a simulated table for each id."""
+    sims = [
+        SimulatedTable(t, seed=seed + i, autoplay=False, flash_dir=tmp_path / f"flash-{t}")
+        for i, t in enumerate(ids)
+    ]
     try:
-        cfg = make_config(tmp_path, {"t1": Path(sim.port)})
+        for sim in sims:
+            sim.start()
+        cfg = make_config(tmp_path, {sim.table_id: Path(sim.port) for sim in sims})
         daemon = DaemonThread(edit(cfg) if edit is not None else cfg).start()
         try:
-            wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="table online")
-            yield daemon, TableDriver(sim)
+            for t in ids:
+                wait_for(
+                    lambda t=t: daemon.board(t)["status"]["link"] == "online", what=f"{t} online"
+                )
+            yield daemon, {sim.table_id: TableDriver(sim) for sim in sims}
         finally:
             daemon.stop()
     finally:
-        sim.stop()
+        for sim in sims:
+            sim.stop()

@@ -100,9 +100,11 @@ def test_console_end_to_end_on_a_phone(phone: Any, venue: tuple[DaemonThread, Ta
     expect(board.locator("#score0")).to_have_text("0")
     assert table.state()["scores"] == [0, 0]
 
-    # Award the frame to Reza: the board counts it and announces it.
-    click_and_wait(page, ".sides[data-label=award_frame] button >> nth=1")
-    expect(result(page)).to_have_attribute("data-kind", "done")
+    # Award the frame to Reza (the console asks first): the board counts it
+    # and announces it.
+    page.click(".sides[data-label=award_frame] button >> nth=1")
+    click_and_wait(page, "#confirm button[value=yes]")
+    expect(result(page)).to_have_text("Frame 1 awarded to Reza, 0–1")
     expect(board.locator("#frames1")).to_have_text("1")
     expect(board.locator("#notice")).to_have_attribute("data-kind", "frame_won")
     expect(board.locator("#notice")).to_contain_text("Reza wins frame 1")
@@ -299,7 +301,8 @@ def test_console_refuses_actions_from_another_origin(
     assert table.journal_next() == journal  # nothing reached the table
     assert table.state()["frames"] == [0, 0]
     # The console itself still works.
-    click_and_wait(page, ".sides[data-label=award_frame] button >> nth=0")
+    page.click(".sides[data-label=award_frame] button >> nth=0")
+    click_and_wait(page, "#confirm button[value=yes]")
     expect(result(page)).to_have_attribute("data-kind", "done")
     assert table.state()["frames"] == [1, 0]
 

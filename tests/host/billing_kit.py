@@ -105,19 +105,17 @@ class HandVenue:
         )
 
     def correct(self, sid: int, amount: int, reason: str, payer: str | None = None) -> None:
-        self.store.write(
-            Batch(
-                sessions=[
-                    SessionWrite(
-                        "correct", sid, "", "boss", 0, reason=reason, amount=amount, payer=payer
-                    )
-                ]
-            )
+        self.write(
+            SessionWrite("correct", sid, "", "boss", 0, reason=reason, amount=amount, payer=payer)
         )
+
+    def write(self, *changes: SessionWrite) -> None:
+        self.store.write(Batch(sessions=list(changes)))
 
     def bill(self, sid: int, now: Stamp | None = None) -> dict[str, Any]:
         row = self.reader.session(sid)
         assert row is not None
         frames = self.reader.session_frames([row])[sid]
         fixes = self.reader.corrections([sid])[sid]
-        return bills.work_out(row, frames, fixes, now)
+        items = self.reader.items([sid])[sid]
+        return bills.work_out(row, frames, fixes, now, items)

@@ -15,11 +15,12 @@ import pytest
 from baulk.firmware.sim.board import between, nearest
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import connect
-from baulk.host.store.schema import BILLING_SCHEMA, SCHEMA, SCHEMA_VERSION
+from baulk.host.store.schema import SCHEMA, SCHEMA_VERSION
 from baulk.host.store.stats_schema import STATS_SCHEMA
 from baulk.protocol.messages import SRC_KEYPAD, SRC_SENSOR
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
+from tests.host.old_club_schema import FIRST_CLUB_SCHEMA
 
 POCKETS = ["tl", "tr", "ml", "mr", "bl", "br"]
 
@@ -28,7 +29,7 @@ POCKETS = ["tl", "tr", "ml", "mr", "bl", "br"]
 def test_an_older_store_gets_the_sensor_tables_and_keeps_its_rows(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     old = sqlite3.connect(path)
-    old.executescript(SCHEMA + BILLING_SCHEMA + STATS_SCHEMA)  # a store of version 1
+    old.executescript(SCHEMA + FIRST_CLUB_SCHEMA + STATS_SCHEMA)  # a store of version 1
     old.execute("INSERT INTO meta (key, value) VALUES ('schema', '1')")
     old.execute(
         "INSERT INTO events (table_id, boot_id, seq, rx_ms, name, ev, scores) "

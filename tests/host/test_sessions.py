@@ -39,12 +39,15 @@ class OldSession(Session):
         super().on_message(mtype, flags, seq16, body, now, reason, checked)
 
 
-def start(tmp: Path, old: bool = False, **kw: Any) -> tuple[DaemonThread, DevicePeer]:
+def start(
+    tmp: Path, old: bool = False, billing_config: tariffs.Billing | None = None, **kw: Any
+) -> tuple[DaemonThread, DevicePeer]:
     peer = DevicePeer("t1", link_path=tmp / "ttyT1")
     if old:
         peer.session = OldSession(DEVICE, mono_ms(), {0: "fw 1.0", 1: "t1", 2: 1}, 256, 8)
     peer.start()
-    cfg = dataclasses.replace(make_config(tmp, {"t1": tmp / "ttyT1"}), billing=billing(**kw))
+    billed = billing_config or billing(**kw)
+    cfg = dataclasses.replace(make_config(tmp, {"t1": tmp / "ttyT1"}), billing=billed)
     d = DaemonThread(cfg).start()
     wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="table online")
     return d, peer
@@ -105,11 +108,16 @@ def test_the_desk_opens_and_closes_a_session_and_the_light_follows(
     wait_for(lambda: desk_table(d)["light"]["state"] is True, what="the device's ack")
     # one session a table: a second is refused and changes nothing
     status, again = post(d, "/api/tables/t1/session")
-    assert status == 409 and "already has session" in again["error"]
-    play_a_frame(peer, d, 10_000)
+    assert status == 409 and "the table changed: look again" in again["error"]
+    play_a_frame(peer, d, 10_000)  # two minutes of play by the device's clock ...
+    assert d.daemon is not None
+    running = desk_table(d)["bill"]
+    # ... in the few seconds the session has been open: play is never more than table time
+    assert running["play_s"] <= running["open_ms"] // 1000
+    d.daemon.sessions.clock.advance(3 * MIN)  # and now the table has been open 3 minutes
     running = desk_table(d)["bill"]
     assert running["session_id"] == sid and running["frames_played"] == 1
-    assert running["frames"][0]["loser"] == "Reza" and running["minutes_in_play"] == 2
+    assert running["frames"][0]["loser"] == "Reza" and running["play_s"] == 120
     status, closed = post(d, f"/api/sessions/{sid}/close", {"who": "Sara"})
     assert status == 200 and not closed["bill"]["open"]
     assert closed["bill"]["total"] == 50 + 100  # a first 5-minute step at 6.00/h, a frame
@@ -140,10 +148,10 @@ def test_bad_requests_are_refused_and_change_nothing(
         ({"amount": -100}, "needs a reason"),
         ({"amount": -100, "reason": "   "}, "needs a reason"),
         ({"amount": "1.234", "reason": "x"}, "more than 2 decimals"),
-        ({"amount": "lots", "reason": "x"}, "must be a number"),
+        ({"amount": "lots", "reason": "x"}, "must be a plain decimal number"),
         ({"amount": 0, "reason": "x"}, "must not be 0"),
         ({"reason": "x"}, "amount is missing"),
-        ({"amount": 1, "reason": "a\nb"}, "one line"),
+        ({"amount": 1, "reason": "a\nb"}, "must not hold control"),
     ]:
         status, error = post(d, f"/api/sessions/{sid}/corrections", body)
         assert status == 400 and words in error["error"], (body, error)
@@ -201,6 +209,7 @@ def test_auto_open_asks_the_desk_and_an_idle_frame_end_closes(tmp_path: Path) ->
         assert [a["kind"] for a in desk_table(d)["alerts"]] == ["idle"]
         clock.advance(5 * MIN)  # 11 min with no stroke after the frame ended
         wait_for(lambda: desk_table(d)["bill"] is None, what="the idle close")
+        wait_for(lambda: not get(d, f"/api/sessions/{sid}")[1]["bill"]["open"], what="stored")
         status, closed = get(d, f"/api/sessions/{sid}")
         bill = closed["bill"]
         assert bill["close_reason"] == "idle" and bill["minutes_open"] == 0  # to the last stroke
@@ -283,3 +292,14 @@ def test_an_open_session_and_the_light_survive_a_daemon_restart(tmp_path: Path) 
     finally:
         d.stop()
         peer.stop()
+
+
+def test_the_board_says_whether_a_session_is_open(
+    venue: tuple[DaemonThread, DevicePeer],
+) -> None:
+    d, _ = venue
+    assert d.board("t1")["session_open"] is False
+    _, reply = post(d, "/api/tables/t1/session")
+    wait_for(lambda: d.board("t1")["session_open"] is True, what="the board hears of it")
+    post(d, f"/api/sessions/{reply['bill']['session_id']}/close")
+    wait_for(lambda: d.board("t1")["session_open"] is False, what="closed")

@@ -27,6 +27,16 @@ SAMPLES = {
     "i + 1": "2",
     "result['rejected']": "nothing to undo",
     "reason": "command: key 12 (ev) must be int",
+    "most": "48",
+    # the desk's (host/club/sessions.py)
+    "session_id": "3",
+    "correction_id": "4",
+    "item_id": "5",
+    "other['id']": "2",
+    "desk.session['id']": "2",
+    "PAYER_BYTES": "48",
+    "REASON_BYTES": "200",
+    "QUANTITY_MOST": "20",
 }
 PERCENT = re.compile(r"%[sd]")
 
@@ -67,8 +77,12 @@ def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
 
 ENGINE = sentences(ROOT / "firmware" / "engine.py", {"Rejected"})
 DAEMON = sentences(ROOT / "host" / "venue" / "actions.py", {"ActionError"}, 1)
+# The desk's: table sessions and bills (the club), and amounts (host/club/money.py)
+CLUB = sentences(ROOT / "host" / "club" / "sessions.py", {"ActionError"}, 1) + [
+    "amount " + text for text in sentences(ROOT / "host" / "club" / "money.py", {"MoneyError"})
+]
 # The server's own refusals, from each area the operator acts through.
-WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console")
+WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console", "desk")
 WEB = (
     sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"})
     + [
@@ -94,10 +108,11 @@ def outside_isolates(text: str) -> str:
 def test_the_sentences_were_found() -> None:
     assert len(ENGINE) >= 60
     assert len(DAEMON) >= 3
+    assert len(CLUB) >= 20
     assert len(WEB) >= 25
 
 
-@pytest.mark.parametrize("sentence", sorted(set(ENGINE + DAEMON + WEB)))
+@pytest.mark.parametrize("sentence", sorted(set(ENGINE + DAEMON + CLUB + WEB)))
 def test_every_refusal_has_its_persian(sentence: str) -> None:
     fa = persian(sentence)
     assert fa is not None, f"no Persian for: {sentence!r}"

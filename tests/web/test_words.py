@@ -25,6 +25,7 @@ KEY_USES = (
     re.compile(r"""data-label="([a-z_0-9]+)\""""),
     # the desk's words (desk.js): dt("key") and label(id, "key") read desk_key
     re.compile(r"""\bdt\(\s*"([a-z_0-9]+)"\s*[,)]"""),
+    re.compile(r"""\bsentence\(\s*"([a-z_0-9]+)"\s*[,)]"""),
     re.compile(r"""\blabel\(\s*"[^"]+",\s*"([a-z_0-9]+)"\s*\)"""),
 )
 
@@ -53,7 +54,8 @@ def test_every_key_a_page_uses_has_its_words() -> None:
     for path in [*STATIC.glob("*.html"), *STATIC.glob("*.js"), *STATIC.glob("js/*.js")]:
         text = path.read_text(encoding="utf-8")
         for pattern in KEY_USES:
-            prefix = "desk_" if pattern.pattern.startswith(("\\bdt", "\\blabel")) else ""
+            desk = ("\\bdt", "\\blabel", "\\bsentence")
+            prefix = "desk_" if pattern.pattern.startswith(desk) else ""
             used |= {prefix + key for key in pattern.findall(text)}
     assert len(used) > 100
     missing = sorted(used - set(words()["en"]))

@@ -1,440 +1,267 @@
-// baulk desk: table sessions, receipts and the daily report.  One script for
-// the three pages (<body data-page="desk|receipt|day">).  The API needs the
-// operator's sign-in: the console's (a session cookie the page cannot read,
-// and a CSRF token it sends with every request); the operator token is typed
-// once into the sign-in form and never kept by the page.
-// Everything typed by a person (names, reasons) is drawn with textContent,
-// and in Persian wrapped in <bdi> so a Latin name keeps its own direction.
+// baulk desk: every table with its session, its running bill and its light.
+// The cards are drawn once and then updated in place every second: a number
+// changes, the buttons stay the very elements they were, so a finger held
+// on one while the bill ticks on is never lost.  Closing and voiding ask
+// first, naming the table, the players and the amount, and say afterwards
+// what was done; every change carries the bill's version, so a tap made on
+// a view another phone has changed meanwhile is refused ("the table
+// changed: look again") and the card is drawn again.
 import { alertWords } from "./js/alerts.js";
-import { LANG, bdi, el, num, params, setText, t, tn } from "./js/i18n.js";
+import { LANG, el, num, t } from "./js/i18n.js";
+import {
+  api, ask, dt, label, name, sentence, setup, showDone, withLang,
+} from "./js/desk_common.js";
 
-const PAGE = document.body.dataset.page;
-let CSRF = null; // the signed-in session's CSRF token, from /console/session
 const REFRESH_MS = 1000;
+const cards = new Map(); // table id -> {card, key, tb}
+const alertItems = new Map(); // alert key -> li
 
-// A sentence of the desk's words, names dropped into it as isolated elements.
-function sentence(key, names, vars) {
-  const out = el("span");
-  out.append(...tn("desk_" + key, { ...vars, ...names }));
-  return out;
-}
-
-// A name as a person typed it: its own direction inside either language.
-function name(text) {
-  return bdi(text, "name");
-}
-
-// The desk's words: the keys of words.json that begin with "desk_".
-function dt(key, vars) {
-  return t("desk_" + key, vars);
-}
-
-function label(id, key) {
-  setText(id, dt(key));
-}
-
-async function session() {
-  const r = await fetch("/console/session", { cache: "no-store" });
-  const data = r.ok ? await r.json() : {};
-  CSRF = data.signed_in ? data.csrf : null;
-  return CSRF !== null;
-}
-
-function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
-
-function askToken(refused) {
-  const form = document.getElementById("token-form");
-  form.hidden = false;
-  if (refused) showError(dt("bad_token"));
-}
-
-function showError(text) {
-  const e = document.getElementById("error");
-  e.textContent = text || "";
-}
-
-async function api(path, body) {
-  const init = { headers: headers() };
-  if (body !== undefined) {
-    init.method = "POST";
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const r = await fetch(path, init);
-  if (r.status === 401 || r.status === 403) {
-    askToken(true);
-    throw new Error("token");
-  }
-  const type = r.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await r.json() : await r.text();
-  if (!r.ok) {
-    showError(dt("failed", { why: data && data.error ? data.error : r.status }));
-    throw new Error("status " + r.status);
-  }
-  showError("");
-  return data;
-}
-
-async function download(path, filename) {
-  const r = await fetch(path, { headers: headers() });
-  if (!r.ok) { showError(dt("failed", { why: r.status })); return; }
-  const url = URL.createObjectURL(await r.blob());
-  const a = el("a");
-  a.href = url;
-  a.download = filename;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  URL.revokeObjectURL(url);
-}
-
-function langLink() {
-  const a = document.getElementById("lang");
-  const p = new URLSearchParams(location.search);
-  if (LANG === "fa") p.delete("lang"); else p.set("lang", "fa");
-  a.href = "?" + p.toString();
-  a.textContent = t("lang_switch");
-  a.lang = LANG === "fa" ? "en" : "fa";
-}
-
-function withLang(path) { return LANG === "fa" ? path + "?lang=fa" : path; }
-
-// ---------------------------------------------------------------------- the desk
 function lightText(light) {
   if (light.unsupported) return dt("light_none");
   if (light.state === null || light.state === undefined) return dt("light_unknown");
   return dt(light.state ? "light_on" : "light_off");
 }
 
-function alertItem(a, names) {
-  const li = el("li", "alert " + a.kind);
-  li.dataset.kind = a.kind;
-  const w = alertWords(a, names[a.table] || a.table);
-  li.append(sentence(w.key, w.names, w.vars));
-  if (a.kind === "confirm") {
-    const b = el("button", "confirm", dt("confirm"));
-    b.addEventListener("click", () => act("/api/sessions/" + a.session + "/confirm"));
-    li.append(" ", b);
-  } else if (a.kind === "no_session") {
-    const b = el("button", "open", dt("open"));
-    b.addEventListener("click", () => act("/api/tables/" + encodeURIComponent(a.table) + "/session"));
-    li.append(" ", b);
-  }
-  return li;
+function setText(e, text) {
+  if (e.textContent !== text) e.textContent = text;
 }
 
-function tableCard(tb) {
-  const card = el("div", "card");
-  card.id = "table-" + tb.table;
-  card.dataset.session = tb.bill ? String(tb.bill.session_id) : "";
-  card.dataset.link = tb.link;
-  card.dataset.light = String(tb.light.state);
-  const head = el("h3");
-  head.append(name(tb.name), " ", el("span", "link " + tb.link, dt(tb.link)));
-  card.append(head);
-  const light = el("p", "light");
-  light.append(dt("light") + ": ", el("span", "light-state", lightText(tb.light)));
-  card.append(light);
-  if (tb.bill) {
-    const b = tb.bill;
-    const r = tb.receipt[LANG];
-    card.append(el("p", "session", dt("session", { n: b.session_id })));
-    const dl = el("dl");
-    const rows = [
-      ["opened", r.opened], ["minutes_open", r.minutes_open], ["in_play", r.minutes_in_play],
-      ["frames", r.frames_played], ["running", r.total],
-    ];
-    for (const [k, v] of rows) {
-      dl.append(el("dt", null, dt(k)), el("dd", k === "running" ? "running" : null, v));
-    }
-    card.append(dl);
-    if (tb.in_frame) card.append(el("p", "in-frame", dt("in_frame")));
-    const close = el("button", "close", dt("close"));
-    close.addEventListener("click", async () => {
-      const done = await act("/api/sessions/" + b.session_id + "/close");
-      if (done) location.href = withLang("/desk/receipt/" + b.session_id);
-    });
-    card.append(close);
-  } else {
-    card.append(el("p", "session none", dt("no_session")));
-    if (tb.tariff === null) card.append(el("p", "warn", dt("no_tariff")));
-    else {
-      const open = el("button", "open", dt("open"));
-      open.addEventListener("click", () => act("/api/tables/" + encodeURIComponent(tb.table) + "/session"));
-      card.append(open);
-    }
-  }
-  return card;
+// The players of a bill's frames, as one isolated list ("Ali, Reza").
+function players(bill) {
+  const seen = [];
+  for (const f of bill.frames) for (const p of f.players) if (p && p !== "?" && !seen.includes(p)) seen.push(p);
+  return seen;
 }
 
+function playersNode(bill) {
+  const out = el("span");
+  const list = players(bill);
+  list.forEach((p, i) => { if (i) out.append(LANG === "fa" ? "، " : ", "); out.append(name(p)); });
+  return out;
+}
+
+// ---------------------------------------------------------------------- actions
 async function act(path, body) {
   try {
     const data = await api(path, body || {});
-    await refreshDesk();
+    await refresh();
     return data;
   } catch (e) {
+    if (e.status === 409) await refresh(); // the table changed: draw it as it is now
     return null;
   }
 }
 
-async function refreshDesk() {
+// The question a destructive tap asks: the session, the table, its players
+// and what the bill comes to now.
+function question(key, tb) {
+  return sentence(key, {
+    n: tb.bill.session_id, table: tb.name, players: playersNode(tb.bill),
+    amount: document.createTextNode(tb.receipt[LANG].total),
+  });
+}
+
+async function closeSession(entry) {
+  const tb = entry.tb;
+  const b = tb.bill;
+  if (!(await ask(question("ask_close", tb), { yes: "close" }))) return;
+  const done = await act("/api/sessions/" + b.session_id + "/close", { version: b.version });
+  if (done) location.href = withLang("/desk/receipt/" + b.session_id + "?done=close");
+}
+
+async function voidSession(entry) {
+  const tb = entry.tb;
+  const b = tb.bill;
+  const reason = await ask(question("ask_void", tb), { reason: true, yes: "void" });
+  if (reason === null) return;
+  const done = await act("/api/sessions/" + b.session_id + "/void", { reason, version: b.version });
+  if (done) showDone(sentence("done_void", { n: b.session_id, table: tb.name }));
+}
+
+async function addItem(entry, item) {
+  const b = entry.tb.bill;
+  const done = await act("/api/sessions/" + b.session_id + "/items",
+    { item: item.name, quantity: 1, version: b.version });
+  if (done) {
+    showDone(sentence("done_item", {
+      item: LANG === "fa" ? item.name_fa : item.name, n: b.session_id,
+      amount: document.createTextNode(item.price_text[LANG]),
+    }));
+  }
+}
+
+async function openSession(tb) {
+  const done = await act("/api/tables/" + encodeURIComponent(tb.table) + "/session");
+  if (done) showDone(sentence("done_open", { n: done.bill.session_id, table: tb.name }));
+}
+
+// ---------------------------------------------------------------------- cards
+function button(cls, key, onClick) {
+  const b = el("button", cls, dt(key));
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function sessionBody(entry) {
+  const tb = entry.tb;
+  const body = [];
+  body.push(el("p", "session", dt("session", { n: tb.bill.session_id })));
+  body.push(el("p", "players"));
+  const dl = el("dl");
+  for (const k of ["opened", "minutes_open", "in_play", "frames", "items", "running"]) {
+    const dd = el("dd", k === "running" ? "running" : k);
+    dd.dataset.k = k;
+    dl.append(el("dt", null, dt(k)), dd);
+  }
+  body.push(dl);
+  const inFrame = el("p", "in-frame", dt("in_frame"));
+  body.push(inFrame);
+  const actions = el("div", "actions");
+  actions.append(button("close", "close", () => closeSession(entry)));
+  const menu = el("div", "menu");
+  menu.hidden = true;
+  if (tb.items.length) {
+    actions.append(button("add-item", "add_item", () => { menu.hidden = !menu.hidden; }));
+    for (const item of tb.items) {
+      const b = el("button", "item");
+      b.type = "button";
+      b.dataset.item = item.name;
+      b.append(name(LANG === "fa" ? item.name_fa : item.name), " ", el("span", "price", item.price_text[LANG]));
+      b.addEventListener("click", () => { menu.hidden = true; addItem(entry, item); });
+      menu.append(b);
+    }
+  }
+  actions.append(button("void", "void", () => voidSession(entry)));
+  const receipt = el("a", "receipt-link", dt("receipt"));
+  receipt.href = withLang("/desk/receipt/" + tb.bill.session_id);
+  actions.append(receipt);
+  body.push(actions, menu);
+  return body;
+}
+
+function freeBody(tb) {
+  const body = [el("p", "session none", dt("no_session"))];
+  if (tb.tariff === null) body.push(el("p", "warn", dt("no_tariff")));
+  else body.push(button("open", "open", () => openSession(tb)));
+  return body;
+}
+
+// Only the numbers and words change: no element of the card is replaced
+// unless the session itself changed (opened, closed).
+function fill(entry) {
+  const { card, tb } = entry;
+  card.dataset.link = tb.link;
+  card.dataset.light = String(tb.light.state);
+  setText(card.querySelector("h3 bdi.name"), tb.name);
+  const link = card.querySelector("h3 .link");
+  link.className = "link " + tb.link;
+  setText(link, dt(tb.link));
+  setText(card.querySelector(".light-state"), lightText(tb.light));
+  if (!tb.bill) return;
+  const r = tb.receipt[LANG];
+  const b = tb.bill;
+  card.dataset.version = b.version;
+  const values = {
+    opened: r.info.find((x) => x.key === "opened").value.join(""),
+    minutes_open: r.info.find((x) => x.key === "minutes_open").value.join(""),
+    in_play: r.info.find((x) => x.key === "minutes_in_play").value.join(""),
+    frames: num(b.frames_played),
+    items: r.items_total,
+    running: r.total,
+  };
+  for (const dd of card.querySelectorAll("dd[data-k]")) setText(dd, values[dd.dataset.k]);
+  const who = players(b).join("\u0000");
+  const p = card.querySelector("p.players");
+  if (p.dataset.who !== who) { p.dataset.who = who; p.replaceChildren(playersNode(b)); }
+  card.querySelector(".in-frame").hidden = !tb.in_frame;
+}
+
+function cardOf(tb) {
+  let entry = cards.get(tb.table);
+  if (!entry) {
+    const card = el("div", "card");
+    card.id = "table-" + tb.table;
+    const head = el("h3");
+    head.append(name(tb.name), " ", el("span", "link"));
+    const light = el("p", "light");
+    light.append(dt("light") + ": ", el("span", "light-state"));
+    card.append(head, light, el("div", "body"));
+    entry = { card, key: null, tb };
+    cards.set(tb.table, entry);
+  }
+  entry.tb = tb;
+  const key = tb.bill ? "s" + tb.bill.session_id : "free";
+  if (entry.key !== key) {
+    entry.key = key;
+    entry.card.dataset.session = tb.bill ? String(tb.bill.session_id) : "";
+    entry.card.querySelector(".body").replaceChildren(...(tb.bill ? sessionBody(entry) : freeBody(tb)));
+  }
+  fill(entry);
+  return entry.card;
+}
+
+function alertOf(a, names) {
+  const key = [a.kind, a.table, a.session].join(":");
+  let li = alertItems.get(key);
+  const w = alertWords(a, names[a.table] || a.table);
+  const text = t("desk_" + w.key, { ...w.vars, ...w.names });
+  if (!li) {
+    li = el("li", "alert " + a.kind);
+    li.dataset.kind = a.kind;
+    li.append(el("span", "text"));
+    if (a.kind === "confirm") {
+      li.append(" ", button("confirm", "confirm", () => act("/api/sessions/" + a.session + "/confirm")));
+    } else if (a.kind === "no_session") {
+      const tb = { table: a.table, name: names[a.table] || a.table };
+      li.append(" ", button("open", "open", () => openSession(tb)));
+    }
+    alertItems.set(key, li);
+  }
+  const span = li.querySelector(".text");
+  if (span.dataset.text !== text) {
+    span.dataset.text = text;
+    const words = el("span");
+    words.append(...sentence(w.key, { ...w.vars, ...w.names }).childNodes);
+    span.replaceChildren(...words.childNodes);
+  }
+  return [key, li];
+}
+
+// Puts ``kids`` in ``box`` in order, moving none that is already in place.
+function keep(box, kids) {
+  kids.forEach((kid, i) => {
+    if (box.children[i] !== kid) box.insertBefore(kid, box.children[i] || null);
+  });
+  while (box.children.length > kids.length) box.lastElementChild.remove();
+}
+
+async function refresh() {
   let data;
   try { data = await api("/api/desk"); } catch (e) { return; }
   const names = {};
   for (const tb of data.tables) names[tb.table] = tb.name;
-  const alerts = data.alerts.map((a) => alertItem(a, names));
-  if (!alerts.length) alerts.push(el("li", "quiet", dt("no_alerts")));
-  document.getElementById("alerts").replaceChildren(...alerts);
-  document.getElementById("tables").replaceChildren(...data.tables.map(tableCard));
+  const shown = data.alerts.map((a) => alertOf(a, names));
+  const live = new Set(shown.map(([k]) => k));
+  for (const k of [...alertItems.keys()]) if (!live.has(k)) alertItems.delete(k);
+  const list = shown.map(([, li]) => li);
+  if (!list.length) list.push(quiet);
+  keep(document.getElementById("alerts"), list);
+  keep(document.getElementById("tables"), data.tables.map(cardOf));
   document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
 }
 
-function initDesk() {
+const quiet = el("li", "quiet");
+
+function init() {
   document.getElementById("title").textContent = dt("desk");
   const day = document.getElementById("day-link");
   day.href = withLang("/desk/day");
   day.textContent = dt("day");
   label("h-alerts", "alerts");
   label("h-tables", "tables");
-  refreshDesk();
-  setInterval(refreshDesk, REFRESH_MS);
+  quiet.textContent = dt("no_alerts");
+  setInterval(refresh, REFRESH_MS);
 }
 
-// ---------------------------------------------------------------------- the receipt
-function row(label, value, cls) {
-  const tr = el("tr", cls);
-  const th = el("th");
-  th.append(label);
-  const td = el("td");
-  td.append(value);
-  tr.append(th, td);
-  return tr;
-}
-
-function renderReceipt(data) {
-  const r = data.receipt[LANG];
-  const b = data.bill;
-  const out = [];
-  if (r.venue) {
-    const venue = el("h1", "venue");
-    venue.append(name(r.venue));
-    out.push(venue);
-  }
-  out.push(el("h2", null, r.title + " · " + r.session));
-  const info = el("table", "info");
-  const table = el("span");
-  table.append(name(r.table));
-  const tariff = el("span");
-  tariff.append(name(r.tariff));
-  info.append(
-    row(r.labels.table, table), row(r.labels.tariff, tariff),
-    row(r.labels.opened, r.opened), row(r.labels.closed, r.closed),
-    row(r.labels.minutes_open, r.minutes_open), row(r.labels.minutes_billed, r.minutes_billed),
-    row(r.labels.minutes_in_play, r.minutes_in_play), row(r.labels.frames_played, r.frames_played),
-  );
-  out.push(info);
-  const lines = el("table", "lines");
-  for (const l of r.lines) lines.append(row(l.label, l.amount, "line"));
-  for (const f of r.frames) {
-    const label = el("span");
-    label.append(f.label + " · " + f.minutes);
-    if (f.loser) label.append(" · " + r.labels.lost_by + " ", name(f.loser));
-    if (f.note) label.append(" · " + f.note);
-    lines.append(row(label, f.amount, "frame"));
-  }
-  lines.append(row(r.labels.charged, r.charged, "charged"));
-  for (const c of r.corrections) {
-    const label = el("span");
-    label.append(r.labels.correction + ": ", name(c.reason));
-    if (c.payer) label.append(" · ", name(c.payer));
-    lines.append(row(label, c.amount, "correction"));
-  }
-  lines.append(row(r.labels.total, r.total, "total"));
-  out.push(lines);
-  const pay = el("table", "payers");
-  for (const p of r.payers) {
-    const who = el("span");
-    who.append(r.labels.paid_by + ": ");
-    if (p.payer === null) who.append(r.labels.the_table); else who.append(name(p.payer));
-    pay.append(row(who, p.amount, "payer"));
-  }
-  out.push(pay);
-  for (const n of r.notes) out.push(el("p", "note", n));
-  out.push(el("p", "thanks", r.labels.thanks));
-  document.getElementById("receipt").replaceChildren(...out);
-  document.getElementById("receipt").dataset.total = String(b.total);
-  // the correction form: charged to the table or to one of the players
-  const payer = document.getElementById("payer");
-  const choices = [el("option", null, dt("the_table"))];
-  choices[0].value = "";
-  const seen = new Set();
-  for (const f of b.frames) {
-    for (const p of f.players) {
-      if (!seen.has(p)) { seen.add(p); const o = el("option", null, p); o.value = p; choices.push(o); }
-    }
-  }
-  payer.replaceChildren(...choices);
-}
-
-function setPaper(paper) {
-  document.body.className = "paper-" + paper;
-  let style = document.getElementById("page-size");
-  if (!style) {
-    style = el("style");
-    style.id = "page-size";
-    document.head.append(style);
-  }
-  style.textContent = paper === "a6"
-    ? "@page { size: A6; margin: 8mm; }"
-    : "@page { size: 80mm auto; margin: 3mm; }";
-}
-
-async function loadReceipt(id) {
-  try { renderReceipt(await api("/api/sessions/" + id)); } catch (e) { /* shown */ }
-}
-
-function initReceipt() {
-  const id = location.pathname.split("/").pop();
-  const desk = document.getElementById("desk-link");
-  desk.href = withLang("/desk");
-  desk.textContent = dt("desk");
-  label("paper-label", "paper");
-  label("paper-80", "paper_80");
-  label("paper-a6", "paper_a6");
-  label("print", "print");
-  label("csv", "csv");
-  label("h-correct", "correct");
-  label("amount-label", "amount");
-  label("reason-label", "reason");
-  label("payer-label", "payer");
-  label("correct-save", "save");
-  const paper = document.getElementById("paper");
-  paper.value = params.get("paper") === "a6" ? "a6" : "80mm";
-  setPaper(paper.value);
-  paper.addEventListener("change", () => setPaper(paper.value));
-  document.getElementById("print").addEventListener("click", () => window.print());
-  document.getElementById("csv").addEventListener("click", () =>
-    download("/api/sessions/" + id + "/bill.csv?lang=" + LANG, "session-" + id + ".csv"));
-  document.getElementById("correct").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const body = {
-      amount: document.getElementById("amount").value.trim(),
-      reason: document.getElementById("reason").value,
-    };
-    const payer = document.getElementById("payer").value;
-    if (payer) body.payer = payer;
-    try {
-      renderReceipt(await api("/api/sessions/" + id + "/corrections", body));
-      document.getElementById("amount").value = "";
-      document.getElementById("reason").value = "";
-      document.getElementById("error").textContent = dt("saved");
-    } catch (err) { /* shown */ }
-  });
-  loadReceipt(id);
-}
-
-// ---------------------------------------------------------------------- the daily report
-function cells(tr, values) {
-  for (const v of values) {
-    const td = el("td");
-    td.append(v);
-    tr.append(td);
-  }
-  return tr;
-}
-
-function heads(id, keys) {
-  document.getElementById(id).replaceChildren(...keys.map((k) => el("th", null, dt(k))));
-}
-
-function renderDay(data) {
-  const r = data.report;
-  document.getElementById("day-label").textContent = r.label[LANG];
-  document.body.dataset.day = r.day;
-  heads("day-head", ["table", "sessions", "minutes_open", "in_play", "frames", "currency", "charged", "corrections", "total"]);
-  const rows = [];
-  const add = (label, totals, money, cls) => {
-    const list = money.length ? money : [{ currency: "", charged: "", corrections: "", total: "" }];
-    for (const m of list) {
-      const tr = el("tr", cls);
-      cells(tr, [label, num(totals.sessions), dt("minutes", { n: totals.minutes_open }),
-        dt("minutes", { n: totals.minutes_in_play }), num(totals.frames), m.currency ? name(m.currency) : "",
-        m.charged, m.corrections, m.total]);
-      rows.push(tr);
-    }
-  };
-  for (const tb of r.tables) add(name(tb.name), tb, r.formatted.tables[tb.table], "table-row");
-  add(dt("venue"), r.venue, r.formatted.venue, "venue-row");
-  document.getElementById("day-rows").replaceChildren(...rows);
-  heads("sessions-head", ["h_session", "table", "opened", "closed", "minutes_open", "in_play", "frames", "total"]);
-  const names = {};
-  for (const tb of r.tables) names[tb.table] = tb.name;
-  const srows = r.bills.map((b) => {
-    const tr = el("tr", "session-row");
-    const link = el("a", null, dt("session", { n: b.session_id }));
-    link.href = withLang("/desk/receipt/" + b.session_id);
-    const f = r.formatted.bills[String(b.session_id)];
-    cells(tr, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
-      dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }), num(b.frames_played), f.total]);
-    return tr;
-  });
-  document.getElementById("session-rows").replaceChildren(...srows);
-}
-
-async function loadDay() {
-  const day = document.getElementById("date").value;
-  const q = day ? "?date=" + day : "";
-  try { renderDay(await api("/api/reports/day" + q + (q ? "&" : "?") + "lang=" + LANG)); } catch (e) { /* shown */ }
-}
-
-function initDay() {
-  const desk = document.getElementById("desk-link");
-  desk.href = withLang("/desk");
-  desk.textContent = dt("desk");
-  label("title", "day");
-  label("date-label", "date");
-  label("print", "print");
-  label("csv", "csv");
-  label("h-sessions", "sessions");
-  const date = document.getElementById("date");
-  if (params.get("date")) date.value = params.get("date");
-  date.addEventListener("change", loadDay);
-  document.getElementById("print").addEventListener("click", () => window.print());
-  document.getElementById("csv").addEventListener("click", () => {
-    const d = document.getElementById("date").value || document.body.dataset.day || "";
-    download("/api/reports/day.csv?lang=" + LANG + (d ? "&date=" + d : ""), "day-" + d + ".csv");
-  });
-  loadDay();
-}
-
-async function init() {
-  document.documentElement.lang = LANG;
-  document.documentElement.dir = LANG === "fa" ? "rtl" : "ltr";
-  langLink();
-  label("token-label", "token");
-  label("token-save", "save");
-  const form = document.getElementById("token-form");
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const field = document.getElementById("token");
-    const r = await fetch("/console/signin?lang=" + LANG, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ token: field.value.trim() }),
-    });
-    field.value = ""; // the token is not kept, not even in the form
-    if (!r.ok) { askToken(true); return; }
-    CSRF = (await r.json()).csrf;
-    form.hidden = true;
-    showError("");
-    if (PAGE === "desk") refreshDesk();
-    else if (PAGE === "receipt") loadReceipt(location.pathname.split("/").pop());
-    else loadDay();
-  });
-  if (!(await session())) askToken(false);
-  if (PAGE === "desk") initDesk();
-  else if (PAGE === "receipt") initReceipt();
-  else initDay();
-}
-
-init();
+setup(init, refresh);

@@ -22,7 +22,9 @@ const NAME_BYTES = 48;
 const boards = new Map();
 let csrf = null;
 let selected = params.get("table");
-let chosen = !!selected; // by the address or a tap; else the first table in order
+// Chosen by the address or a tap: that table, and no other, even while its
+// board has not arrived yet; else the first table in order.
+let chosen = !!selected;
 let vocabulary = null;
 
 // ------------------------------------------------------------------ answers
@@ -188,9 +190,24 @@ async function startMatch(event) {
     }
     body.who = referee;
   }
-  if (running(boards.get(selected)) && !(await confirmed([t("confirm_replace")]))) return;
+  const board = boards.get(selected);
+  if (running(board) && !(await confirmed([t("confirm_replace")]))) return;
+  // The match this phone was showing: another phone's newer one is not replaced unseen.
+  body.expect = board && board.match && board.match.match_id ? board.match.match_id : null;
   const ok = await act("/api/tables/" + encodeURIComponent(selected) + "/match", [body], clicked);
   if (ok) byId("match-box").open = false;
+}
+
+// "Breaks off": the names typed in the new match's form (a pair's two
+// names together), each side's number while nothing is typed.
+function breakerNames() {
+  const box = byId(doublesMode() ? "doubles-names" : "singles-names");
+  for (const e of document.querySelectorAll(".side-label")) {
+    const side = e.dataset.side;
+    const typed = [...box.querySelectorAll(`input[data-side="${side}"]`)].map((i) => i.value.trim()).filter(Boolean);
+    const text = typed.length ? typed.join(" & ") : t("side_n", { n: Number(side) + 1 });
+    if (e.textContent !== text) setKids(e, [typed.length ? bdi(text) : text]);
+  }
 }
 
 async function fixNames(event) {
@@ -305,9 +322,14 @@ function sideButtons(board) {
       b.addEventListener("click", async () => {
         const clicked = performance.now();
         const ev = { ev: box.dataset.ev, side };
-        if (box.dataset.match) {
-          ev.match = true;
-          if (!(await confirmed([...tnName("confirm_award_match", names[side])]))) return;
+        const now = boards.get(selected);
+        if (box.dataset.ev === "award" && now && now.state) {
+          if (box.dataset.match) ev.match = true;
+          const key = box.dataset.match ? "confirm_award_match" : "confirm_award_frame";
+          if (!(await confirmed(tn(key, { name: names[side], n: now.state.frame, score: scoreLine(now) })))) return;
+          const said = afterWin(now, side, !!box.dataset.match, "awarded");
+          if (await command([ev], clicked)) showResult("done", said, clicked);
+          return;
         }
         command([ev], clicked);
       });
@@ -317,9 +339,23 @@ function sideButtons(board) {
   }
 }
 
-function tnName(key, name) {
-  const [before, after] = t(key).split("{name}");
-  return [before, bdi(name), after || ""];
+// "Ali 45–12 Reza": the frame's score as the confirmations name it.
+function scoreLine(board) {
+  const n = board.match.names;
+  const st = board.state;
+  return [n[0], num(st.scores[0]) + "–" + num(st.scores[1]), n[1]].join(" ");
+}
+
+// What was done, in words, once the table took it: "Frame 2 awarded to
+// Reza, 1–1" (the frames as they stand after it).
+function afterWin(board, side, match, how) {
+  const frames = [...board.state.frames];
+  const winner = board.match.names[side];
+  if (match) return tn("done_match_" + how, { name: winner });
+  frames[side] += 1;
+  const over = frames[side] > board.match.best_of / 2;
+  const key = over ? "done_frame_" + how + "_match" : "done_frame_" + how;
+  return tn(key, { name: winner, n: board.state.frame, frames: num(frames[0]) + "–" + num(frames[1]) });
 }
 
 // The pockets box follows the selected table and what its board says of its
@@ -357,9 +393,7 @@ function renderPanel() {
   byId("names-box").hidden = !m;
   setText("stroke-state", st && st.stroke_open ? t("stroke_open") : "");
   setText("rest", st && st.stroke_open ? t("stroke_end") : t("stroke_nothing"));
-  for (const e of document.querySelectorAll(".side-label")) {
-    e.textContent = t("side_n", { n: Number(e.dataset.side) + 1 });
-  }
+  breakerNames();
   const id = encodeURIComponent(selected);
   if (byId("panel").dataset.table !== selected) {
     byId("panel").dataset.table = selected;
@@ -413,7 +447,7 @@ function shownKey(board) {
 function onBoard(board) {
   boards.set(board.table, board);
   const before = selected;
-  if (!chosen || !boards.has(selected)) selected = [...boards.keys()].sort()[0];
+  if (!chosen) selected = [...boards.keys()].sort()[0];
   const key = shownKey(board);
   const same = shownKeys.get(board.table) === key;
   shownKeys.set(board.table, key);
@@ -455,6 +489,10 @@ async function showHandset() {
   for (const b of document.querySelectorAll("#handset-box button")) {
     b.setAttribute("aria-pressed", b.dataset.handset === lang ? "true" : "false");
   }
+  // The one in use, in words: the host's choice, or the device's own.
+  const now = byId("handset-now");
+  now.dataset.lang = lang || "";
+  now.textContent = lang ? t("handset_now", { lang: t("lang_" + lang) }) : t("handset_device");
 }
 
 async function setHandset(lang, clicked) {
@@ -538,18 +576,28 @@ async function start() {
     radio.addEventListener("change", () => {
       byId("singles-names").hidden = doublesMode();
       byId("doubles-names").hidden = !doublesMode();
+      breakerNames();
     });
   }
+  byId("match-form").addEventListener("input", breakerNames);
+  breakerNames();
   setupKeypad();
   for (const b of document.querySelectorAll("#panel .buttons button[data-ev]")) {
     b.addEventListener("click", async () => {
       const clicked = performance.now();
       const ev = { ev: b.dataset.ev };
-      if (b.dataset.match) {
-        ev.match = true;
-        const board = boards.get(selected);
-        const striker = board && board.state ? board.match.names[board.state.striker] : "";
-        if (!(await confirmed(tnName("confirm_concede_match", striker)))) return;
+      const board = boards.get(selected);
+      if (b.dataset.ev === "concede" && board && board.state && board.match) {
+        // The player at the table concedes: the other side wins the frame.
+        const striker = board.state.striker;
+        const names = board.match.names;
+        if (b.dataset.match) ev.match = true;
+        const key = b.dataset.match ? "confirm_concede_match" : "confirm_concede_frame";
+        const vars = { name: names[striker], n: board.state.frame, score: scoreLine(board) };
+        if (!(await confirmed(tn(key, vars)))) return;
+        const said = afterWin(board, 1 - striker, !!b.dataset.match, "conceded");
+        if (await command([ev], clicked)) showResult("done", said, clicked);
+        return;
       }
       command([ev], clicked);
     });

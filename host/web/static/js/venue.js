@@ -41,6 +41,14 @@ function row(side, st, m) {
   return r;
 }
 
+// Free to play, as players see it from the door: the controller is there,
+// no session is open at the desk (the venue may have no desk), and no match
+// is being played.
+function isFree(board) {
+  const inPlay = board.match && board.state && !board.state.match_over;
+  return linkClass(board.status) === "online" && board.session_open !== true && !inPlay;
+}
+
 function render(board) {
   let card = cards.get(board.table);
   const fresh = !card;
@@ -56,7 +64,10 @@ function render(board) {
   status.dataset.link = linkClass(board.status);
   head.append(bdi(board.name, "tname"), status);
   const kids = [head];
-  if (st && m) {
+  const free = isFree(board);
+  if (free) {
+    kids.push(el("div", "message free-word", t("table_free")));
+  } else if (st && m) {
     kids.push(row(0, st, m), row(1, st, m));
     const foot = el("div", "foot");
     const a = announcement(board);
@@ -67,7 +78,8 @@ function render(board) {
   } else {
     kids.push(el("div", "message", waitingForController(board.status) ? t("waiting") : t("no_match")));
   }
-  card.className = "card " + linkClass(board.status);
+  card.className = "card " + linkClass(board.status) + (free ? " free" : "");
+  card.dataset.free = free ? "1" : "0";
   card.replaceChildren(...kids);
   if (fresh) layout();
 }

@@ -1,0 +1,128 @@
+// The daily report (/desk/day): each table's totals and the venue's, per
+// currency, and every session of the business day.  The day is picked in
+// the page's calendar: Gregorian in English, Solar Hijri in Persian (day,
+// month, year; the server turns it into the business day, ?jdate=).  On a
+// phone each row stacks, every cell beside its column's name.
+import { LANG, el, num, params } from "./i18n.js";
+import { api, download, dt, label, name, setup, withLang } from "./desk_common.js";
+
+let shown = null; // the report on the page
+
+function cells(tr, heads, values) {
+  values.forEach((v, i) => {
+    const td = el("td");
+    td.dataset.label = heads[i];
+    td.append(v);
+    tr.append(td);
+  });
+  return tr;
+}
+
+function heads(id, keys) {
+  const words = keys.map((k) => dt(k));
+  document.getElementById(id).replaceChildren(...words.map((w) => el("th", null, w)));
+  return words;
+}
+
+function render(data) {
+  const r = data.report;
+  shown = r;
+  document.getElementById("day-label").textContent = r.label[LANG];
+  document.body.dataset.day = r.day;
+  pickers(r);
+  const cols = heads("day-head", ["table", "sessions", "voided", "minutes_open", "in_play", "frames",
+    "currency", "charged", "items", "corrections", "refunds", "void_amount", "total"]);
+  const rows = [];
+  const add = (label, totals, money, cls) => {
+    const list = money.length ? money : [{ currency: "", charged: "", items: "", corrections: "", refunds: "", void: "", total: "" }];
+    list.forEach((m, i) => {
+      const first = i === 0; // minutes and frames once, not on each currency's row
+      const tr = el("tr", cls);
+      cells(tr, cols, [label, first ? num(totals.sessions) : "", first ? num(totals.voided) : "",
+        first ? dt("minutes", { n: totals.minutes_open }) : "",
+        first ? dt("minutes", { n: totals.minutes_in_play }) : "", first ? num(totals.frames) : "",
+        m.currency, m.charged, m.items, m.corrections, m.refunds, m.void, m.total]);
+      rows.push(tr);
+    });
+  };
+  for (const tb of r.tables) add(name(tb.name), tb, r.formatted.tables[tb.table], "table-row");
+  add(dt("venue"), r.venue, r.formatted.venue, "venue-row");
+  document.getElementById("day-rows").replaceChildren(...rows);
+  const scols = heads("sessions-head", ["h_session", "table", "opened", "closed", "minutes_open", "in_play",
+    "frames", "items", "total"]);
+  const names = {};
+  for (const tb of r.tables) names[tb.table] = tb.name;
+  const srows = r.bills.map((b) => {
+    const tr = el("tr", "session-row " + b.state);
+    const link = el("a", null, dt("session", { n: b.session_id }));
+    link.href = withLang("/desk/receipt/" + b.session_id);
+    const f = r.formatted.bills[String(b.session_id)];
+    return cells(tr, scols, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
+      dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }),
+      num(b.frames_played), f.items, f.total]);
+  });
+  document.getElementById("session-rows").replaceChildren(...srows);
+}
+
+function option(value, text) {
+  const o = el("option", null, text);
+  o.value = String(value);
+  return o;
+}
+
+// The Solar Hijri picker, set to the report's day (Persian digits, month names).
+function pickers(r) {
+  if (LANG !== "fa") {
+    document.getElementById("date").value = r.day;
+    return;
+  }
+  const { year, month, day } = r.jalali;
+  const years = [];
+  for (let y = year - 3; y <= year + 1; y++) years.push(option(y, num(y)));
+  const months = r.months.map((m, i) => option(i + 1, m));
+  const days = [];
+  const last = month <= 6 ? 31 : 30;
+  for (let d = 1; d <= last; d++) days.push(option(d, num(d)));
+  for (const [id, kids, value] of [["j-year", years, year], ["j-month", months, month], ["j-day", days, day]]) {
+    const s = document.getElementById(id);
+    s.replaceChildren(...kids);
+    s.value = String(value);
+  }
+}
+
+function asked() {
+  if (LANG === "fa") {
+    const v = (id) => String(document.getElementById(id).value).padStart(2, "0");
+    return "jdate=" + document.getElementById("j-year").value + "-" + v("j-month") + "-" + v("j-day");
+  }
+  const d = document.getElementById("date").value;
+  return d ? "date=" + d : "";
+}
+
+async function loadDay(q) {
+  const query = q === undefined ? (params.get("date") ? "date=" + params.get("date") : "") : q;
+  try { render(await api("/api/reports/day" + (query ? "?" + query : ""))); } catch (e) { /* shown */ }
+}
+
+function init() {
+  const desk = document.getElementById("desk-link");
+  desk.href = withLang("/desk");
+  desk.textContent = dt("desk");
+  label("title", "day");
+  label("date-label", "date");
+  label("print", "print");
+  label("csv", "csv");
+  label("h-sessions", "sessions");
+  document.getElementById("pick-gregorian").hidden = LANG === "fa";
+  document.getElementById("pick-persian").hidden = LANG !== "fa";
+  for (const id of ["date", "j-year", "j-month", "j-day"]) {
+    document.getElementById(id).addEventListener("change", () => loadDay(asked()));
+  }
+  document.getElementById("print").addEventListener("click", () => window.print());
+  document.getElementById("csv").addEventListener("click", () => {
+    const d = shown ? shown.day : "";
+    download("/api/reports/day.csv?lang=" + LANG + (d ? "&date=" + d : ""), "day-" + d + ".csv");
+  });
+}
+
+setup(init, () => loadDay());

@@ -79,15 +79,16 @@ ORDER = [
     "firmware/journal", "firmware/link", "firmware/painter", "firmware/keypad_flow",
     "firmware/screens", "firmware/handset", "firmware/bitmap_text",
     "firmware/hw/__init__", "firmware/hw/clock", "firmware/hw/led", "firmware/hw/ring",
-    "firmware/app", "firmware/main", "firmware/hw/beam", "firmware/hw/colour",
-    "firmware/hw/keypad", "firmware/hw/rail", "firmware/hw/ssd1306", "firmware/hw/table",
-    "firmware/hw/tca9548a", "firmware/hw/tcs34725", "firmware/hw/usb_serial",
-    "firmware/hw/watchdog", "firmware/hw/kit", "firmware/boards/__init__",
+    "firmware/app", "firmware/main", "firmware/hw/pockets", "firmware/hw/colour",
+    "firmware/hw/keypad", "firmware/hw/ssd1306", "firmware/hw/table", "firmware/hw/usb_serial",
+    "firmware/hw/kit", "firmware/boards/__init__",
 ]  # fmt: skip
 NOT_IN_APP = {"firmware/calibrate", "firmware/replay"}
 BOARDS = {"pico": "firmware/boards/pico", "esp32": "firmware/boards/esp32"}
-# Loaded by the firmware when they run, and dropped when they are done.
+# Loaded by the firmware when they run, and dropped when they are done; and
+# dropped once the board is wired (main.py).
 ON_DEMAND = ["firmware/pocket_check"]
+BOOT_ONLY = ["firmware/hw/kit", "firmware/boards/pico", "firmware/boards/__init__"]
 
 
 def app_modules(board: str = "pico") -> list[str]:
@@ -164,6 +165,7 @@ def sampled_heap(match: Path, lang: str, check: bool, **where: Path) -> Heap:
     args = [str(match), lang] + (["check"] if check else []) + ["samples"]
     args += [",".join(import_name(m) for m in modules)]
     args += [",".join(import_name(m) for m in ON_DEMAND)]
+    args += [",".join(import_name(m) for m in BOOT_ONLY)]
     done = micropython.run(HERE / "firmware_mp_heap.py", args, files=[match], stepped=True, **where)
     assert done.returncode == 0, done.stderr.decode()
     lines = done.stdout.decode().split("\n")

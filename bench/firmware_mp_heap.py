@@ -2,7 +2,7 @@
 # is collected between steps (host/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
-#   firmware_mp_heap.py EVENTS.jsonl [LANG [check]] [samples MODULES ON_DEMAND]
+#   firmware_mp_heap.py EVENTS.jsonl [LANG [check]] [samples MODULES ON_DEMAND BOOT_ONLY]
 # (one match, or many back to back: the soak).  LANG "fa" puts the handset in
 # Persian right after boot, with its texts from fa.bin beside the firmware;
 # "check": the referee runs a pocket check before the match.
@@ -16,9 +16,10 @@
 # "samples" (bench/firmware_bench.py): the firmware's modules (MODULES, by
 # their import names, comma-separated) are imported one a step before the
 # simulator, so every name the firmware can intern is interned before the
-# simulator's own; those it loads only on demand (ON_DEMAND) are dropped again,
-# as the firmware drops them when they are done.  Every step then prints
-# "@ LABEL BYTES" and the interned names' line of micropython.qstr_info(), and
+# simulator's own; those it loads only on demand (ON_DEMAND) or only to boot
+# (BOOT_ONLY) are dropped again, as the firmware drops them when they are
+# done.  Every step then prints "@ LABEL BYTES" and the interned names' line of
+# micropython.qstr_info(), and
 # the names themselves are listed at the start, after the firmware's import and
 # at the end: bench/firmware_bench.py takes the name table apart from the
 # objects (MicroPython grows that table by whole steps, and on this port the
@@ -36,10 +37,12 @@ CHECK = "check" in sys.argv[3:]
 SAMPLES = "samples" in sys.argv
 MODULES = []
 ON_DEMAND = []
+BOOT_ONLY = []
 if SAMPLES:
     at = sys.argv.index("samples")
     MODULES = sys.argv[at + 1].split(",")
     ON_DEMAND = sys.argv[at + 2].split(",") if sys.argv[at + 2] else []
+    BOOT_ONLY = sys.argv[at + 3].split(",") if sys.argv[at + 3] else []
 F = {}
 MAX_FRAMES = 4096  # frame-start samples kept (a 1,000-frame soak needs 1,000)
 run = {"phase": 0, "file": None, "events": 0, "frames": None, "nframes": 0, "peak": 0, "mod": 0}
@@ -89,7 +92,7 @@ def step():
             __import__(MODULES[i])
             run["mod"] = i + 1
             return True
-        for name in ON_DEMAND:
+        for name in ON_DEMAND + BOOT_ONLY:
             drop(name)
     elif p == 2:
         sample("firmware", used, True)
@@ -104,13 +107,13 @@ def step():
         F["protocol_code"] = used - F["sim_modules"] - F["engine_code"] - F["interpreter"]
         F["protocol_code"] -= F["standins"]
         from baulk.firmware import app  # noqa: F401
-        from baulk.firmware.boards import pico  # noqa: F401
-        from baulk.firmware.hw import kit  # noqa: F401
     elif p == 6:
         F["code"] = used - F["sim_modules"] - F["interpreter"] - F["standins"]
         from baulk.firmware.sim.board import SimBoard
 
         run["board"] = SimBoard(flash="/flash", tick_ms=5)
+        for name in BOOT_ONLY:  # the simulator's pin map took the board's (boot drops it)
+            drop(name)
     elif p == 7:
         # The simulated devices (I2C bus, sensors, the display's own RAM, the
         # serial line, the pins) stand for hardware, not heap: left out like

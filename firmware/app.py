@@ -157,15 +157,15 @@ class Health:
         if not self.pending:
             self.pending = 1
 
-    def take(self, beams):
-        """The balls and glitches the beams counted since the last look."""
-        for b in beams:
-            if b.balls:
-                self.count(_H_BALLS + b.pocket, b.balls)
-                b.balls = 0
-            if b.glitches:
-                self.count(_H_GLITCHES + b.pocket, b.glitches)
-                b.glitches = 0
+    def take(self, pk):
+        """The balls and glitches the beams (hw/pockets.py) counted since the last look."""
+        for p in range(_H_N):
+            if pk.balls[p]:
+                self.count(_H_BALLS + p, pk.balls[p])
+                pk.balls[p] = 0
+            if pk.glitches[p]:
+                self.count(_H_GLITCHES + p, pk.glitches[p])
+                pk.glitches[p] = 0
 
     def body(self, cmd=-1):
         """The `health` message (SPEC.md 7.6); cmd >= 0: a check runs, started
@@ -240,6 +240,22 @@ class Health:
         """The sensor at `pocket` (7: not known) read `ball`, the referee
         keyed `k` (-1: none); the host's log overrides this."""
         self.count(_H_CORRECTIONS + pocket if pocket < _H_N else _H_UNPLACED)
+
+
+def unload(*names):
+    """Modules (by their names below baulk.firmware) out of sys.modules and
+    out of their packages, so that the collector frees them once nothing else
+    holds them: what runs once (the wiring at boot) or rarely (the pocket
+    check) costs the heap only while it runs.  Their names stay interned."""
+    import sys
+
+    for name in names:
+        full = __name__.rsplit(".", 1)[0] + "." + name
+        sys.modules.pop(full, None)
+        parent, _, child = full.rpartition(".")
+        p = sys.modules.get(parent)
+        if p is not None and child in p.__dict__:
+            delattr(p, child)
 
 
 def replay_one(engine, body):
@@ -397,6 +413,7 @@ class App:
     def _edges(self, now):
         hw = self.hw
         ring = hw.ring
+        pk = hw.pockets
         at = self.clock.at
         beams = False  # a beam edge or ball: its counts go to the health counts
         while ring.pending():
@@ -404,9 +421,9 @@ class App:
             t = at(tick)
             if src < 6:
                 beams = True
-                if hw.beams[src].edge(level, t):
+                if pk.edge(src, level, t):
                     if self.check is not None:  # the referee is checking the pockets
-                        self.check.ball(src, hw.beams[src].start)
+                        self.check.ball(src, pk.start[src])
                     else:
                         self._queue(_Q_POT, src, t)
             elif self.check is not None:
@@ -418,15 +435,15 @@ class App:
                 self._queue(_Q_STRIKE, -1, t)
                 if hw.rest is not None:
                     hw.rest.motion(now)
-        for b in hw.beams:
-            if b.poll(now):
+        for p in range(6):
+            if pk.poll(p, now):
                 beams = True
                 if self.check is not None:
-                    self.check.ball(b.pocket, b.start)
+                    self.check.ball(p, pk.start[p])
                 else:
-                    self._queue(_Q_POT, b.pocket, b.start)
+                    self._queue(_Q_POT, p, pk.start[p])
         if beams:
-            self.health.take(hw.beams)  # the beams' counts since the last look
+            self.health.take(pk)  # the beams' counts since the last look
 
     def _queue(self, what, pocket, t):
         if len(self.queue) >= _QUEUE:
@@ -485,10 +502,9 @@ class App:
 
     def _colour(self, pocket):
         hw = self.hw
-        sensors = hw.colours
         if self.health.c[_H_FAULTY] >> pocket & 1:  # the last check failed it: the referee names it
             return _B_ASK
-        if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
+        if not hw.pockets.read(pocket, self.rgbc):
             self.last_colour = (-1, 0)
             self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK

@@ -4,7 +4,7 @@
 # calibration:
 #
 #   the beam     the break must end, and last at least twice the beam's
-#                debounce (hw/beam.py): a shorter one is the beam catching the
+#                debounce (hw/pockets.py): a shorter one is the beam catching the
 #                ball's edge, one step from missing it (weak); no break at all
 #                (the referee presses OK: the ball went, nothing was seen) or
 #                one that does not end is faulty
@@ -107,18 +107,18 @@ class Check:
         if not self.colour_read and now - self.start >= hw.colour_delay_ms:
             self.colour_read = True
             self._colour(hw, p)
-        beam = hw.beams[p]
-        if beam.low:
+        pk = hw.pockets
+        if pk.low[p]:
             if now - self.start >= _STUCK_MS:
                 self.apply(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
             return
         if not self.colour_read:
             return
-        length = beam.restored - self.start
+        length = pk.restored[p] - self.start
         why = self.reasons[p]  # what the colour reading found, if anything
         if why:
             self.apply(_V_FAULTY, why, length)
-        elif length < 2 * beam.debounce_ms:
+        elif length < 2 * pk.debounce_ms:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < 2 * hw.classifier.threshold:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
@@ -128,7 +128,7 @@ class Check:
     # -- judging ----------------------------------------------------------------------
     def _colour(self, hw, p):
         c = self.app.rgbc
-        if p >= len(hw.colours) or not hw.colours[p].read(c):
+        if not hw.pockets.read(p, c):
             self.reasons[p] = _R_NO_SENSOR
             return
         cl = hw.classifier
@@ -212,17 +212,14 @@ class Check:
         """The check is over (its result is recorded) or the referee stopped
         it (nothing changes): the handset goes back to play, the host hears
         of it, and this module leaves the heap."""
-        import sys
+        from .app import unload
 
         app = self.app
         app.check = None
         app.flow.step = _IDLE
         app.health.pending = 2
         app.dirty = True
-        sys.modules.pop(__name__, None)
-        parent = sys.modules.get(__name__.rsplit(".", 1)[0])
-        if parent is not None and "pocket_check" in parent.__dict__:
-            del parent.pocket_check
+        unload("pocket_check")
 
     def label(self, i):
         """Pocket i's verdict as the handset words it."""

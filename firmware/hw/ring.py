@@ -2,8 +2,10 @@
 #
 # docs/DESIGN.md "Principles": an interrupt handler only captures into a preallocated
 # buffer; it never allocates (a hard IRQ on the RP2040 raises MemoryError if it
-# tries).  put() does integer stores into an array and a bytearray and nothing
-# else; the main loop takes the edges out with get() in the order they came.
+# tries).  The handler does integer stores into an array and a bytearray and
+# nothing else; the main loop takes the edges out with get() in the order they
+# came.  Every watched pin shares the one handler, which finds the pin's source
+# by the pin itself: one bound method for all of them, not an object a pin.
 
 from array import array
 
@@ -20,10 +22,13 @@ _SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
 # What an edge came from: pockets are 0..5 (names.POCKETS), then these.
 EDGE_RAIL = const(6)
 EDGE_STRIKE = const(7)
+_SOURCES = const(8)
 
 
 class EdgeRing:
-    def __init__(self, size=_SIZE):
+    def __init__(self, ticks, size=_SIZE):
+        """ticks: time.ticks_ms (or the simulator's clock)."""
+        self.ticks = ticks
         self.mask = size - 1
         self.t = array("i", bytes(4 * size))  # tick (ms) of the edge
         self.src = bytearray(size)
@@ -32,9 +37,29 @@ class EdgeRing:
         self.tail = 0  # next slot the main loop reads
         self.dropped = 0  # edges lost because the ring was full
         self.wake = None  # optional: ThreadSafeFlag.set, to wake the main task
+        self.pins = [None] * _SOURCES  # the pin watched for each source
+        self.isr = self._isr
+
+    def watch(self, pin, src):
+        """Put both edges of `pin` (a machine.Pin, or the simulator's, set up
+        as an input) into the ring as coming from `src`."""
+        self.pins[src] = pin
+        trigger = pin.IRQ_FALLING | pin.IRQ_RISING
+        try:
+            pin.irq(handler=self.isr, trigger=trigger, hard=True)
+        except TypeError:  # a port whose Pin.irq has no 'hard' argument
+            pin.irq(handler=self.isr, trigger=trigger)
+
+    def _isr(self, pin):
+        # Runs in interrupt context: a loop over a list and integer stores only.
+        pins = self.pins
+        src = 0
+        while src < _SOURCES and pins[src] is not pin:
+            src += 1
+        if src < _SOURCES:
+            self.put(src, pin.value(), self.ticks())
 
     def put(self, src, level, t):
-        # Runs in interrupt context: integer stores only.
         h = self.head
         n = (h + 1) & self.mask
         if n == self.tail:
@@ -56,24 +81,3 @@ class EdgeRing:
         i = self.tail
         self.tail = (i + 1) & self.mask
         return self.src[i], self.level[i], self.t[i]
-
-
-class EdgeInput:
-    """One input pin whose edges go into the ring with a timestamp.
-
-    ``pin`` is a machine.Pin (or the simulator's), already configured as an
-    input; ``ticks`` is time.ticks_ms (or the simulator's clock).
-    """
-
-    def __init__(self, pin, src, ring, ticks, trigger, hard=True):
-        self.pin = pin
-        self.src = src
-        self.ring = ring
-        self.ticks = ticks
-        try:
-            pin.irq(handler=self._isr, trigger=trigger, hard=hard)
-        except TypeError:  # a port whose Pin.irq has no 'hard' argument
-            pin.irq(handler=self._isr, trigger=trigger)
-
-    def _isr(self, pin):
-        self.ring.put(self.src, pin.value(), self.ticks())

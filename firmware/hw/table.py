@@ -1,21 +1,26 @@
-# The table switches: a cue-strike sensor (piezo on the cue-ball side of the
-# bed, through a comparator, so a short pulse on an interrupt) and a
-# balls-at-rest motion sensor (a level, polled).  They give the engine its
-# `strike` and `rest`.  Without them the keypad's OK key closes a stroke.
+# The table's switches: the cushion-rail switches and a cue-strike sensor on
+# interrupts (short pulses, timestamped by ring.py), and a balls-at-rest
+# motion sensor (a level, polled).  They give the engine its `off`, `strike`
+# and `rest`; without them the referee keys a ball off and closes a stroke
+# with OK.
 
-from .ring import EDGE_STRIKE, EdgeInput
 
+class PulseFilter:
+    """The rail switches and the strike sensor: short pulses on one input
+    each.  All the rail's microswitches are wired in parallel (a ball forced
+    off lands on or crosses the rail; any switch means "a ball went off", and
+    the referee says which); the strike is a piezo on the cue-ball side of
+    the bed, through a comparator.  A pulse within hold_off_ms of the last is
+    the same one: a ball rattling on the rail (300 ms), the piezo ringing
+    after the tip hits the ball (400 ms)."""
 
-class StrikeSensor:
-    hold_off_ms = 400  # the piezo rings for a while after the tip hits the ball
-
-    def __init__(self, pin, ring, ticks, active_level=1):
+    def __init__(self, active_level, hold_off_ms):
         self.active = active_level
+        self.hold_off_ms = hold_off_ms
         self.last = -1000000
-        self.edges = EdgeInput(pin, EDGE_STRIKE, ring, ticks, pin.IRQ_FALLING | pin.IRQ_RISING)
 
     def edge(self, level, t):
-        """True when this edge is a new strike."""
+        """True when this edge is a new pulse."""
         if level != self.active or t - self.last < self.hold_off_ms:
             return False
         self.last = t

@@ -211,7 +211,7 @@ class SimBoard:
 
     # -- power -----------------------------------------------------------------------
     def boot(self):
-        from ..app import App
+        from ..app import App, unload
         from ..hw import kit
 
         self.pins = {}
@@ -222,6 +222,7 @@ class SimBoard:
             self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
             self.clock.ticks_ms, self.table, self.flash, self._timer, self.texts,
         )  # fmt: skip
+        unload("hw.kit", "boards.pico", "boards.esp32", "boards")  # as main.py does on a board
         self.app = App(self.hw)
         self.next_tick = self.clock.now
         self.boots += 1

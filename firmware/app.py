@@ -317,6 +317,8 @@ class App:
         self.lines = [None] * screens.ROWS  # type: list[list[object] | None]
         self.shown = [0] * screens.ROWS  # type: list[object]  # 0: draw it (it may hold noise)
         self.pages = 0  # pages drawn into the frame buffer, not yet sent
+        self.page = 0  # the Persian screen's page shown (screens.pages)
+        self.page_at = 0  # ... counted from here: its first page after a change
         self.dirty = True
         self.drawn_at = 0
         self.state_due = True
@@ -333,7 +335,7 @@ class App:
 
     def say(self, text):
         self.message = text
-        self.message_at = self.now
+        self.message_at = self.page_at = self.now
         self.dirty = True
 
     # -- the one door into the engine --------------------------------------------
@@ -365,6 +367,7 @@ class App:
             self._stream(messages.CHECKPOINT, cp, seq)
         self.state_due = True
         self.dirty = True
+        self.page_at = self.now
         if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
         if j.image_due():
@@ -392,6 +395,7 @@ class App:
         while k >= 0:
             self.flow.key(k)
             self.dirty = True
+            self.page_at = now
             k = hw.keypad.get()
         self._ask(now)
         self._keep_questions()
@@ -611,6 +615,7 @@ class App:
                     self.state_at = -_STATE_MS
             elif what == "open" or what == "down" or what == "refused":
                 self.state_due = self.dirty = True
+                self.page_at = now  # a Persian screen shows its first page
                 self.health.pending = 2
                 if what == "refused":
                     self.say(body)
@@ -668,11 +673,17 @@ class App:
         for i in range(screens.ROWS):
             self.shown[i] = 0
         self.dirty = True
+        self.page_at = self.now
 
     def _display(self, now):
         if self.message and now - self.message_at >= _MESSAGE_MS:
             self.message = None
             self.dirty = True
+        if self.handset.persian:  # the next page of a Persian screen that takes more
+            page = (now - self.page_at) // screens.PAGE_MS
+            if page != self.page:
+                self.page = page
+                self.dirty = True
         if self.dirty or now - self.drawn_at >= _REDRAW_MS:
             screens.render(self, self.lines)
             self.dirty = False

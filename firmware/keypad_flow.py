@@ -96,9 +96,26 @@ def short(name):
     return name.replace("_", " ")
 
 
+# The foul kinds whose names are too long for a row of the handset's list
+# ("1 " and 14 characters) or for the FOUL title, and what it shows instead.
+_SHORTER = (
+    "|wrong_ball_first:wrong ball|ball_off_table_used:off-table ball"
+    "|free_ball_snooker:FB snooker|foul_before_nomination:pre-nomination|"
+)
+
+
+def foul_text(kind):
+    """A foul kind as the handset names it (at most 14 characters)."""
+    at = _SHORTER.find("|" + kind + ":")
+    if at < 0:
+        return short(kind)
+    at += len(kind) + 2
+    return _SHORTER[at : _SHORTER.find("|", at)]
+
+
 def foul_label(i):
     """The i-th foul of the list, as the handset names it."""
-    return short(names.FOUL_KINDS[FOUL_ORDER[i]])
+    return foul_text(names.FOUL_KINDS[FOUL_ORDER[i]])
 
 
 class KeypadFlow:
@@ -245,7 +262,7 @@ class KeypadFlow:
         elif k == _K_FOUL:
             self._list(FOUL_KIND, "FOUL: which?", "")
         elif k == _K_MISS:
-            self._list(MISS, "MISS", "miss|clear ball miss")
+            self._list(MISS, "MISS", "miss|clear ball")
         elif k == _K_FREE:
             if self._send({"ev": "free_ball"}):
                 self._ask_ball(_NOMINATE, "FREE BALL", "nominate a colour (BACK: later)")
@@ -293,7 +310,7 @@ class KeypadFlow:
             kind = names.FOUL_KINDS[FOUL_ORDER[i]]
             self.draft = {"ev": "foul", "kind": kind}
             if names.penalty_class(kind) == names.PENALTY_HIGHER:
-                self._ask_ball(FOUL_BALL, ["FOUL ", short(kind)], "ball concerned? (OK: none)")
+                self._ask_ball(FOUL_BALL, ["FOUL ", foul_text(kind)], "ball concerned? (OK: none)")
             else:
                 self._send(self.draft)
         elif step == MISS:

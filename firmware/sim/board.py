@@ -156,7 +156,7 @@ class SimBoard:
         level = self.levels.get(n, level)
         pin = self.made.get(n)
         if type(pin) is SimPin:
-            pin.__init__(n, level, reader)  # a boot sets the pin up afresh
+            pin.reset(level, reader)  # a boot sets the pin up afresh
         else:
             pin = self.made[n] = SimPin(n, level, reader)
         self.pins[n] = pin
@@ -184,7 +184,7 @@ class SimBoard:
             # The relay drops out while the board is dark: idle again at each boot.
             relay = self.made.get(n)
             if type(relay) is SimRelay:
-                relay.__init__(n)
+                relay.idle()
             else:
                 relay = self.made[n] = SimRelay(n)
             self.pins[n] = relay

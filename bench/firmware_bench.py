@@ -87,7 +87,7 @@ NOT_IN_APP = {"firmware/calibrate", "firmware/replay"}
 BOARDS = {"pico": "firmware/boards/pico", "esp32": "firmware/boards/esp32"}
 # Loaded by the firmware when they run, and dropped when they are done; and
 # dropped once the board is wired (main.py).
-ON_DEMAND = ["firmware/pocket_check"]
+ON_DEMAND = ["firmware/pocket_check", "firmware/menu"]
 BOOT_ONLY = ["firmware/hw/kit", "firmware/boards/pico", "firmware/boards/__init__"]
 
 

@@ -24,6 +24,7 @@ BOARD = (
             "journal.py",
             "link.py",
             "keypad_flow.py",
+            "menu.py",
             "screens.py",
             "painter.py",
             "handset.py",

@@ -172,17 +172,6 @@ def score_rows(app, out):
             out[6] = n[1]
 
 
-def _spots_taken(f):
-    taken = []  # type: list[object]
-    for c in range(1, 7):
-        if f.occupied & (1 << c):
-            taken.append(abbr(names.BALLS[c]))
-    if f.occupied & 0x80:
-        taken.append("behind")
-    return taken
-
-
-_SPOTS_HELP = "colour keys: toggle a spot, WHITE: behind"
 _LISTS = (kf.FOUL_KIND, kf.MISS, kf.MENU, kf.BEST_OF, kf.REDS, kf.BREAKER, kf.SIDE, kf.PARTNER,
           kf.CONCEDE)  # fmt: skip
 
@@ -196,22 +185,8 @@ def prompt_rows(app, out):
     e = app.engine
     out[0] = _title(f)
     step = f.step
-    if step == kf.SPOTS:
-        body = [[line] for line in wrap(_SPOTS_HELP)]
-        for line in wrap(" ".join(_spots_taken(f)) or "none"):
-            body.append([line])
-        hint = "OK send"
-    elif step == kf.INFO:
-        s = app.link.session
-        j = app.journal
-        body = [
-            ["table ", app.table.encode()],
-            ["boot ", j.boot],
-            ["seq ", j.next - 1, " ack ", j.acked],
-            ["retx ", s.sender.retransmits],
-            ["bad ", s.bad_frames],
-        ]
-        hint = "OK close"
+    if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
+        body, hint = f.menu().english(app)
     elif step in _LISTS:
         first, count = f.visible()
         body = [_option_row(f, first + j) for j in range(count)]
@@ -246,7 +221,7 @@ def _english(app, out):
 
 
 # -- Persian: pages of 4 rows of 16 pixels ---------------------------------------
-def _paragraph(app, text, out):
+def paragraph(app, text, out):
     """A fixed text as the rows it takes in Persian, appended to out.  A text
     with no Persian goes in Latin, 16 characters a row (painter.py counts it
     as missing)."""
@@ -260,7 +235,7 @@ def _paragraph(app, text, out):
         out.append([(text, i)])
 
 
-def _paged(head, body):
+def paged(head, body):
     """Pages of 4 rows: the head rows on each, the body's rows after them in turn."""
     k = 4 - len(head)
     out = []
@@ -281,14 +256,14 @@ def _persian_score(app):
     if not e.active:
         body.append(["baulk ", app.table.encode()])
         body.append(["no match"])
-        _paragraph(app, "MENU 1: new match, or wait for the host", body)
+        paragraph(app, "MENU 1: new match, or wait for the host", body)
         body.append(link_row(app))
-        return _paged([], body)
+        return paged([], body)
     if not app.link.up:  # the link down: the first thing the referee sees
         body.append(link_row(app))
         _whole_pages(body)
     if app.message:
-        _paragraph(app, app.message, body)
+        paragraph(app, app.message, body)
         _whole_pages(body)
     if e.match_over:
         body.append(["MATCH OVER"])
@@ -301,26 +276,15 @@ def _persian_score(app):
     body.append(frame_row(e))
     if app.link.up:
         body.append(link_row(app))
-    return _paged([player_row(e, 0), player_row(e, 1)], body)
+    return paged([player_row(e, 0), player_row(e, 1)], body)
 
 
 def _persian_prompt(app):
     f = app.flow
     title = _title(f)
     step = f.step
-    if step == kf.SPOTS:
-        body = [(_spots_taken(f) or ["none"]) + [None, "OK send"]]
-        _paragraph(app, _SPOTS_HELP, body)
-        return _paged([title], body)
-    if step == kf.INFO:
-        s = app.link.session
-        j = app.journal
-        return [[
-            title + [None, "OK close"],
-            ["table ", app.table.encode(), None, "boot ", j.boot],
-            ["seq ", j.next - 1, None, "ack ", j.acked],
-            ["retx ", s.sender.retransmits, None, "bad ", s.bad_frames],
-        ]]  # fmt: skip
+    if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
+        return f.menu().persian(app, title)
     if step in _LISTS:
         # Two options a row, the first at the right: up to 6, as in English;
         # the title and the hint take the top row in turn.
@@ -336,9 +300,9 @@ def _persian_prompt(app):
             title = title + [None, "7 more..."]
         return [[title] + rows, [["ball=number BACK"]] + rows]
     q = f.question
-    body = []
+    body = []  # type: list[list[object] | None]
     if type(q) is str:
-        _paragraph(app, q, body)
+        paragraph(app, q, body)
     else:
         body.append(q)
     if step in (kf.CONFIRM, kf.UNDO):
@@ -350,14 +314,14 @@ def _persian_prompt(app):
     while len(body) % 2:  # the hint on the bottom row
         body.append(None)
     body.append([hint])
-    return _paged([title], body)
+    return paged([title], body)
 
 
 def pages(app):
     """The Persian screen: its pages of 4 rows (one when everything fits)."""
     if app.check is not None:
         rows = app.check.rows(True)
-        return _paged(rows[0:1], rows[1:])
+        return paged(rows[0:1], rows[1:])
     if app.flow.step != kf.IDLE:
         return _persian_prompt(app)
     return _persian_score(app)

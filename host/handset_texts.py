@@ -14,7 +14,7 @@ the name between them, each drawn right to left in its place.
 
 from __future__ import annotations
 
-from baulk.firmware import keypad_flow, names
+from baulk.firmware import keypad_flow, menu, names
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
@@ -347,7 +347,7 @@ def list_labels() -> list[str]:
     """The English texts the handset shows as list options, two to a row."""
     flow = keypad_flow
     labels = [flow.foul_label(i) for i in range(len(flow.FOUL_ORDER))]
-    labels += flow.MENU_ITEMS.split("|")
+    labels += menu.MENU_ITEMS.split("|")
     labels += ["miss", "clear ball", "the frame", "the match", "15 reds", "10 reds"]
     labels += ["6 reds", "side 0", "side 1", "Player A", "Player B"]
     return labels

@@ -78,7 +78,7 @@ ORDER = [
     "protocol/session", "firmware/respot", "firmware/state_json", "firmware/engine",
     "firmware/journal", "firmware/link", "firmware/painter", "firmware/keypad_flow",
     "firmware/screens", "firmware/handset", "firmware/bitmap_text",
-    "firmware/hw/__init__", "firmware/hw/clock", "firmware/hw/led", "firmware/hw/ring",
+    "firmware/hw/__init__", "firmware/hw/ring",
     "firmware/app", "firmware/main", "firmware/hw/pockets", "firmware/hw/colour",
     "firmware/hw/keypad", "firmware/hw/ssd1306", "firmware/hw/table", "firmware/hw/usb_serial",
     "firmware/hw/kit", "firmware/boards/__init__",

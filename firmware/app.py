@@ -29,9 +29,8 @@ from . import keypad_flow as kf
 from . import link as lk
 from . import names, screens
 from .handset import Handset
-from .hw.clock import Monotonic
-from .hw.led import FAST, SLOW, STEADY
-from .hw.ring import EDGE_RAIL, EDGE_STRIKE
+from .hw import FAST, SLOW, STEADY
+from .hw.ring import EDGE_RAIL, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"
@@ -275,7 +274,7 @@ class App:
         self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
-        light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
+        light = hw.led.light  # the table light's relay, active low (boards/, hw/__init__.py)
         if light is not None:  # as the host last left it, before the link is up
             light.value(0 if self.journal.light else 1)
         # The language and the names' bitmaps: host messages that leave no

@@ -6,9 +6,8 @@
 
 from binascii import unhexlify
 
-from . import Kit, colour
+from . import Kit, StatusLed, colour
 from .keypad import Keypad
-from .led import StatusLed
 from .pockets import Pockets
 from .ring import EDGE_RAIL, EDGE_STRIKE, EdgeRing
 from .ssd1306 import Ssd1306

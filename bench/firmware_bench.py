@@ -77,10 +77,10 @@ ORDER = [
     "firmware/__init__", "firmware/names", "protocol/messages", "protocol/reliability",
     "protocol/session", "firmware/respot", "firmware/state_json", "firmware/engine",
     "firmware/journal", "firmware/link", "firmware/painter", "firmware/keypad_flow",
-    "firmware/screens", "firmware/handset", "firmware/bitmap_text",
-    "firmware/hw/__init__", "firmware/hw/ring",
+    "firmware/screens", "firmware/handset",
+    "firmware/hw/__init__", "firmware/hw/inputs",
     "firmware/app", "firmware/main", "firmware/hw/pockets", "firmware/hw/colour",
-    "firmware/hw/keypad", "firmware/hw/ssd1306", "firmware/hw/table", "firmware/hw/usb_serial",
+    "firmware/hw/ssd1306", "firmware/hw/usb_serial",
     "firmware/hw/kit", "firmware/boards/__init__",
 ]  # fmt: skip
 NOT_IN_APP = {"firmware/calibrate", "firmware/replay"}
@@ -393,6 +393,8 @@ def main() -> None:
         f"both = {OBJECTS_BUDGET} B (bench/name_table.py)"
     )
     print(f"names held in this port's ROM, counted on the boards' heap: {sorted(rom_here)}")
+    ran = worst.names["end"] - worst.names["simulator"]
+    print(f"names interned while the match ran (counted as the firmware's): {sorted(ran)}")
     print(
         f"left out: this port's Python stand-ins for C modules {worst.figures['standins']} B, "
         f"the simulator {worst.sim} B of objects, the test host {worst.host} B"

@@ -97,6 +97,7 @@ def step():
     elif p == 2:
         sample("firmware", used, True)
         from baulk.firmware.sim import board, devices, font, script  # noqa: F401  (simulator only)
+        from baulk.protocol import host_catalogue  # noqa: F401  (the test host's session loads it)
     elif p == 3:
         F["sim_modules"] = used - F["interpreter"] - F["standins"]
         from baulk.firmware.engine import Engine  # noqa: F401

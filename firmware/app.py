@@ -30,7 +30,7 @@ from . import link as lk
 from . import names, screens
 from .handset import Handset
 from .hw import FAST, SLOW, STEADY
-from .hw.ring import EDGE_RAIL, EDGE_STRIKE, Monotonic
+from .hw.inputs import EDGE_RAIL, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"

@@ -7,11 +7,9 @@
 from binascii import unhexlify
 
 from . import Kit, StatusLed, colour
-from .keypad import Keypad
+from .inputs import EDGE_RAIL, EDGE_STRIKE, EdgeRing, Keypad, PulseFilter, RestSensor
 from .pockets import Pockets
-from .ring import EDGE_RAIL, EDGE_STRIKE, EdgeRing
 from .ssd1306 import Ssd1306
-from .table import PulseFilter, RestSensor
 
 try:
     from micropython import const

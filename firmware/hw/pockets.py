@@ -3,7 +3,7 @@
 # lives in arrays indexed by pocket.
 #
 # The beam: an IR beam across the pocket's throat, on an interrupt.  The ISR
-# (ring.py) only timestamps edges; this filter, run from the main loop, turns
+# (inputs.py) only timestamps edges; this filter, run from the main loop, turns
 # them into balls: a break that lasts at least debounce_ms is a ball, a
 # shorter one is noise (a glitch).  A restore shorter than merge_ms inside a
 # break is the ball's edge chattering and does not end it, so two balls 30 ms

@@ -423,9 +423,8 @@ def scenario_isr_alloc():
     # locked: any allocation would raise MemoryError (as in a hard IRQ).
     import micropython
 
-    from baulk.firmware.hw.keypad import Keypad
+    from baulk.firmware.hw.inputs import EDGE_RAIL, EDGE_STRIKE, EdgeRing, Keypad
     from baulk.firmware.hw.pockets import Pockets
-    from baulk.firmware.hw.ring import EDGE_RAIL, EDGE_STRIKE, EdgeRing
     from baulk.firmware.sim.devices import SimI2C, SimPin, VirtualClock
 
     clock = VirtualClock(5)

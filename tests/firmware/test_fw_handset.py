@@ -610,7 +610,7 @@ def test_from_a_romfs_image_the_texts_are_read_in_place(tmp_path: Path) -> None:
     out = built()
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "from baulk.firmware.bitmap_text import BitmapText\n"
+        "from baulk.firmware.painter import BitmapText\n"
         "t = BitmapText('/rom/lib/baulk/firmware/fa.bin')\n"
         "print(type(t.src) is memoryview, t.count)\n"
     )

@@ -12,9 +12,8 @@ import pytest
 
 from baulk.firmware.engine import LOG_EVENTS, Engine
 from baulk.firmware.hw import colour
-from baulk.firmware.hw.keypad import Keypad
+from baulk.firmware.hw.inputs import EdgeRing, Keypad, Monotonic, diff
 from baulk.firmware.hw.pockets import Pockets
-from baulk.firmware.hw.ring import EdgeRing, Monotonic, diff
 from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
 from baulk.firmware.sim.board import between, nearest, reading_for
 from baulk.firmware.sim.devices import SimI2C, SimPin

@@ -153,7 +153,9 @@ class SimBoard:
         self.pins = {}
 
     def _pin(self, n, level, reader=None):
-        level = self.levels.get(n, level)
+        # The outside level, kept across resets (set here at first: the
+        # simulator's dict is full before the firmware boots).
+        level = self.levels.setdefault(n, level)
         pin = self.made.get(n)
         if type(pin) is SimPin:
             pin.reset(level, reader)  # a boot sets the pin up afresh

@@ -176,6 +176,15 @@ _LISTS = (kf.FOUL_KIND, kf.MISS, kf.MENU, kf.BEST_OF, kf.REDS, kf.BREAKER, kf.SI
           kf.CONCEDE)  # fmt: skip
 
 
+def _hint(step):
+    """The keys a question's screen takes (its bottom row)."""
+    if step in (kf.CONFIRM, kf.UNDO):
+        return "OK yes  BACK no"
+    if step == kf.FOUL_BALL:
+        return "ball key OK none"
+    return "ball key  BACK"
+
+
 def _option_row(f, j):
     return [j - f.visible()[0] + 1, " ", f.label(j)]
 
@@ -195,12 +204,7 @@ def prompt_rows(app, out):
         hint = "ball=number BACK"
     else:
         body = [[line] for line in wrap(text_of(e, f.question, 0))]
-        if step in (kf.CONFIRM, kf.UNDO):
-            hint = "OK yes  BACK no"
-        elif step == kf.FOUL_BALL:
-            hint = "ball key OK none"
-        else:
-            hint = "ball key  BACK"
+        hint = _hint(step)
     for i in range(6):
         out[1 + i] = body[i] if i < len(body) else None
     out[7] = [hint]
@@ -305,15 +309,9 @@ def _persian_prompt(app):
         paragraph(app, q, body)
     else:
         body.append(q)
-    if step in (kf.CONFIRM, kf.UNDO):
-        hint = "OK yes  BACK no"
-    elif step == kf.FOUL_BALL:
-        hint = "ball key OK none"
-    else:
-        hint = "ball key  BACK"
     while len(body) % 2:  # the hint on the bottom row
         body.append(None)
-    body.append([hint])
+    body.append([_hint(step)])
     return paged([title], body)
 
 

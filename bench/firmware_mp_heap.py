@@ -2,69 +2,134 @@
 # is collected between steps (host/sim/micropython.mjs).  A simulated board plays a
 # whole match from an events file (JSON Lines) through its sensors and keypad,
 # with a host at the other end of the serial port acknowledging.
-#   firmware_mp_heap.py EVENTS.jsonl [LANG [check]]   (one match, or many back to back: the
-#   soak; LANG "fa" puts the handset in Persian right after boot, with its
-#   texts from fa.bin beside the firmware)
-# Prints key=value figures in bytes.  What the simulator itself holds (its
-# modules, the simulated devices, the host's session) is measured and left out;
-# the simulated pins the firmware's drivers wrap are counted in (on a board
-# they are static), so the firmware figures err high.
+#   firmware_mp_heap.py EVENTS.jsonl [LANG [check]] [samples MODULES ON_DEMAND BOOT_ONLY]
+# (one match, or many back to back: the soak).  LANG "fa" puts the handset in
+# Persian right after boot, with its texts from fa.bin beside the firmware;
+# "check": the referee runs a pocket check before the match.
+#
+# Prints key=value figures in bytes at the end.  What the simulator itself
+# holds (its modules, the simulated devices and pins, the host's session) is
+# measured and left out.  So are the modules that are C on the boards but
+# Python on this port (its binascii, os and time come from micropython-lib and
+# sit in its frozen code): they are imported first, as a board has them built in.
+#
+# "samples" (bench/firmware_bench.py): the firmware's modules (MODULES, by
+# their import names, comma-separated) are imported one a step before the
+# simulator, so every name the firmware can intern is interned before the
+# simulator's own; those it loads only on demand (ON_DEMAND) or only to boot
+# (BOOT_ONLY) are dropped again, as the firmware drops them when they are
+# done.  Every step then prints "@ LABEL BYTES" and the interned names' line of
+# micropython.qstr_info(), and
+# the names themselves are listed at the start, after the firmware's import and
+# at the end: bench/firmware_bench.py takes the name table apart from the
+# objects (MicroPython grows that table by whole steps, and on this port the
+# simulator's names share it with the firmware's).
 import gc
 import json
 import os
 import sys
 
+import micropython
+
 PATH = sys.argv[1]
 LANG = sys.argv[2] if len(sys.argv) > 2 else "en"
-# "check": the referee runs a pocket check before the match (firmware/
-# pocket_check.py is loaded then, and stays: its names are interned for good).
-CHECK = len(sys.argv) > 3 and sys.argv[3] == "check"
+CHECK = "check" in sys.argv[3:]
+SAMPLES = "samples" in sys.argv
+MODULES = []
+ON_DEMAND = []
+BOOT_ONLY = []
+if SAMPLES:
+    at = sys.argv.index("samples")
+    MODULES = sys.argv[at + 1].split(",")
+    ON_DEMAND = sys.argv[at + 2].split(",") if sys.argv[at + 2] else []
+    BOOT_ONLY = sys.argv[at + 3].split(",") if sys.argv[at + 3] else []
 F = {}
 MAX_FRAMES = 4096  # frame-start samples kept (a 1,000-frame soak needs 1,000)
-run = {"phase": 0, "file": None, "events": 0, "frames": None, "nframes": 0, "peak": 0}
+run = {"phase": 0, "file": None, "events": 0, "frames": None, "nframes": 0, "peak": 0, "mod": 0}
 
 
-def mem():
-    return gc.mem_alloc()
+def sample(label, used, names=False):
+    if SAMPLES:
+        print("@", label, used)
+        if names:  # any argument lists the names
+            micropython.qstr_info(1)
+            print("@ end-of-names")
+        else:
+            micropython.qstr_info()
+
+
+def drop(name):
+    """A module out of sys.modules and its package (what app.py does with one
+    loaded on demand), so that the collector frees it."""
+    sys.modules.pop(name, None)
+    parent, _, child = name.rpartition(".")
+    p = sys.modules.get(parent)
+    if p is not None and child in p.__dict__:
+        delattr(p, child)
 
 
 def step():
-    used = mem()  # the runner collected garbage just before this call
+    used = gc.mem_alloc()  # the runner collected garbage just before this call
     p = run["phase"]
     if p == 0:
         F["interpreter"] = used
+        # C modules on a board; micropython-lib's Python on this port
+        import binascii  # noqa: F401
+        import time  # noqa: F401
+
         try:  # noqa: SIM105 (no contextlib on MicroPython)
             os.mkdir("/flash")
         except OSError:
             pass
-        from baulk.firmware.sim import board, devices, font  # noqa: F401  (simulator only)
     elif p == 1:
-        F["sim_modules"] = used
-        from baulk.firmware.engine import Engine  # noqa: F401
+        i = run["mod"]
+        if i == 0:
+            F["standins"] = used - F["interpreter"]
+            sample("standins", used, True)
+        else:
+            sample("module " + MODULES[i - 1], used)
+        if i < len(MODULES):  # the firmware's modules, one a step
+            __import__(MODULES[i])
+            run["mod"] = i + 1
+            return True
+        for name in ON_DEMAND + BOOT_ONLY:
+            drop(name)
     elif p == 2:
-        F["engine_code"] = used - F["sim_modules"]
-        from baulk.protocol import session  # noqa: F401
+        sample("firmware", used, True)
+        from baulk.firmware.sim import board, devices, font, script  # noqa: F401  (simulator only)
+        from baulk.protocol import host_catalogue  # noqa: F401  (the test host's session loads it)
     elif p == 3:
-        F["protocol_code"] = used - F["sim_modules"] - F["engine_code"]
-        from baulk.firmware import app  # noqa: F401
-        from baulk.firmware.boards import pico  # noqa: F401
-        from baulk.firmware.hw import kit  # noqa: F401
+        F["sim_modules"] = used - F["interpreter"] - F["standins"]
+        from baulk.firmware.engine import Engine  # noqa: F401
     elif p == 4:
-        F["code"] = used - F["sim_modules"]
+        F["engine_code"] = used - F["sim_modules"] - F["interpreter"] - F["standins"]
+        from baulk.protocol import session  # noqa: F401
+    elif p == 5:
+        F["protocol_code"] = used - F["sim_modules"] - F["engine_code"] - F["interpreter"]
+        F["protocol_code"] -= F["standins"]
+        from baulk.firmware import app  # noqa: F401
+    elif p == 6:
+        F["code"] = used - F["sim_modules"] - F["interpreter"] - F["standins"]
         from baulk.firmware.sim.board import SimBoard
 
         run["board"] = SimBoard(flash="/flash", tick_ms=5)
-    elif p == 5:
+        for name in BOOT_ONLY:  # the simulator's pin map took the board's (boot drops it)
+            drop(name)
+    elif p == 7:
         # The simulated devices (I2C bus, sensors, the display's own RAM, the
-        # serial line) stand for hardware, not heap: left out like the
-        # simulator's modules.  The firmware's drivers are made in boot().
-        F["sim_devices"] = used - F["sim_modules"] - F["code"]
+        # serial line, the pins) stand for hardware, not heap: left out like
+        # the simulator's modules.  The firmware's drivers are made in boot().
+        F["sim_devices"] = used - F["sim_modules"] - F["code"] - F["interpreter"]
+        F["sim_devices"] -= F["standins"]
+        sample("simulator", used, True)
         run["board"].boot()
         if LANG == "fa":
             run["board"].app.handset.settings({0: 1}, 0)
-    elif p == 6:
-        F["after_boot"] = used - F["sim_modules"] - F["sim_devices"]
+    elif p == 8:
+        F["after_boot"] = used - F["sim_modules"] - F["sim_devices"] - F["interpreter"]
+        F["after_boot"] -= F["standins"]
         F["data_after_boot"] = F["after_boot"] - F["code"]
+        sample("boot", used)
         run["before_host"] = used
         from baulk.firmware.sim.script import Driver
         from baulk.protocol import frame, messages
@@ -104,9 +169,10 @@ def step():
         # Allocated here, so it is counted with the test host: a list that
         # grew by a sample each frame read as the firmware's heap growing.
         run["frames"] = [0] * MAX_FRAMES
-    elif p == 7:
+    elif p == 9:
         F["simulator_host"] = used - run["before_host"]
         run["base"] = run["before_host"] - F["after_boot"]
+        sample("host", used)
         b = run["board"]
         b.settle(1500)  # handshake
         if CHECK:
@@ -118,8 +184,9 @@ def step():
                 b.pot(pocket, 7, rgbc=reading_for(7))
                 b.advance(300)
             b.settle(500)
-    elif p == 8:
+    elif p == 10:
         firmware = used - F["simulator_host"] - run["base"]
+        sample("m", used)
         if firmware > run["peak"]:
             run["peak"] = firmware
         b = run["board"]
@@ -138,8 +205,9 @@ def step():
             return True
         run["file"].close()
         b.settle(2000)
-    elif p == 9:
+    elif p == 11:
         firmware = used - F["simulator_host"] - run["base"]
+        sample("end", used, True)
         b = run["board"]
         F["after_match"] = firmware
         F["peak_in_match"] = run["peak"]
@@ -154,6 +222,42 @@ def step():
         F["frame_starts"] = "/".join(str(x) for x in starts)
         for k in sorted(F):
             print(f"{k}={F[k]}")
+        if SAMPLES:
+            print("@ api", " ".join(api_names()))
         return False
     run["phase"] = p + 1
     return True
+
+
+def api_names():
+    """The names MicroPython's own modules and types define (their members):
+    a board that runs the firmware has every one the firmware uses in its
+    ROM.  Of the Python stand-ins only their C functions count."""
+    out = set()
+    import array
+    import asyncio
+    import binascii
+    import hashlib
+    import select
+    import struct
+    import time
+
+    import framebuf
+
+    python = type(api_names)
+    for m in (array, asyncio, framebuf, gc, hashlib, json, micropython, select, struct, sys):
+        out.add(m.__name__)
+        out.update(dir(m))
+    for m in (binascii, os, time):  # Python here: only the C functions they hold
+        out.add(m.__name__)
+        for k in dir(m):
+            v = getattr(m, k)
+            if callable(v) and type(v) is not python and type(v) is not type:
+                out.add(k)
+    import builtins
+
+    out.update(dir(builtins))
+    for t in (str, bytes, bytearray, list, dict, tuple, set, int, memoryview, object, type,
+              BaseException, array.array, framebuf.FrameBuffer, hashlib.sha256):  # fmt: skip
+        out.update(dir(t))
+    return sorted(out)

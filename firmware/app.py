@@ -29,9 +29,8 @@ from . import keypad_flow as kf
 from . import link as lk
 from . import names, screens
 from .handset import Handset
-from .hw.clock import Monotonic
-from .hw.led import FAST, SLOW, STEADY
-from .hw.ring import EDGE_RAIL, EDGE_STRIKE
+from .hw import FAST, SLOW, STEADY
+from .hw.inputs import EDGE_RAIL, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"
@@ -161,15 +160,15 @@ class Health:
         if not self.pending:
             self.pending = 1
 
-    def take(self, beams):
-        """The balls and glitches the beams counted since the last look."""
-        for b in beams:
-            if b.balls:
-                self.count(_H_BALLS + b.pocket, b.balls)
-                b.balls = 0
-            if b.glitches:
-                self.count(_H_GLITCHES + b.pocket, b.glitches)
-                b.glitches = 0
+    def take(self, pk):
+        """The balls and glitches the beams (hw/pockets.py) counted since the last look."""
+        for p in range(_H_N):
+            if pk.balls[p]:
+                self.count(_H_BALLS + p, pk.balls[p])
+                pk.balls[p] = 0
+            if pk.glitches[p]:
+                self.count(_H_GLITCHES + p, pk.glitches[p])
+                pk.glitches[p] = 0
 
     def body(self, cmd=-1):
         """The `health` message (SPEC.md 7.6); cmd >= 0: a check runs, started
@@ -246,6 +245,22 @@ class Health:
         self.count(_H_CORRECTIONS + pocket if pocket < _H_N else _H_UNPLACED)
 
 
+def unload(*names):
+    """Modules (by their names below baulk.firmware) out of sys.modules and
+    out of their packages, so that the collector frees them once nothing else
+    holds them: what runs once (the wiring at boot) or rarely (the pocket
+    check) costs the heap only while it runs.  Their names stay interned."""
+    import sys
+
+    for name in names:
+        full = __name__.rsplit(".", 1)[0] + "." + name
+        sys.modules.pop(full, None)
+        parent, _, child = full.rpartition(".")
+        p = sys.modules.get(parent)
+        if p is not None and child in p.__dict__:
+            delattr(p, child)
+
+
 def replay_one(engine, body):
     try:  # noqa: SIM105 (no contextlib on MicroPython)
         engine.apply(messages.wire_to_event(body))
@@ -263,7 +278,7 @@ class App:
         self.key = hw.key  # signs the journal's checkpoints (SPEC.md "Checkpoints")
         self.boot = self.journal.open()
         self.replayed = self.journal.restore(self.engine, replay_one, hw.wdt.feed)
-        light = hw.led.light  # the table light's relay, active low (boards/, hw/led.py)
+        light = hw.led.light  # the table light's relay, active low (boards/, hw/__init__.py)
         if light is not None:  # as the host last left it, before the link is up
             light.value(0 if self.journal.light else 1)
         # The language and the names' bitmaps: host messages that leave no
@@ -305,6 +320,8 @@ class App:
         self.lines = [None] * screens.ROWS  # type: list[list[object] | None]
         self.shown = [0] * screens.ROWS  # type: list[object]  # 0: draw it (it may hold noise)
         self.pages = 0  # pages drawn into the frame buffer, not yet sent
+        self.page = 0  # the Persian screen's page shown (screens.pages)
+        self.page_at = 0  # ... counted from here: its first page after a change
         self.dirty = True
         self.drawn_at = 0
         self.state_due = True
@@ -322,7 +339,7 @@ class App:
 
     def say(self, text):
         self.message = text
-        self.message_at = self.now
+        self.message_at = self.page_at = self.now
         self.dirty = True
 
     # -- the one door into the engine --------------------------------------------
@@ -354,6 +371,7 @@ class App:
             self._stream(messages.CHECKPOINT, cp, seq)
         self.state_due = True
         self.dirty = True
+        self.page_at = self.now
         if reason is not None and src != _SRC_SENSOR:
             self.say(reason)
         if j.image_due():
@@ -381,6 +399,7 @@ class App:
         while k >= 0:
             self.flow.key(k)
             self.dirty = True
+            self.page_at = now
             k = hw.keypad.get()
         self._ask(now)
         self._keep_questions()
@@ -402,6 +421,7 @@ class App:
     def _edges(self, now):
         hw = self.hw
         ring = hw.ring
+        pk = hw.pockets
         at = self.clock.at
         beams = False  # a beam edge or ball: its counts go to the health counts
         while ring.pending():
@@ -409,9 +429,9 @@ class App:
             t = at(tick)
             if src < 6:
                 beams = True
-                if hw.beams[src].edge(level, t):
+                if pk.edge(src, level, t):
                     if self.check is not None:  # the referee is checking the pockets
-                        self.check.ball(src, hw.beams[src].start)
+                        self.check.ball(src, pk.start[src])
                     else:
                         self._queue(_Q_POT, src, t)
             elif self.check is not None:
@@ -423,15 +443,15 @@ class App:
                 self._queue(_Q_STRIKE, -1, t)
                 if hw.rest is not None:
                     hw.rest.motion(now)
-        for b in hw.beams:
-            if b.poll(now):
+        for p in range(6):
+            if pk.poll(p, now):
                 beams = True
                 if self.check is not None:
-                    self.check.ball(b.pocket, b.start)
+                    self.check.ball(p, pk.start[p])
                 else:
-                    self._queue(_Q_POT, b.pocket, b.start)
+                    self._queue(_Q_POT, p, pk.start[p])
         if beams:
-            self.health.take(hw.beams)  # the beams' counts since the last look
+            self.health.take(pk)  # the beams' counts since the last look
 
     def _queue(self, what, pocket, t):
         if len(self.queue) >= _QUEUE:
@@ -490,10 +510,9 @@ class App:
 
     def _colour(self, pocket):
         hw = self.hw
-        sensors = hw.colours
         if self.health.c[_H_FAULTY] >> pocket & 1:  # the last check failed it: the referee names it
             return _B_ASK
-        if pocket >= len(sensors) or not sensors[pocket].read(self.rgbc):
+        if not hw.pockets.read(pocket, self.rgbc):
             self.last_colour = (-1, 0)
             self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK
@@ -605,6 +624,7 @@ class App:
                     self.state_at = -_STATE_MS
             elif what == "open" or what == "down" or what == "refused":
                 self.state_due = self.dirty = True
+                self.page_at = now  # a Persian screen shows its first page
                 self.health.pending = 2
                 if what == "refused":
                     self.say(body)
@@ -662,11 +682,17 @@ class App:
         for i in range(screens.ROWS):
             self.shown[i] = 0
         self.dirty = True
+        self.page_at = self.now
 
     def _display(self, now):
         if self.message and now - self.message_at >= _MESSAGE_MS:
             self.message = None
             self.dirty = True
+        if self.handset.persian:  # the next page of a Persian screen that takes more
+            page = (now - self.page_at) // screens.PAGE_MS
+            if page != self.page:
+                self.page = page
+                self.dirty = True
         if self.dirty or now - self.drawn_at >= _REDRAW_MS:
             screens.render(self, self.lines)
             self.dirty = False

@@ -14,12 +14,13 @@ from .hw import colour
 SAMPLES = 16
 
 
-def sample(sensor, n=SAMPLES, wait=None):
-    """Average of n readings (clear, red, green, blue) of one sensor, or None."""
+def sample(read, n=SAMPLES, wait=None):
+    """Average of n readings (clear, red, green, blue) of one sensor, or None;
+    read(out) fills out with one reading, False when the sensor is gone."""
     buf = [0, 0, 0, 0]
     total = [0, 0, 0, 0]
     for _ in range(n):
-        if not sensor.read(buf):
+        if not read(buf):
             return None
         for i in range(4):
             total[i] += buf[i]
@@ -69,7 +70,7 @@ def main(pocket=0, path="/calibration.json"):
         if hw.scan_in_loop:
             kp.scan()
         if k == 16:  # OK
-            r = sample(hw.colours[pocket], SAMPLES, sleep_ms)
+            r = sample(lambda out: hw.pockets.read(pocket, out), SAMPLES, sleep_ms)
             if r is None:
                 _show(hw.display, ["sensor not", "answering:", "check wiring"])
                 sleep_ms(2000)

@@ -33,7 +33,7 @@ class Handset:
         self.lang = 0
         self.seq = 0  # newest host message applied here
         self.widths = bytearray(4)  # of each name's bitmap (0: none)
-        self.texts = None  # bitmap_text.BitmapText while in Persian
+        self.texts = None  # painter.BitmapText while in Persian
         self.persian = False
         try:  # noqa: SIM105 (no contextlib on MicroPython)
             os.remove(self.path("htmp"))  # a write a power cut interrupted
@@ -84,7 +84,7 @@ class Handset:
     def _open_texts(self):
         self.texts = None
         if self.lang == _LANG_FA:
-            from .bitmap_text import BitmapText
+            from .painter import BitmapText
 
             path = self.texts_path
             if path is None:  # beside the firmware: /rom/lib/baulk/firmware or /lib/...

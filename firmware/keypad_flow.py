@@ -72,33 +72,33 @@ FOUL_ORDER = (
     b"\x0d\x04\x0e\x0f\x00\x01\x02\x03\x07\x08\x11\x10"
     b"\x0a\x0b\x0c\x05\x06\x09\x12\x13\x14\x15\x16\x17"
 )
-# The menu, in one string for the same reason (options "a|b|c": see label()).
-MENU_ITEMS = (
-    "new match|award frame|award match|re-rack|toss|spots|claim frame|edge replace|"
-    "order (dbl)|link info|pocket check"
-)
-_M_NEW = const(0)
-_M_AWARD_FRAME = const(1)
-_M_AWARD_MATCH = const(2)
-_M_RERACK = const(3)
-_M_TOSS = const(4)
-_M_SPOTS = const(5)
-_M_CLAIM = const(6)
-_M_EDGE = const(7)
-_M_ORDER = const(8)
-_M_CHECK = const(10)
-BEST_OFS = range(1, 36, 2)
-REDS_CHOICE = b"\x0f\x0a\x06"  # 15, 10, 6
-_REDS_LABELS = "15 reds|10 reds|6 reds"
+BEST_OFS = range(1, 36, 2)  # the BEST OF list (menu.py), by its numbers
 
 
 def short(name):
     return name.replace("_", " ")
 
 
+# The foul kinds whose names are too long for a row of the handset's list
+# ("1 " and 14 characters) or for the FOUL title, and what it shows instead.
+_SHORTER = (
+    "|wrong_ball_first:wrong ball|ball_off_table_used:off-table ball"
+    "|free_ball_snooker:FB snooker|foul_before_nomination:pre-nomination|"
+)
+
+
+def foul_text(kind):
+    """A foul kind as the handset names it (at most 14 characters)."""
+    at = _SHORTER.find("|" + kind + ":")
+    if at < 0:
+        return short(kind)
+    at += len(kind) + 2
+    return _SHORTER[at : _SHORTER.find("|", at)]
+
+
 def foul_label(i):
     """The i-th foul of the list, as the handset names it."""
-    return short(names.FOUL_KINDS[FOUL_ORDER[i]])
+    return foul_text(names.FOUL_KINDS[FOUL_ORDER[i]])
 
 
 class KeypadFlow:
@@ -175,7 +175,7 @@ class KeypadFlow:
         step = self.step
         if step == IDLE:
             self._idle(k)
-        elif step in (FOUL_KIND, MISS, MENU, BEST_OF, REDS, BREAKER, SIDE, PARTNER, CONCEDE):
+        elif step in (FOUL_KIND, MISS, CONCEDE):
             if k <= 6:
                 i = self._picked(k)
                 if i >= 0:
@@ -188,20 +188,24 @@ class KeypadFlow:
         elif step in (CONFIRM, UNDO):
             if k == _K_OK:
                 self._send(self.draft)
-        elif step == SPOTS:
-            if 1 <= k <= 6:
-                self.occupied ^= 1 << k
-            elif k == _K_WHITE:
-                self.occupied ^= 0x80
-            elif k == _K_OK:
-                occ = [names.BALLS[c] for c in range(1, 7) if self.occupied & (1 << c)]
-                if self.occupied & 0x80:
-                    occ.append("behind")
-                self._send({"ev": "spots", "occupied": occ})
-        elif step == INFO and k == _K_OK:
-            self._cancel()
         elif step == _CHECK:
             self.app.check.key(k)
+        else:  # the menu's lists and screens (menu.py)
+            self.menu().key(self, step, k)
+        if self.step == IDLE:
+            self._menu_done()
+
+    def menu(self):
+        """The menu and the flows it opens (menu.py): loaded when the referee
+        opens it, and out of the heap again once the handset is back at play."""
+        from . import menu
+
+        return menu
+
+    def _menu_done(self):
+        from .app import unload
+
+        unload("menu")
 
     def _cancel(self):
         step = self.step
@@ -211,6 +215,7 @@ class KeypadFlow:
             self.app.answer(-1)  # BACK: no ball after all (a false trigger)
         elif step == _CHECK:
             self.app.check.close()  # stopped before the end: nothing changes
+        self._menu_done()
 
     def _send(self, ev):
         self.step = IDLE
@@ -228,12 +233,6 @@ class KeypadFlow:
         self.question = question
         self.draft = ev
 
-    def _names(self):
-        """The two sides as name parts (painter.py), or words before a match."""
-        if self.app.engine.players is None:
-            return "side 0|side 1"
-        return [-1, -2]
-
     def _idle(self, k):
         app = self.app
         e = app.engine
@@ -245,7 +244,7 @@ class KeypadFlow:
         elif k == _K_FOUL:
             self._list(FOUL_KIND, "FOUL: which?", "")
         elif k == _K_MISS:
-            self._list(MISS, "MISS", "miss|clear ball miss")
+            self._list(MISS, "MISS", "miss|clear ball")
         elif k == _K_FREE:
             if self._send({"ev": "free_ball"}):
                 self._ask_ball(_NOMINATE, "FREE BALL", "nominate a colour (BACK: later)")
@@ -265,7 +264,7 @@ class KeypadFlow:
         elif k == _K_OFF:
             self._ask_ball(_OFF_BALL, "BALL OFF TABLE", "which ball?")
         elif k == _K_MENU:
-            self._list(MENU, "MENU", MENU_ITEMS)
+            self.menu().show(self)
 
     def _stroke_event(self, ev):
         # A pot or a ball off entered by hand opens a stroke if none is open.
@@ -293,7 +292,7 @@ class KeypadFlow:
             kind = names.FOUL_KINDS[FOUL_ORDER[i]]
             self.draft = {"ev": "foul", "kind": kind}
             if names.penalty_class(kind) == names.PENALTY_HIGHER:
-                self._ask_ball(FOUL_BALL, ["FOUL ", short(kind)], "ball concerned? (OK: none)")
+                self._ask_ball(FOUL_BALL, ["FOUL ", foul_text(kind)], "ball concerned? (OK: none)")
             else:
                 self._send(self.draft)
         elif step == MISS:
@@ -304,76 +303,12 @@ class KeypadFlow:
                 ev["match"] = True
             what = " concedes the match? OK" if i else " concedes the frame? OK"
             self._confirm("CONCEDE", [-1 - e.striker, what], ev)
-        elif step == MENU:
-            self._menu(i)
-        elif step == BEST_OF:
-            self.draft["best_of"] = BEST_OFS[i]
-            self._list(REDS, "REDS", _REDS_LABELS)
-        elif step == REDS:
-            self.draft["reds"] = REDS_CHOICE[i]
-            self._list(BREAKER, "WHO BREAKS?", self._names_for_new())
-        elif step == BREAKER:
-            self.draft["breaker"] = i
-            d = self.draft
-            self._confirm("NEW MATCH", ["best of ", d["best_of"], ", ", d["reds"], " reds? OK"], d)
-        elif step == SIDE:
-            self.draft["side"] = i
-            if self.draft["ev"] in ("toss", "order") and e.doubles:
-                self._list(PARTNER, "WHO PLAYS FIRST?", [-3 - 2 * i, -4 - 2 * i])
-            elif self.draft["ev"] == "award":
-                what = "match to " if self.draft.get("match") else "frame to "
-                self._confirm("AWARD", [what, -1 - i, "? OK"], self.draft)
-            else:
-                self._send(self.draft)
-        elif step == PARTNER:
-            self.draft["player" if self.draft["ev"] == "toss" else "first"] = i
-            self._send(self.draft)
-
-    def _names_for_new(self):
-        if self.app.engine.players is None:
-            return "Player A|Player B"
-        return self._names()
-
-    def _menu(self, i):
-        if i == _M_NEW:
-            e = self.app.engine
-            players = e.players if e.players is not None else ["Player A", "Player B"]
-            self.draft = {"ev": "match", "players": players}
-            self._list(BEST_OF, "BEST OF", "")
-        elif i in (_M_AWARD_FRAME, _M_AWARD_MATCH):
-            self.draft = {"ev": "award"}
-            if i == _M_AWARD_MATCH:
-                self.draft["match"] = True
-            self._list(SIDE, "AWARD TO", self._names())
-        elif i == _M_RERACK:
-            self._confirm("RE-RACK", "restart the frame? OK", {"ev": "rerack"})
-        elif i == _M_TOSS:
-            self.draft = {"ev": "toss"}
-            self._list(SIDE, "TOSS WON BY", self._names())
-        elif i == _M_SPOTS:
-            self.step = SPOTS
-            self.title = "SPOTS TAKEN"
-            self.occupied = 0
-        elif i == _M_CLAIM:
-            self._confirm("CLAIM", "striker claims the frame? OK", {"ev": "claim"})
-        elif i == _M_EDGE:
-            self._confirm("EDGE BALL", "replace all, replay? OK", {"ev": "edge_replace"})
-        elif i == _M_ORDER:
-            self.draft = {"ev": "order"}
-            self._list(SIDE, "ORDER FOR", self._names())
-        elif i == _M_CHECK:
-            self.step = IDLE
-            why = self.app.pocket_check()
-            if why is not None:
-                self.app.say(why)
-        else:
-            self.step = INFO
-            self.title = "LINK"
 
     def check(self):
         """A pocket check takes the handset (whatever list it showed)."""
         self.step = _CHECK
         self.draft = {}
+        self._menu_done()
 
     # -- questions from the sensors -------------------------------------------
     def ask(self, step, pocket, question):

@@ -43,7 +43,9 @@ async def _run(app):
 def main():
     import asyncio
 
-    from .app import App
+    from .app import App, unload
 
-    app = App(board_module().hardware())
+    hw = board_module().hardware()
+    unload("hw.kit", "boards.pico", "boards.esp32", "boards")  # the wiring ran: out of the heap
+    app = App(hw)
     asyncio.run(_run(app))

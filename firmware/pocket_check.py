@@ -4,7 +4,7 @@
 # calibration:
 #
 #   the beam     the break must end, and last at least twice the beam's
-#                debounce (hw/beam.py): a shorter one is the beam catching the
+#                debounce (hw/pockets.py): a shorter one is the beam catching the
 #                ball's edge, one step from missing it (weak); no break at all
 #                (the referee presses OK: the ball went, nothing was seen) or
 #                one that does not end is faulty
@@ -107,18 +107,18 @@ class Check:
         if not self.colour_read and now - self.start >= hw.colour_delay_ms:
             self.colour_read = True
             self._colour(hw, p)
-        beam = hw.beams[p]
-        if beam.low:
+        pk = hw.pockets
+        if pk.low[p]:
             if now - self.start >= _STUCK_MS:
                 self.apply(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
             return
         if not self.colour_read:
             return
-        length = beam.restored - self.start
+        length = pk.restored[p] - self.start
         why = self.reasons[p]  # what the colour reading found, if anything
         if why:
             self.apply(_V_FAULTY, why, length)
-        elif length < 2 * beam.debounce_ms:
+        elif length < 2 * pk.debounce_ms:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < 2 * hw.classifier.threshold:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
@@ -128,7 +128,7 @@ class Check:
     # -- judging ----------------------------------------------------------------------
     def _colour(self, hw, p):
         c = self.app.rgbc
-        if p >= len(hw.colours) or not hw.colours[p].read(c):
+        if not hw.pockets.read(p, c):
             self.reasons[p] = _R_NO_SENSOR
             return
         cl = hw.classifier
@@ -180,49 +180,47 @@ class Check:
         app._stream(_T_POCKET_CHECK, body, app.journal.append(body, body[6], 1))
 
     # -- the handset ----------------------------------------------------------------------
-    def rows(self, out, persian):
-        """The check's screen (screens.py's rows of parts); Persian shows out[0:4]."""
-        if self.state == _DONE:
-            out[0] = ["CHECK DONE"]
-            r = 1
-            for i in range(_N):
-                if self.verdicts[i] != _V_OK and r < 7:
-                    out[r] = [names.POCKETS[i], " ", self.label(i)]
-                    r += 1
-            if r == 1:
-                out[1] = ["all pockets ok"]
-                r = 2
-            if not persian or r < 4:
-                out[7 if not persian else r] = ["OK close"]
-            return
-        out[0] = ["POCKET CHECK"]
-        out[1] = ["drop the white"]
-        out[2] = ["into pocket ", names.POCKETS[self.pocket]]
+    def rows(self, persian):
+        """The check's screen (screens.py's rows of parts): 8 rows in English;
+        in Persian its title and the rows below it, a pocket a row (screens.py
+        pages them)."""
+        done = self.state == _DONE
+        rows = [["CHECK DONE"] if done else ["POCKET CHECK"]]  # type: list[list[object]]
+        if not done:
+            rows.append(["drop the white"])
+            rows.append(["into pocket ", names.POCKETS[self.pocket]])
+        for i in range(_N if done else self.pocket):  # what the pockets checked gave
+            if not (done and self.verdicts[i] == _V_OK):
+                rows.append([names.POCKETS[i], " ", self.label(i)])
+        if done and len(rows) == 1:
+            rows.append(["all pockets ok"])
+        hint = ["OK close"] if done else ["OK unseen  BACK"]  # type: list[object]
         if persian:
-            out[3] = ["OK unseen  BACK"]
-            return
-        for i in range(0, self.pocket, 2):  # what the pockets checked so far gave
-            row = [names.POCKETS[i], " ", self.label(i)]
-            if i + 1 < self.pocket:
-                row.extend((None, names.POCKETS[i + 1], " ", self.label(i + 1)))
-            out[4 + i // 2] = row
-        out[7] = ["OK unseen  BACK"]
+            rows.append(hint)
+            return rows
+        out = []  # type: list[list[object] | None]
+        out.extend(rows[0:3] if not done else rows)
+        if not done:  # English: the pockets checked so far two a row, from row 4
+            out.append(None)
+            for i in range(3, len(rows), 2):
+                out.append(rows[i] if i + 1 >= len(rows) else rows[i] + [None] + rows[i + 1])
+        while len(out) < 7:
+            out.append(None)
+        out.append(hint)
+        return out
 
     def close(self):
         """The check is over (its result is recorded) or the referee stopped
         it (nothing changes): the handset goes back to play, the host hears
         of it, and this module leaves the heap."""
-        import sys
+        from .app import unload
 
         app = self.app
         app.check = None
         app.flow.step = _IDLE
         app.health.pending = 2
         app.dirty = True
-        sys.modules.pop(__name__, None)
-        parent = sys.modules.get(__name__.rsplit(".", 1)[0])
-        if parent is not None and "pocket_check" in parent.__dict__:
-            del parent.pocket_check
+        unload("pocket_check")
 
     def label(self, i):
         """Pocket i's verdict as the handset words it."""

@@ -4,8 +4,10 @@
 #
 #   English  8 rows of 16 characters, one per SSD1306 page, so a changed row
 #            costs one page write
-#   Persian  4 rows of 16 pixels, right to left: the same pieces, fewer at a
-#            time, the most urgent first
+#   Persian  4 rows of 16 pixels, right to left: the very same pieces (every
+#            text, number and name the English screen shows), in pages of 4
+#            rows shown in turn when they take more (the players' rows, or a
+#            list's options, stay; the most urgent page first)
 #
 #   score      frame and frames, both players with the striker marked, the
 #              ball on, the break, points remaining and snookers needed
@@ -30,6 +32,7 @@ from .painter import text_of
 
 _COLS = const(16)
 ROWS = const(8)  # in English; in Persian the first 4
+PAGE_MS = const(1500)  # a Persian page shows this long, then the next
 
 
 _ABBR = "redyelgrnbrnblupnkblkwht"  # three letters a ball, by its code
@@ -86,14 +89,18 @@ def player_row(e, side):
 
 
 def ball_on_row(e):
-    row = ["on ", e.ball_on_name() or "-"]
-    if e.nominated >= 0:
-        row.append("=")
-        row.append(names.BALLS[e.nominated])
+    if e.nominated >= 0:  # the nominated colour is the ball on
+        row = ["nom ", names.BALLS[e.nominated]]  # type: list[object]
+    else:
+        row = ["on ", e.ball_on_name() or "-"]
     row.append(None)
     row.append("R")
     row.append(e.reds)
     return row
+
+
+def frame_row(e):
+    return ["F", e.frame, " bo", e.best_of, None, e.f0, "-", e.f1]
 
 
 def break_row(e):
@@ -149,7 +156,7 @@ def score_rows(app, out):
         out[3] = [" match, or wait"]
         out[4] = [" for the host"]
         return
-    out[0] = ["F", e.frame, " bo", e.best_of, None, e.f0, "-", e.f1]
+    out[0] = frame_row(e)
     out[1] = player_row(e, 0)
     out[2] = player_row(e, 1)
     if e.match_over:
@@ -165,14 +172,17 @@ def score_rows(app, out):
             out[6] = n[1]
 
 
-def _spots_taken(f):
-    taken = []  # type: list[object]
-    for c in range(1, 7):
-        if f.occupied & (1 << c):
-            taken.append(abbr(names.BALLS[c]))
-    if f.occupied & 0x80:
-        taken.append("behind")
-    return taken
+_LISTS = (kf.FOUL_KIND, kf.MISS, kf.MENU, kf.BEST_OF, kf.REDS, kf.BREAKER, kf.SIDE, kf.PARTNER,
+          kf.CONCEDE)  # fmt: skip
+
+
+def _hint(step):
+    """The keys a question's screen takes (its bottom row)."""
+    if step in (kf.CONFIRM, kf.UNDO):
+        return "OK yes  BACK no"
+    if step == kf.FOUL_BALL:
+        return "ball key OK none"
+    return "ball key  BACK"
 
 
 def _option_row(f, j):
@@ -184,24 +194,9 @@ def prompt_rows(app, out):
     e = app.engine
     out[0] = _title(f)
     step = f.step
-    if step == kf.SPOTS:
-        body = [["colour keys:"], ["toggle a spot"], ["WHITE: behind"]]
-        for line in wrap(" ".join(_spots_taken(f)) or "none"):
-            body.append([line])
-        hint = "OK send"
-    elif step == kf.INFO:
-        s = app.link.session
-        j = app.journal
-        body = [
-            ["table ", app.table.encode()],
-            ["boot ", j.boot],
-            ["seq ", j.next - 1, " ack ", j.acked],
-            ["retx ", s.sender.retransmits],
-            ["bad ", s.bad_frames],
-        ]
-        hint = "OK close"
-    elif step in (kf.FOUL_KIND, kf.MISS, kf.MENU, kf.BEST_OF, kf.REDS, kf.BREAKER,
-                  kf.SIDE, kf.PARTNER, kf.CONCEDE):  # fmt: skip
+    if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
+        body, hint = f.menu().english(app)
+    elif step in _LISTS:
         first, count = f.visible()
         body = [_option_row(f, first + j) for j in range(count)]
         if f.count() > 7:
@@ -209,12 +204,7 @@ def prompt_rows(app, out):
         hint = "ball=number BACK"
     else:
         body = [[line] for line in wrap(text_of(e, f.question, 0))]
-        if step in (kf.CONFIRM, kf.UNDO):
-            hint = "OK yes  BACK no"
-        elif step == kf.FOUL_BALL:
-            hint = "ball key  OK none"
-        else:
-            hint = "ball key  BACK"
+        hint = _hint(step)
     for i in range(6):
         out[1 + i] = body[i] if i < len(body) else None
     out[7] = [hint]
@@ -234,119 +224,120 @@ def _english(app, out):
     out[7] = link_row(app)
 
 
-# -- Persian: 4 rows of 16 pixels ---------------------------------------------------
-def _paragraph(app, text, out, first, last):
-    """A fixed text over rows first..last (as many lines as it has in Persian);
-    returns the row after it.  A text with no Persian goes in Latin, 16
-    characters a row (painter.py counts it as missing)."""
+# -- Persian: pages of 4 rows of 16 pixels ---------------------------------------
+def paragraph(app, text, out):
+    """A fixed text as the rows it takes in Persian, appended to out.  A text
+    with no Persian goes in Latin, 16 characters a row (painter.py counts it
+    as missing)."""
     texts = app.handset.texts
     entry = texts.find(text)
     if entry < 0:
         for line in wrap(text):
-            if first > last:
-                break
-            out[first] = [line.encode()]
-            first += 1
-        return first
+            out.append([line.encode()])
+        return
     for i in range(texts.line(entry)[0]):
-        if first > last:
-            break
-        out[first] = [(text, i)]
-        first += 1
-    return first
+        out.append([(text, i)])
 
 
-def _persian_score(app, out):
+def paged(head, body):
+    """Pages of 4 rows: the head rows on each, the body's rows after them in turn."""
+    k = 4 - len(head)
+    out = []
+    for i in range(0, len(body), k):
+        out.append(head + body[i : i + k])
+    return out or [head]
+
+
+def _whole_pages(rows):
+    # A group of rows begins a page of its own (two rows below the players).
+    if len(rows) & 1:
+        rows.append(None)
+
+
+def _persian_score(app):
     e = app.engine
+    body = []  # type: list[list[object] | None]
     if not e.active:
-        out[0] = ["no match", None, app.table.encode()]
-        _paragraph(app, "MENU 1: new match, or wait for the host", out, 1, 2)
-        out[3] = link_row(app)
-        return
-    out[0] = player_row(e, 0)
-    out[1] = player_row(e, 1)
+        body.append(["baulk ", app.table.encode()])
+        body.append(["no match"])
+        paragraph(app, "MENU 1: new match, or wait for the host", body)
+        body.append(link_row(app))
+        return paged([], body)
+    if not app.link.up:  # the link down: the first thing the referee sees
+        body.append(link_row(app))
+        _whole_pages(body)
     if app.message:
-        if _paragraph(app, app.message, out, 2, 3) == 3:
-            out[3] = link_row(app)
-        return
+        paragraph(app, app.message, body)
+        _whole_pages(body)
     if e.match_over:
-        out[2] = ["MATCH OVER", None, e.f0, "-", e.f1]
-        out[3] = [-1 - e.match_winner, " wins"]
-        return
-    n = notes(e)
-    if not app.link.up:  # a link down outranks a second notice
-        out[2] = n[0] if n else ball_on_row(e)
-        out[3] = link_row(app)
-        return
-    if len(n) >= 2:
-        out[2] = n[0]
-        out[3] = n[1]
-        return
-    on = ball_on_row(e)
-    on[len(on) - 3 :] = [None, "brk ", e.brk]  # the reds left give way to the break
-    out[2] = on
-    if n:
-        out[3] = n[0]
-        return
-    row = break_row(e)
-    row[0:3] = []  # the break is on the row above
-    row.append(None)
-    row.extend(link_row(app, True))
-    out[3] = row
+        body.append(["MATCH OVER"])
+        body.append([-1 - e.match_winner, " wins"])
+    else:
+        body.extend(notes(e))
+        _whole_pages(body)
+        body.append(ball_on_row(e))
+        body.append(break_row(e))
+    body.append(frame_row(e))
+    if app.link.up:
+        body.append(link_row(app))
+    return paged([player_row(e, 0), player_row(e, 1)], body)
 
 
-def _persian_prompt(app, out):
+def _persian_prompt(app):
     f = app.flow
-    out[0] = _title(f)
+    title = _title(f)
     step = f.step
-    if step == kf.SPOTS:
-        row = _spots_taken(f) or ["none"]
-        row.append(None)
-        row.append("OK send")
-        out[1] = row
-        _paragraph(app, "colour keys: toggle a spot, WHITE: behind", out, 2, 3)
-    elif step == kf.INFO:
-        s = app.link.session
-        j = app.journal
-        out[1] = ["table ", app.table.encode(), None, "boot ", j.boot]
-        out[2] = ["seq ", j.next - 1, None, "ack ", j.acked]
-        out[3] = ["retx ", s.sender.retransmits, None, "bad ", s.bad_frames]
-    elif step in (kf.FOUL_KIND, kf.MISS, kf.MENU, kf.BEST_OF, kf.REDS, kf.BREAKER,
-                  kf.SIDE, kf.PARTNER, kf.CONCEDE):  # fmt: skip
-        # Two options a row, the first at the right: up to 6, as in English.
+    if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
+        return f.menu().persian(app, title)
+    if step in _LISTS:
+        # Two options a row, the first at the right: up to 6, as in English;
+        # the title and the hint take the top row in turn.
         first, count = f.visible()
+        rows = []
         for j in range(0, count, 2):
             row = _option_row(f, first + j)
             if j + 1 < count:
                 row.append(None)
                 row.extend(_option_row(f, first + j + 1))
-            out[1 + j // 2] = row
+            rows.append(row)
         if f.count() > 7:
-            out[0] = _title(f) + [None, "7 more..."]
+            title = title + [None, "7 more..."]
+        return [[title] + rows, [["ball=number BACK"]] + rows]
+    q = f.question
+    body = []  # type: list[list[object] | None]
+    if type(q) is str:
+        paragraph(app, q, body)
     else:
-        q = f.question
-        if type(q) is str:
-            _paragraph(app, q, out, 1, 2)
-        else:
-            out[1] = q
-        if step in (kf.CONFIRM, kf.UNDO):
-            out[3] = ["OK yes  BACK no"]
-        elif step == kf.FOUL_BALL:
-            out[3] = ["ball key  OK none"]
-        else:
-            out[3] = ["ball key  BACK"]
+        body.append(q)
+    while len(body) % 2:  # the hint on the bottom row
+        body.append(None)
+    body.append([_hint(step)])
+    return paged([title], body)
+
+
+def pages(app):
+    """The Persian screen: its pages of 4 rows (one when everything fits)."""
+    if app.check is not None:
+        rows = app.check.rows(True)
+        return paged(rows[0:1], rows[1:])
+    if app.flow.step != kf.IDLE:
+        return _persian_prompt(app)
+    return _persian_score(app)
 
 
 def render(app, out):
     """Fill out[0:8] with the rows the display should show now (None: empty);
-    in Persian only out[0:4] are shown."""
+    in Persian out[0:4], the page app.page (of however many there are)."""
     for i in range(ROWS):
         out[i] = None
-    if app.check is not None:
-        app.check.rows(out, app.handset.persian)
-    elif not app.handset.persian:
-        _english(app, out)
-    elif app.flow.step != kf.IDLE:
-        _persian_prompt(app, out)
+    if app.handset.persian:
+        ps = pages(app)
+        page = ps[app.page % len(ps)]
+        for i in range(len(page)):
+            out[i] = page[i]
+    elif app.check is not None:
+        rows = app.check.rows(False)
+        for i in range(len(rows)):
+            out[i] = rows[i]
     else:
-        _persian_score(app, out)
+        _english(app, out)

@@ -54,7 +54,6 @@ LED = 2
 # active low.  GPIO0 is the only pin left; it is a strapping pin that must
 # read high at reset, which an active-low input (pulled up through its opto) does.
 LIGHT = 0
-_WDT_MS = const(5000)
 
 
 def table_id(machine):

@@ -54,7 +54,6 @@ LED = "LED"  # the Pico's own LED (GP25; "LED" also works on the Pico W)
 # The table light: the input of a relay module or SSR (hardware/light.md),
 # active low, so the pin's idle high at power-up and reset keeps it off.
 LIGHT = 2
-_WDT_MS = const(5000)
 
 
 def table_id(machine):

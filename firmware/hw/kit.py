@@ -1,48 +1,30 @@
 # Puts the devices together from a board's pin map (boards/pico.py,
 # boards/esp32.py).  The board passes the factories for its real pins, buses
 # and port; the simulator (sim/board.py) passes virtual ones and so runs this
-# very same wiring.
+# very same wiring.  It runs once, at boot: main.py (and the simulator) then
+# drop this module and the board's, so that they leave the heap.
 
 from binascii import unhexlify
 
-from . import colour
-from .beam import PocketBeam
-from .keypad import Keypad
-from .led import StatusLed
-from .rail import RailSwitches
-from .ring import EdgeRing
+from . import Kit, StatusLed, colour
+from .inputs import EDGE_RAIL, EDGE_STRIKE, EdgeRing, Keypad, PulseFilter, RestSensor
+from .pockets import Pockets
 from .ssd1306 import Ssd1306
-from .table import RestSensor, StrikeSensor
-from .tca9548a import Tca9548a
-from .tcs34725 import Tcs34725
-from .watchdog import Watchdog
+
+try:
+    from micropython import const
+except ImportError:  # CPython
+
+    def const(x):
+        return x
 
 
-class Kit:
-    """Everything the application talks to (rail, strike, rest: None when not fitted)."""
-
-    def __init__(self, table, ticks, ring, beams, colours, classifier, colour_delay_ms, rail,
-                 strike, rest, keypad, scan_in_loop, display, led, wdt, serial, flash,
-                 key, texts=None):  # fmt: skip
-        self.table = table
-        self.ticks = ticks
-        self.ring = ring
-        self.beams = beams
-        self.colours = colours
-        self.classifier = classifier
-        self.colour_delay_ms = colour_delay_ms
-        self.rail = rail
-        self.strike = strike
-        self.rest = rest
-        self.keypad = keypad
-        self.scan_in_loop = scan_in_loop  # True when no timer scans the keypad
-        self.display = display
-        self.led = led
-        self.wdt = wdt
-        self.serial = serial
-        self.flash = flash
-        self.key = key  # the device key: it signs the journal's checkpoints
-        self.texts = texts  # the handset's Persian texts (None: fa.bin beside the firmware)
+# The hardware watchdog: the main loop feeds it once per pass, so a hung loop
+# (a stuck I2C bus, an endless loop) resets the board and the journal resumes
+# the frame; long jobs (replaying the journal at boot) feed it as they go.
+_WDT_MS = const(5000)  # RP2040 allows up to 8388 ms, the ESP32 more
+_RAIL_HOLD_OFF_MS = const(300)  # one ball rattling on the rail closes the switch several times
+_STRIKE_HOLD_OFF_MS = const(400)  # the piezo rings for a while after the tip hits the ball
 
 
 def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, start_timer=None,
@@ -52,19 +34,18 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     watchdog; ticks: time.ticks_ms; flash: directory for the journal;
     start_timer(period_ms, callback): a periodic timer, or None; texts: the
     handset's Persian text file (None: the one built beside the firmware)."""
-    ring = EdgeRing()
-    beams = [
-        PocketBeam(pin_in(n), i, ring, ticks, cfg.BEAM_BROKEN) for i, n in enumerate(cfg.BEAMS)
-    ]
+    ring = EdgeRing(ticks)
     bus = i2c(cfg.I2C_SENSORS)
-    mux = Tca9548a(bus, cfg.MUX_ADDR)
-    colours = [Tcs34725(bus, mux, ch) for ch in cfg.COLOUR_CHANNELS]
+    pockets = Pockets([pin_in(n) for n in cfg.BEAMS], ring, cfg.BEAM_BROKEN, bus,
+                      cfg.MUX_ADDR, cfg.COLOUR_CHANNELS)  # fmt: skip
     rail = None
     if cfg.RAIL is not None:
-        rail = RailSwitches(pin_in(cfg.RAIL), ring, ticks, cfg.RAIL_CLOSED)
+        ring.watch(pin_in(cfg.RAIL), EDGE_RAIL)
+        rail = PulseFilter(cfg.RAIL_CLOSED, _RAIL_HOLD_OFF_MS)
     strike = None
     if cfg.STRIKE is not None:
-        strike = StrikeSensor(pin_in(cfg.STRIKE), ring, ticks, cfg.STRIKE_ACTIVE)
+        ring.watch(pin_in(cfg.STRIKE), EDGE_STRIKE)
+        strike = PulseFilter(cfg.STRIKE_ACTIVE, _STRIKE_HOLD_OFF_MS)
     rest = None if cfg.REST is None else RestSensor(pin_in(cfg.REST), cfg.REST_MOVING)
     rows = [pin_out(n) for n in cfg.KEY_ROWS]
     keypad = Keypad(rows, [pin_in(n) for n in cfg.KEY_COLS], cfg.KEYMAP)
@@ -73,12 +54,12 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     if cfg.DISPLAY_CHANNEL is None:
         display = Ssd1306(i2c(cfg.I2C_DISPLAY), cfg.DISPLAY_ADDR)
     else:  # on a channel of the sensors' multiplexer (saves two pins)
-        display = Ssd1306(bus, cfg.DISPLAY_ADDR, mux, cfg.DISPLAY_CHANNEL)
+        display = Ssd1306(bus, cfg.DISPLAY_ADDR, pockets, cfg.DISPLAY_CHANNEL)
     return Kit(
-        table, ticks, ring, beams, colours, colour.load(flash + "/calibration.json"),
+        table, ticks, ring, pockets, colour.load(flash + "/calibration.json"),
         cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
         StatusLed(pin_out(cfg.LED), None if cfg.LIGHT is None else pin_out(cfg.LIGHT)),
-        Watchdog(make_wdt), serial, flash + "/journal", load_key(flash + "/device_key"), texts,
+        make_wdt(_WDT_MS), serial, flash + "/journal", load_key(flash + "/device_key"), texts,
     )  # fmt: skip
 
 

@@ -123,6 +123,13 @@ class SimBoard:
             self.mux.attach(self.cfg.DISPLAY_CHANNEL, self.display)
         self.pins = {}
         self.levels = {}  # outside signal levels, kept across resets
+        # The board's pins are there before the firmware boots (a Pico's
+        # machine.Pin objects are static: they cost no heap), so they are made
+        # once, here, and set up afresh at every boot: a heap measurement
+        # (bench/firmware_mp_heap.py) counts them with the simulator.
+        self.made = {}
+        self.readers = [self._reader(col) for col in range(len(self.cfg.KEY_COLS))]
+        self._make_pins()
         self.pressed = []  # matrix positions held down
         self.timers = []
         self.sched = []  # [t, order, function, argument]
@@ -135,16 +142,35 @@ class SimBoard:
         self.on_tick = None  # called after every pass of the main loop (a test's host)
 
     # -- what the firmware sees ----------------------------------------------------
+    def _make_pins(self):
+        cfg = self.cfg
+        for n in cfg.BEAMS + cfg.KEY_COLS + (cfg.RAIL, cfg.STRIKE, cfg.REST):
+            if n is not None:
+                self._pin_in(n)
+        for n in cfg.KEY_ROWS + (cfg.LED, cfg.LIGHT):
+            if n is not None:
+                self._pin_out(n)
+        self.pins = {}
+
     def _pin(self, n, level, reader=None):
-        pin = SimPin(n, self.levels.get(n, level), reader)
+        # The outside level, kept across resets (set here at first: the
+        # simulator's dict is full before the firmware boots).
+        level = self.levels.setdefault(n, level)
+        pin = self.made.get(n)
+        if type(pin) is SimPin:
+            pin.reset(level, reader)  # a boot sets the pin up afresh
+        else:
+            pin = self.made[n] = SimPin(n, level, reader)
         self.pins[n] = pin
         return pin
+
+    def _reader(self, col):
+        return lambda: self._column(col)
 
     def _pin_in(self, n):
         cfg = self.cfg
         if n in cfg.KEY_COLS:
-            col = cfg.KEY_COLS.index(n)
-            return self._pin(n, 1, lambda: self._column(col))
+            return self._pin(n, 1, self.readers[cfg.KEY_COLS.index(n)])
         if n in cfg.BEAMS:
             return self._pin(n, 1 - cfg.BEAM_BROKEN)
         if n == cfg.RAIL:
@@ -157,8 +183,12 @@ class SimBoard:
 
     def _pin_out(self, n):
         if n == self.cfg.LIGHT:
-            # The relay drops out while the board is dark: a new, idle pin per boot.
-            relay = SimRelay(n)
+            # The relay drops out while the board is dark: idle again at each boot.
+            relay = self.made.get(n)
+            if type(relay) is SimRelay:
+                relay.idle()
+            else:
+                relay = self.made[n] = SimRelay(n)
             self.pins[n] = relay
             return relay
         return self._pin(n, 1)
@@ -183,7 +213,7 @@ class SimBoard:
 
     # -- power -----------------------------------------------------------------------
     def boot(self):
-        from ..app import App
+        from ..app import App, unload
         from ..hw import kit
 
         self.pins = {}
@@ -194,6 +224,7 @@ class SimBoard:
             self.cfg, self._pin_in, self._pin_out, self._i2c, self.serial, self._wdt,
             self.clock.ticks_ms, self.table, self.flash, self._timer, self.texts,
         )  # fmt: skip
+        unload("hw.kit", "boards.pico", "boards.esp32", "boards")  # as main.py does on a board
         self.app = App(self.hw)
         self.next_tick = self.clock.now
         self.boots += 1

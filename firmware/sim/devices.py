@@ -29,6 +29,10 @@ class SimPin:
 
     def __init__(self, number, level=1, reader=None):
         self.number = number
+        self.reset(level, reader)
+
+    def reset(self, level=1, reader=None):
+        """As after the board's power-up (the simulated board's boot)."""
         self.level = level
         self.reader = reader  # computes the level (keypad columns)
         self.handler = None
@@ -62,6 +66,11 @@ class SimRelay(SimPin):
 
     def __init__(self, number):
         SimPin.__init__(self, number, 1)
+        self.switchings = 0
+
+    def idle(self):
+        """The relay dropped out while the board was dark."""
+        self.reset(1)
         self.switchings = 0
 
     def value(self, v=None):

@@ -6,7 +6,7 @@
 # MicroPython alike).
 
 from .. import keypad_flow as kf
-from .. import names
+from .. import menu, names
 from .board import between, nearest
 
 BALL_KEYS = names.BALLS  # the key of the list option numbered n is BALL_KEYS[n - 1]
@@ -39,14 +39,14 @@ def _pick(options, value):
 
 def _menu(item, tail):
     keys = ["menu"]
-    keys.extend(_pick(kf.MENU_ITEMS.split("|"), item))
+    keys.extend(_pick(menu.MENU_ITEMS.split("|"), item))
     keys.extend(tail)
     return keys
 
 
 def new_match_keys(best_of, reds=15, breaker=0):
     tail = _pick(list(kf.BEST_OFS), best_of)
-    tail.extend(_pick(list(kf.REDS_CHOICE), reds))
+    tail.extend(_pick(list(menu.REDS_CHOICE), reds))
     tail.append(BALL_KEYS[breaker])
     tail.append("ok")
     return _menu("new match", tail)
@@ -64,7 +64,7 @@ def expressible(ev):
             and len(p) == 2
             and type(p[0]) is str
             and ev.get("best_of") in kf.BEST_OFS
-            and ev.get("reds", 15) in list(kf.REDS_CHOICE)
+            and ev.get("reds", 15) in list(menu.REDS_CHOICE)
             and ev.get("breaker", 0) in (0, 1)
             and len(ev) <= 5
         )

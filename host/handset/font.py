@@ -1,6 +1,6 @@
 """The handset's Persian text file, fa.bin: every text of
 host/handset/texts.py shaped and drawn (host/handset/render.py) and packed the
-way firmware/bitmap_text.py reads it in place from flash.
+way firmware/painter.py's BitmapText reads it in place from flash.
 
 ``baulk firmware build`` writes it beside the firmware modules, so it goes
 into the ROMFS image and, for a plain deployment, into /lib/baulk/firmware/.
@@ -18,7 +18,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from baulk.firmware import bitmap_text
+from baulk.firmware import painter
 from baulk.host.handset import render as text_render
 from baulk.host.handset import texts as handset_texts
 
@@ -69,7 +69,7 @@ def pack() -> Packed:
     rendered = render_entries()
     keys: dict[int, str] = {}
     for english in rendered:
-        k = bitmap_text.key(english)
+        k = painter.key(english)
         other = keys.get(k)
         if other is not None and other.strip() != english.strip():
             raise TextError(f"{english!r} and {other!r} have the same key: reword one")

@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger("baulk.handset")
 
 LANGS = names.LANGS
-# A name's room on the Persian score row: the display's 128 pixels less the
-# striker's mark, a score of three digits and the gaps between them.
-NAME_WIDTH = 88
-PARTNER_WIDTH = 38  # doubles: two partners and the word between them share it
+# A name's room on a Persian row: the display's 128 pixels less the widest
+# row a name shares, a foul's notice ("FOUL 4 >" and the gaps, 41 pixels;
+# the score row's mark and three digits take less).
+NAME_WIDTH = 85
+PARTNER_WIDTH = 36  # doubles: two partners and the word between them (12 pixels) share it
 _BITMAP = messages.SCHEMA[messages.NAME_BITMAP]
 MAX_WIDTH = int(_BITMAP[2][3])
 MAX_HEIGHT = int(_BITMAP[3][3])

@@ -14,7 +14,7 @@ the name between them, each drawn right to left in its place.
 
 from __future__ import annotations
 
-from baulk.firmware import keypad_flow, names
+from baulk.firmware import keypad_flow, menu, names
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
@@ -96,7 +96,11 @@ FA = {
     "MENU 1: new match, or wait for the host": "منو ۱: مسابقه نو، یا منتظر رایانه بمانید",
     ">": "»",  # the striker, and whom a foul's points go to (drawn mirrored: «)
     "-": "-",
+    "F": "فریم",  # "F2 bo7": frame 2 of a best of 7
+    "bo": "از",
+    "baulk": "baulk",
     "on": "هدف",
+    "nom": "اعلام",  # the colour the striker nominated: the ball on
     "colour": "رنگی",
     "=": "=",
     "R": "قرمز",
@@ -177,7 +181,7 @@ FA = {
     "OK send": "تأیید: فرستادن",
     "OK close": "تأیید: بستن",
     "OK yes  BACK no": "تأیید: بله   برگشت: نه",
-    "ball key  OK none": "کلید توپ   تأیید: هیچ",
+    "ball key OK none": "کلید توپ   تأیید: هیچ",
     "ball key  BACK": "کلید توپ   برگشت",
     "ball=number BACK": "توپ = شماره   برگشت",
     "7 more...": "۷: بیشتر",
@@ -189,7 +193,7 @@ FA = {
     "Player B": "بازیکن ب",
     # lists
     "miss": "میس",
-    "clear ball miss": "میس باز",
+    "clear ball": "میس باز",
     "the frame": "فریم",
     "the match": "مسابقه",
     "15 reds": "۱۵ قرمز",
@@ -330,7 +334,7 @@ def entries() -> dict[str, str]:
         out[short] = BALLS[ball]
     out.update(POCKETS)
     for kind in names.FOUL_KINDS:
-        out[keypad_flow.short(kind)] = FOULS[kind]
+        out[keypad_flow.foul_text(kind)] = FOULS[kind]
     out.update(FA)
     out.update(REFUSALS)
     for english, persian, values in REFUSAL_TEMPLATES:
@@ -343,7 +347,7 @@ def list_labels() -> list[str]:
     """The English texts the handset shows as list options, two to a row."""
     flow = keypad_flow
     labels = [flow.foul_label(i) for i in range(len(flow.FOUL_ORDER))]
-    labels += flow.MENU_ITEMS.split("|")
-    labels += ["miss", "clear ball miss", "the frame", "the match", "15 reds", "10 reds"]
+    labels += menu.MENU_ITEMS.split("|")
+    labels += ["miss", "clear ball", "the frame", "the match", "15 reds", "10 reds"]
     labels += ["6 reds", "side 0", "side 1", "Player A", "Player B"]
     return labels

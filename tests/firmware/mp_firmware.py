@@ -426,20 +426,16 @@ def scenario_isr_alloc():
     # locked: any allocation would raise MemoryError (as in a hard IRQ).
     import micropython
 
-    from baulk.firmware.hw.beam import PocketBeam
-    from baulk.firmware.hw.keypad import Keypad
-    from baulk.firmware.hw.rail import RailSwitches
-    from baulk.firmware.hw.ring import EdgeRing
-    from baulk.firmware.hw.table import StrikeSensor
-    from baulk.firmware.sim.devices import SimPin, VirtualClock
+    from baulk.firmware.hw.inputs import EDGE_RAIL, EDGE_STRIKE, EdgeRing, Keypad
+    from baulk.firmware.hw.pockets import Pockets
+    from baulk.firmware.sim.devices import SimI2C, SimPin, VirtualClock
 
     clock = VirtualClock(5)
-    ring = EdgeRing()
+    ring = EdgeRing(clock.ticks_ms)
     pins = [SimPin(i, 0) for i in range(8)]
-    for i in range(6):
-        PocketBeam(pins[i], i, ring, clock.ticks_ms, 1)
-    RailSwitches(pins[6], ring, clock.ticks_ms)
-    StrikeSensor(pins[7], ring, clock.ticks_ms)
+    Pockets(pins[:6], ring, 1, SimI2C(), 0x70, ())
+    ring.watch(pins[6], EDGE_RAIL)
+    ring.watch(pins[7], EDGE_STRIKE)
     rows = [SimPin(10 + i, 1) for i in range(4)]
     cols = [SimPin(20 + i, 1) for i in range(5)]
     kp = Keypad(rows, cols, bytes(range(20)))

@@ -12,6 +12,8 @@ import sys
 import mp_firmware
 from mp_firmware import Host, fresh_flash
 
+from baulk.firmware import screens
+from baulk.firmware.painter import name_text, text_of
 from baulk.firmware.sim.board import SimBoard, between, nearest
 from baulk.firmware.sim.script import Driver
 from baulk.protocol import messages
@@ -21,6 +23,7 @@ FLASH = sys.argv[4] if len(sys.argv) > 4 else "/flash"
 mp_firmware.FLASH = FLASH
 EN = 0
 FA = 1
+GAP = 4  # between the parts of a Persian row (painter.py)
 
 
 def load_names():
@@ -42,6 +45,56 @@ def ram(b):
     return "".join("%02x" % x for x in b.display.ram)
 
 
+def parts(e, row):
+    """A row of parts (painter.py) as JSON: each part tagged with its kind."""
+    if row is None:
+        return None
+    out = []
+    for p in row:
+        t = type(p)
+        if p is None:
+            out.append(None)
+        elif t is str:
+            out.append(["text", p])
+        elif t is int:
+            out.append(["number", p] if p >= 0 else ["name", name_text(e, p)])
+        elif t is tuple:
+            out.append(["line", p[0], p[1]])
+        else:
+            out.append(["latin", p.decode()])
+    return out
+
+
+def persian_width(app, row):
+    """Pixels the row's parts take, as painter.py lays them out: the parts
+    before None from the right edge, the rest from the left, a gap apart."""
+    if row is None:
+        return 0
+    total = 0
+    groups = 0
+    width = 0
+    count = 0
+    ends = list(row)
+    ends.append(None)  # the last group ends with the row
+    for p in ends:
+        if p is None:
+            if count:
+                total += width + GAP * (count - 1)
+                groups += 1
+            width = count = 0
+            continue
+        w = -app.painter._part(0, p, 0, app.engine, False)
+        if w:
+            width += w
+            count += 1
+    return total + GAP * (groups - 1) if groups else 0
+
+
+def english_width(app, row):
+    """Characters the row's parts take, the two ends a space apart at least."""
+    return len(text_of(app.engine, row, 0)) if row else 0
+
+
 def state(b):
     f = b.app.flow
     return [b.app.engine.to_json(), f.step, f.page, json.dumps(f.draft), f.occupied]
@@ -61,6 +114,35 @@ class Screens:
         self.host.session.send(messages.SETTINGS, {0: code})
         self.b.settle(250)
 
+    def english(self):
+        app = self.b.app
+        rows = app.screen()
+        e = app.engine
+        return {
+            "en": ram(self.b),
+            "rows": rows,
+            "en_parts": [parts(e, r) for r in app.lines],
+            "en_widths": [english_width(app, r) for r in app.lines],
+        }
+
+    def persian(self):
+        # Every page of the Persian screen, each shown in turn (screens.PAGE_MS).
+        b = self.b
+        app = b.app
+        pages = screens.pages(app)
+        e = app.engine
+        first_page(b)
+        shots = []
+        for i in range(len(pages)):
+            if i:
+                b.settle(screens.PAGE_MS)
+            shots.append(ram(b))
+        return {
+            "fa": shots,
+            "fa_parts": [[parts(e, r) for r in page] for page in pages],
+            "fa_widths": [[persian_width(app, r) for r in page] for page in pages],
+        }
+
     def offline(self, name):
         # The link goes down in each language in turn (no settings can come then).
         b = self.b
@@ -69,27 +151,32 @@ class Screens:
             self.lang(code)
             self.host.connected = False
             b.settle(3500)
-            got[code] = ram(b)
-            if code == EN:
-                rows = b.app.screen()
+            got.update(self.persian() if code == FA else self.english())
             self.host.connected = True
             b.settle(3000)
         self.lang(EN)
-        self.out[name] = {"en": got[EN], "fa": got[FA], "rows": rows, "missing": 0}
+        got["missing"] = 0
+        self.out[name] = got
 
     def shot(self, name):
         b = self.b
         before = state(b)
-        en = ram(b)
-        rows = b.app.screen()
+        got = self.english()
         missing = b.app.painter.missing
         self.lang(FA)
-        fa = ram(b)
-        missing = b.app.painter.missing - missing
+        got.update(self.persian())
+        got["missing"] = b.app.painter.missing - missing
         self.lang(EN)
-        if state(b) != before or ram(b) != en:
+        if state(b) != before or ram(b) != got["en"]:
             self.changed.append(name)
-        self.out[name] = {"en": en, "fa": fa, "rows": rows, "missing": missing}
+        self.out[name] = got
+
+
+def first_page(b):
+    """Wait for the Persian screen's first page (screens.pages) to be shown."""
+    while b.app.page % len(screens.pages(b.app)):
+        b.settle(50)
+    b.settle(100)
 
 
 def boot(texts=TEXTS):
@@ -139,6 +226,8 @@ def scenario_screens():
     for keys, name in (
         (("foul",), "foul_list"),
         (("black",), "foul_list_2"),
+        (("black",), "foul_list_3"),
+        (("black",), "foul_list_4"),
         (("back", "foul", "green"), "foul_ball"),  # push: the ball concerned?
         (("back", "miss"), "miss_list"),
         (("back", "concede"), "concede_list"),
@@ -222,6 +311,7 @@ def scenario_refused():
     send_names(host, b, "singles")
     host.session.send(messages.SETTINGS, {0: FA})
     b.settle(300)
+    first_page(b)
     before = [ram(b), list(b.app.handset.widths), b.app.handset.lang, state(b)]
     name0 = open(FLASH + "/journal/name0", "rb").read()
     bad = [
@@ -237,6 +327,7 @@ def scenario_refused():
         host.session.send(mtype, body)
         b.settle(200)
     b.settle(300)
+    first_page(b)
     after = [ram(b), list(b.app.handset.widths), b.app.handset.lang, state(b)]
     return {
         "errors": host.errors,
@@ -257,11 +348,13 @@ def scenario_flash():
     host.session.send(messages.SETTINGS, {0: FA})
     b.settle(300)
     host.connected = False
-    b.settle(3500)  # the link is down: the last row says so
+    b.settle(3500)  # the link is down: the first page says so
+    first_page(b)
     before = ram(b)
     seq = b.app.handset.seq
     b.reset()
     b.settle(3000)
+    first_page(b)
     return {
         "same": ram(b) == before,
         "persian": b.app.handset.persian,

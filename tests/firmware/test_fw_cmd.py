@@ -35,7 +35,7 @@ def test_build_compiles_every_device_module_and_prints_sizes(
         f"lib/baulk/{p.with_suffix('.mpy').as_posix()}" for p in firmware_cmd.device_sources()
     }
     assert set(built) == expected | {"lib/baulk/__init__.mpy"}
-    for name in ("app", "engine", "journal", "keypad_flow", "hw/beam", "boards/pico", "main"):
+    for name in ("app", "engine", "journal", "keypad_flow", "hw/pockets", "boards/pico", "main"):
         assert f"lib/baulk/firmware/{name}.mpy" in built
     for host_only in ("/sim/", "host_codec", "host_catalogue"):  # host and simulator only
         assert not any(host_only in b for b in built)

@@ -15,6 +15,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -23,20 +24,13 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from baulk.firmware import keypad_flow, names
 from baulk.firmware.sim.font import FIRST, FONT
 from baulk.host.cli import firmware as firmware_cmd
-from baulk.host.handset import (
-    font as handset_font,
-)
-from baulk.host.handset import (
-    render as text_render,
-)
-from baulk.host.handset import (
-    sync as handset,
-)
-from baulk.host.handset import (
-    texts as handset_texts,
-)
+from baulk.host.handset import font as handset_font
+from baulk.host.handset import render as text_render
+from baulk.host.handset import sync as handset
+from baulk.host.handset import texts as handset_texts
 from baulk.host.sim import micropython
 
 HERE = Path(__file__).parent
@@ -206,17 +200,23 @@ def image(ram_hex: str, scale: int = 4) -> Image.Image:
 def keep_artifacts(prefix: str, screens: dict[str, Any]) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     for name, s in screens.items():
-        for lang in ("en", "fa"):
-            image(s[lang]).save(ARTIFACTS / f"{prefix}{name}-{lang}.png")
+        image(s["en"]).save(ARTIFACTS / f"{prefix}{name}-en.png")
+        for i, page in enumerate(s["fa"]):
+            image(page).save(ARTIFACTS / f"{prefix}{name}-fa-{i + 1}.png")
 
 
-def check_screen(name: str, got_hex: str, rows: Sequence[Any], players: Any) -> None:
-    want = Composer(players).screen(rows)
-    if want.hex() != got_hex:
-        ARTIFACTS.mkdir(exist_ok=True)
-        image(want.hex()).save(ARTIFACTS / f"expected-{name}-fa.png")
-        image(got_hex).save(ARTIFACTS / f"got-{name}-fa.png")
-        pytest.fail(f"Persian screen {name!r} differs from the expected bitmap (see {ARTIFACTS})")
+def check_screen(name: str, got: Sequence[str], pages: Sequence[Any], players: Any) -> None:
+    """Each page of a Persian screen (as the display showed them in turn)
+    against the bitmap it must show."""
+    assert len(got) == len(pages), f"{name}: {len(got)} pages, not {len(pages)}"
+    for i, (got_hex, rows) in enumerate(zip(got, pages, strict=True)):
+        want = Composer(players).screen(rows)
+        if want.hex() != got_hex:
+            ARTIFACTS.mkdir(exist_ok=True)
+            image(want.hex()).save(ARTIFACTS / f"expected-{name}-{i}-fa.png")
+            image(got_hex).save(ARTIFACTS / f"got-{name}-{i}-fa.png")
+            pytest.fail(f"Persian screen {name!r}, page {i + 1}, differs from the expected bitmap "
+                        f"(see {ARTIFACTS})")  # fmt: skip
 
 
 # ---------------------------------------------------------------------- the screens
@@ -224,14 +224,43 @@ ON = T("on ")
 LINK_UP = T("link up")
 MORE = T("7 more...")
 YES_NO = T("OK yes  BACK no")
+HINT = T("ball=number BACK")
 M = T(">")  # the striker's mark
 
 
 def score(p0: int, p1: int, striker: int | None) -> list[list[Any]]:
+    """The players' rows, on every page of the score."""
     return [
         ([M] if striker == 0 else []) + [P(0), None, p0],
         ([M] if striker == 1 else []) + [P(1), None, p1],
     ]
+
+
+def pages(head: list[Any], *bodies: list[Any]) -> list[list[Any]]:
+    """A screen's pages: the head rows on each, then each body's rows."""
+    return [head + body for body in bodies]
+
+
+def on(ball: str, reds: int, nom: bool = False) -> list[Any]:
+    return [T("nom " if nom else "on "), T(ball), None, T("R"), reds]
+
+
+def brk(points: int, rem: int) -> list[Any]:
+    return [T("brk "), points, None, T("rem "), rem]
+
+
+def frame(number: int, best_of: int, f0: int, f1: int) -> list[Any]:
+    return [T("F"), number, T(" bo"), best_of, None, f0, T("-"), f1]
+
+
+def link(seq: int) -> list[Any]:
+    return [LINK_UP, None, T("#"), seq]
+
+
+def play(p0: int, p1: int, striker: int | None, seq: int, *bodies: list[Any]) -> list[list[Any]]:
+    """A score screen in the first frame of a best of 3 (frames 0-0), the
+    link up with its newest event `seq`."""
+    return pages(score(p0, p1, striker), *bodies, [frame(1, 3, 0, 0), link(seq)])
 
 
 def two(n: int, a: Part, b: Part | None = None) -> list[Any]:
@@ -241,132 +270,178 @@ def two(n: int, a: Part, b: Part | None = None) -> list[Any]:
     return row
 
 
+def listing(title: list[Any], *rows: list[Any]) -> list[list[Any]]:
+    """A list: its options stay, its title and the hint take the top row in turn."""
+    return pages([], [title, *rows], [[HINT], *rows])
+
+
 FOUL_4 = [T("FOUL "), 4, M, P(1)]
+FOUL_6 = [T("FOUL "), 6, M, P(1)]
 SINGLES_SCREENS: dict[str, list[Any]] = {
-    "no_match": [
-        [T("no match"), None, L("sim-1")],
-        [T("MENU 1: new match, or wait for the host", 0)],
-        [T("MENU 1: new match, or wait for the host", 1)],
-        [LINK_UP, None, T("#"), 0],
-    ],
-    "match": [*score(0, 0, 0), [ON, T("red"), None, T("brk"), 0], [T("rem"), 147, None, LINK_UP]],
-    "after_red": [
-        *score(1, 0, 0),
-        [ON, T("colour"), None, T("brk"), 1],
-        [T("rem"), 146, None, LINK_UP],
-    ],
-    "stroke": [
-        *score(1, 0, 0),
-        [ON, T("colour"), T("="), T("black"), None, T("brk"), 1],
-        [T("...stroke")],
-    ],
-    "break": [*score(8, 0, 0), [ON, T("red"), None, T("brk"), 8], [T("SPOT"), T("blk")]],
-    "respot_places": [
-        *score(8, 0, 0),
-        [ON, T("red"), None, T("brk"), 8],
-        [T("blk"), T(" to "), T("pink")],
-    ],
-    "foul": [*score(8, 4, 1), FOUL_4, [T("AGAIN? FREE?")]],
-    "foul_list": [
+    "no_match": pages(
+        [],
+        [
+            [T("baulk "), L("sim-1")],
+            [T("no match")],
+            [T("MENU 1: new match, or wait for the host", 0)],
+            [T("MENU 1: new match, or wait for the host", 1)],
+        ],
+        [link(0)],
+    ),
+    "match": play(0, 0, 0, 1, [on("red", 15), brk(0, 147)]),
+    "after_red": play(1, 0, 0, 4, [on("colour", 14), brk(1, 146)]),
+    "stroke": play(1, 0, 0, 7, [[T("...stroke")], None], [on("black", 14, nom=True), brk(1, 146)]),
+    "break": play(8, 0, 0, 8, [[T("SPOT"), T("blk")], None], [on("red", 14), brk(8, 139)]),
+    "respot_places": play(
+        8, 0, 0, 9, [[T("blk"), T(" to "), T("pink")], None], [on("red", 14), brk(8, 139)]
+    ),
+    "foul": play(8, 4, 1, 12, [FOUL_4, [T("AGAIN? FREE?")]], [on("red", 14), brk(0, 139)]),
+    "foul_list": listing(
         [T("FOUL: which?"), None, MORE],
-        two(1, T("wrong ball first"), T("no contact")),
+        two(1, T("wrong ball"), T("no contact")),
         two(3, T("push"), T("touch")),
         two(5, T("double hit"), T("feet off floor")),
-    ],
-    "foul_list_2": [
+    ),
+    "foul_list_2": listing(
         [T("FOUL: which?"), None, MORE],
         two(1, T("out of turn"), T("outside d")),
         two(3, T("jump"), T("cue")),
         two(5, T("two balls"), T("off table")),
-    ],
-    "foul_ball": [
-        [T("FOUL "), T("push")],
-        [T("ball concerned? (OK: none)")],
-        None,
-        [T("ball key  OK none")],
-    ],
-    "miss_list": [[T("MISS")], two(1, T("miss"), T("clear ball miss"))],
-    "concede_list": [[T("CONCEDE")], two(1, T("the frame"), T("the match"))],
-    "concede_confirm": [[T("CONCEDE")], [P(1), T("concedes the frame? OK")], None, [YES_NO]],
-    "undo_confirm": [[T("UNDO")], [T("take back the last action?")], None, [YES_NO]],
-    "menu": [
+    ),
+    "foul_list_3": listing(
+        [T("FOUL: which?"), None, MORE],
+        two(1, T("before rest"), T("before spot")),
+        two(3, T("pot not on"), T("in off")),
+        two(5, T("FB snooker"), T("conferring")),
+    ),
+    "foul_list_4": listing(
+        [T("FOUL: which?"), None, MORE],
+        two(1, T("off-table ball"), T("measuring")),
+        two(3, T("red after red"), T("non cue ball")),
+        two(5, T("no declaration"), T("pre-nomination")),
+    ),
+    "foul_ball": pages(
+        [[T("FOUL "), T("push")]],
+        [[T("ball concerned? (OK: none)")], None, [T("ball key OK none")]],
+    ),
+    "miss_list": listing([T("MISS")], two(1, T("miss"), T("clear ball"))),
+    "concede_list": listing([T("CONCEDE")], two(1, T("the frame"), T("the match"))),
+    "concede_confirm": pages(
+        [[T("CONCEDE")]], [[P(1), T("concedes the frame? OK")], None, [YES_NO]]
+    ),
+    "undo_confirm": pages([[T("UNDO")]], [[T("take back the last action?")], None, [YES_NO]]),
+    "menu": listing(
         [T("MENU"), None, MORE],
         two(1, T("new match"), T("award frame")),
         two(3, T("award match"), T("re-rack")),
         two(5, T("toss"), T("spots")),
-    ],
-    "menu_2": [
+    ),
+    "menu_2": listing(
         [T("MENU"), None, MORE],
         two(1, T("claim frame"), T("edge replace")),
         two(3, T("order (dbl)"), T("link info")),
         two(5, T("pocket check")),
-    ],
-    "link_info": [
-        [T("LINK")],
-        [T("table"), L("sim-1"), None, T("boot"), 1],
-        [T("seq"), 12, None, T("ack"), 12],
-        [T("retx"), 0, None, T("bad"), 0],
-    ],
-    "award_to": [[T("AWARD TO")], two(1, P(0), P(1))],
-    "award_confirm": [[T("AWARD")], [T("frame to "), P(0), T("? OK")], None, [YES_NO]],
-    "best_of": [[T("BEST OF"), None, MORE], two(1, 1, 3), two(3, 5, 7), two(5, 9, 11)],
-    "best_of_2": [[T("BEST OF"), None, MORE], two(1, 13, 15), two(3, 17, 19), two(5, 21, 23)],
-    "reds": [[T("REDS")], two(1, T("15 reds"), T("10 reds")), two(3, T("6 reds"))],
-    "breaker": [[T("WHO BREAKS?")], two(1, P(0), P(1))],
-    "new_match_confirm": [
-        [T("NEW MATCH")],
-        [T("best of "), 5, T(", "), 15, T(" reds? OK")],
-        None,
-        [YES_NO],
-    ],
-    "spots": [
-        [T("SPOTS TAKEN")],
-        [T("yel"), T("behind"), None, T("OK send")],
-        [T("colour keys: toggle a spot, WHITE: behind", 0)],
-        [T("colour keys: toggle a spot, WHITE: behind", 1)],
-    ],
-    "free_ball_nominate": [
-        [T("FREE BALL")],
-        [T("nominate a colour (BACK: later)", 0)],
-        [T("nominate a colour (BACK: later)", 1)],
-        [T("ball key  BACK")],
-    ],
-    "free_ball": [*score(8, 4, 1), FOUL_4, [T("AGAIN? FREE?")]],
-    "refusal": [
-        *score(8, 4, 0),
-        [T("a free ball needs a foul on the last stroke", 0)],
-        [T("a free ball needs a foul on the last stroke", 1)],
-    ],
-    "ask_pot": [
-        [T("POT "), T("ml")],
-        [T("which ball? (colour unclear)")],
-        None,
-        [T("ball key  BACK")],
-    ],
-    "ask_off": [[T("BALL OFF TABLE")], [T("which ball went off?")], None, [T("ball key  BACK")]],
-    "foul_after_ask": [*score(8, 10, 1), [T("FOUL "), 6, M, P(1)], [T("AGAIN? FREE?")]],
-    "link_down": [*score(8, 10, 1), [T("FOUL "), 6, M, P(1)], [T("link down"), None, L("sim-1")]],
-    "match_over": [
-        *score(8, 10, None),
-        [T("MATCH OVER"), None, 1, T("-"), 0],
-        [P(0), T(" wins")],
-    ],
+    ),
+    "link_info": pages(
+        [],
+        [
+            [T("LINK"), None, T("OK close")],
+            [T("table"), L("sim-1"), None, T("boot"), 1],
+            [T("seq"), 12, None, T("ack"), 12],
+            [T("retx"), 0, None, T("bad"), 0],
+        ],
+    ),
+    "award_to": listing([T("AWARD TO")], two(1, P(0), P(1))),
+    "award_confirm": pages([[T("AWARD")]], [[T("frame to "), P(0), T("? OK")], None, [YES_NO]]),
+    "best_of": listing([T("BEST OF"), None, MORE], two(1, 1, 3), two(3, 5, 7), two(5, 9, 11)),
+    "best_of_2": listing(
+        [T("BEST OF"), None, MORE], two(1, 13, 15), two(3, 17, 19), two(5, 21, 23)
+    ),
+    "reds": listing([T("REDS")], two(1, T("15 reds"), T("10 reds")), two(3, T("6 reds"))),
+    "breaker": listing([T("WHO BREAKS?")], two(1, P(0), P(1))),
+    "new_match_confirm": pages(
+        [[T("NEW MATCH")]],
+        [[T("best of "), 5, T(", "), 15, T(" reds? OK")], None, [YES_NO]],
+    ),
+    "spots": pages(
+        [[T("SPOTS TAKEN")]],
+        [
+            [T("yel"), T("behind"), None, T("OK send")],
+            [T("colour keys: toggle a spot, WHITE: behind", 0)],
+            [T("colour keys: toggle a spot, WHITE: behind", 1)],
+        ],
+    ),
+    "free_ball_nominate": pages(
+        [[T("FREE BALL")]],
+        [
+            [T("nominate a colour (BACK: later)", 0)],
+            [T("nominate a colour (BACK: later)", 1)],
+            [T("ball key  BACK")],
+        ],
+    ),
+    "free_ball": play(
+        8,
+        4,
+        1,
+        13,
+        [FOUL_4, [T("AGAIN? FREE?")]],
+        [[T("FREE BALL")], None],
+        [on("red", 14), brk(0, 147)],
+    ),
+    "refusal": play(
+        8,
+        4,
+        0,
+        15,
+        [
+            [T("a free ball needs a foul on the last stroke", 0)],
+            [T("a free ball needs a foul on the last stroke", 1)],
+        ],
+        [on("red", 14), brk(0, 139)],
+    ),
+    "ask_pot": pages(
+        [[T("POT "), T("ml")]],
+        [[T("which ball? (colour unclear)")], None, [T("ball key  BACK")]],
+    ),
+    "ask_off": pages(
+        [[T("BALL OFF TABLE")]], [[T("which ball went off?")], None, [T("ball key  BACK")]]
+    ),
+    "foul_after_ask": play(
+        8,
+        10,
+        1,
+        18,
+        [FOUL_6, [T("AGAIN? FREE?")]],
+        [[T("SPOT"), T("pnk")], None],
+        [on("red", 14), brk(0, 139)],
+    ),
+    "link_down": pages(
+        score(8, 10, 1),
+        [[T("link down"), None, L("sim-1")], None],
+        [FOUL_6, [T("AGAIN? FREE?")]],
+        [[T("SPOT"), T("pnk")], None],
+        [on("red", 14), brk(0, 139)],
+        [frame(1, 3, 0, 0)],
+    ),
+    "match_over": pages(
+        score(8, 10, None),
+        [[T("MATCH OVER")], [P(0), T(" wins")]],
+        [frame(1, 3, 1, 0), link(20)],
+    ),
 }
 DOUBLES_SCREENS: dict[str, list[Any]] = {
-    "doubles": [
-        [M, P(0, 0), T("/"), P(0, 1), None, 0],
-        [P(1, 0), T("/"), P(1, 1), None, 0],
-        [ON, T("red"), None, T("brk"), 0],
-        [T("rem"), 147, None, LINK_UP],
-    ],
-    "partner_list": [[T("WHO PLAYS FIRST?")], two(1, P(1, 0), P(1, 1))],
+    "doubles": pages(
+        [[M, P(0, 0), T("/"), P(0, 1), None, 0], [P(1, 0), T("/"), P(1, 1), None, 0]],
+        [on("red", 15), brk(0, 147)],
+        [frame(1, 1, 0, 0), link(1)],
+    ),
+    "partner_list": listing([T("WHO PLAYS FIRST?")], two(1, P(1, 0), P(1, 1))),
 }
-NO_BITMAPS = [
-    [M, L("Player A"), None, 0],
-    [L("Player B"), None, 0],
-    [ON, T("red"), None, T("brk"), 0],
-    [T("rem"), 147, None, LINK_UP],
-]
+NO_BITMAPS = pages(
+    [[M, L("Player A"), None, 0], [L("Player B"), None, 0]],
+    [on("red", 15), brk(0, 147)],
+    [frame(1, 1, 0, 0), link(2)],
+)
 
 
 # ---------------------------------------------------------------------- tests
@@ -396,7 +471,84 @@ def test_switching_the_language_mid_match_loses_nothing() -> None:
     assert all(s["missing"] == 0 for s in out["screens"].values())
     assert out["errors"] == []
     assert out["scores"] == [8, 10]
-    assert all(s["fa"] != s["en"] for s in out["screens"].values())
+    assert all(s["fa"][0] != s["en"] for s in out["screens"].values())
+
+
+# ---------------------------------------------------------------------- fields and edges
+def words(rows: Sequence[Any]) -> Counter[str]:
+    """What rows of parts (tests/firmware/mp_handset.py) show, word by word:
+    each text's words, each number, each name; a text over several Persian
+    lines counted once.  A word loses the punctuation at its ends, unless
+    that is all it is (the striker's mark, the "-" between frames won)."""
+    out: Counter[str] = Counter()
+    for row in rows:
+        for part in row or ():
+            if part is None:
+                continue
+            kind = part[0]
+            if kind == "line" and part[2]:
+                continue
+            for word in str(part[1]).split():
+                word = word.strip(".,:;?!()") or word
+                if word != "!":  # the English mark of a refusal, before its words
+                    out[word] += 1
+    return out
+
+
+def scenarios() -> dict[str, dict[str, Any]]:
+    """Every screen of the handset's scenarios, by name."""
+    from tests.firmware import test_fw_pockets
+
+    out: dict[str, dict[str, Any]] = {}
+    for scenario in ("screens", "doubles"):
+        out.update(on_micropython(scenario)["screens"])
+    for scenario in ("healthy", "dead_beam", "drift"):
+        out.update(test_fw_pockets.on_micropython(scenario)["screens"])
+    return out
+
+
+@pytest.mark.micropython
+def test_every_screen_shows_every_field_its_english_twin_shows() -> None:
+    """The Persian screen (all its pages) holds every text, number and name
+    of its English twin: the score's frame and best-of, the frames won, both
+    scores, the striker, the ball on, the reds, the break, the points
+    remaining, and every notice, prompt, option and hint."""
+    screens = scenarios()
+    assert len(screens) > 40
+    for name, s in screens.items():
+        english = words(s["en_parts"])
+        shown: list[Any] = []
+        for page in s["fa_parts"]:
+            shown += [row for row in page if row not in shown]
+        lacking = english - words(shown)
+        assert not lacking, f"{name}: the Persian screen lacks {sorted(lacking)}"
+    score = words(screens["foul"]["en_parts"])
+    for field in ("F", "bo", "1", "3", "-", ">", "Ali", "Reza", "8", "4", "on", "red", "R"):
+        assert score[field], field  # the English score itself holds every field
+    assert score["brk"] and score["rem"] and score["14"] and score["139"]
+
+
+@pytest.mark.micropython
+def test_no_text_is_drawn_past_the_display_edge() -> None:
+    """In English, 16 characters a row (the two ends of a row a space apart);
+    in Persian, 128 pixels (the two ends a gap apart): every screen of the
+    scenarios, the foul list's four pages and the menu's two among them."""
+    screens = scenarios()
+    for name in ("foul_list", "foul_list_2", "foul_list_3", "foul_list_4", "menu", "menu_2"):
+        assert name in screens
+    for name, s in screens.items():
+        assert max(s["en_widths"]) <= 16, (name, s["rows"], s["en_widths"])
+        for page in s["fa_widths"]:
+            assert max(page) <= 128, (name, s["fa_widths"])
+    assert "1 wrong ball" in screens["foul_list"]["rows"]  # it read "1 wrong ball fir"
+
+
+def test_every_foul_fits_the_english_list_and_the_foul_title() -> None:
+    for i in range(len(keypad_flow.FOUL_ORDER)):
+        assert len("1 " + keypad_flow.foul_label(i)) <= 16, keypad_flow.foul_label(i)
+    for kind in names.FOUL_KINDS:
+        if names.penalty_class(kind) == names.PENALTY_HIGHER:  # asks for the ball concerned
+            assert len("FOUL " + keypad_flow.foul_text(kind)) <= 16, kind
 
 
 @pytest.mark.micropython
@@ -463,7 +615,7 @@ def test_from_a_romfs_image_the_texts_are_read_in_place(tmp_path: Path) -> None:
     out = built()
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "from baulk.firmware.bitmap_text import BitmapText\n"
+        "from baulk.firmware.painter import BitmapText\n"
         "t = BitmapText('/rom/lib/baulk/firmware/fa.bin')\n"
         "print(type(t.src) is memoryview, t.count)\n"
     )

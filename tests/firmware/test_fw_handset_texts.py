@@ -1,6 +1,6 @@
 """The handset's Persian texts (host/handset/texts.py) and their build
 (host/handset/font.py): every text the handset can show has its Persian, and
-the packed file is what firmware/bitmap_text.py reads."""
+the packed file is what firmware/painter.py's BitmapText reads."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from baulk.firmware import bitmap_text, keypad_flow, names
+from baulk.firmware import keypad_flow, names, painter
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.handset import texts as handset_texts
@@ -49,7 +49,9 @@ def test_every_refusal_of_the_rules_engine_has_its_persian() -> None:
 
 def test_the_foul_list_holds_every_kind_once() -> None:
     assert sorted(keypad_flow.FOUL_ORDER) == list(range(len(names.FOUL_KINDS)))
-    assert keypad_flow.foul_label(0) == "wrong ball first"
+    assert keypad_flow.foul_label(0) == "wrong ball"  # wrong_ball_first, shortened to fit
+    labels = [keypad_flow.foul_label(i) for i in range(len(keypad_flow.FOUL_ORDER))]
+    assert len(set(labels)) == len(labels)
 
 
 def test_the_packed_file_is_what_the_device_reads() -> None:
@@ -61,7 +63,7 @@ def test_the_packed_file_is_what_the_device_reads() -> None:
     assert keys == sorted(keys) and len(set(keys)) == count
     # An entry found by its English text holds the lines of its Persian.
     for english in ("FOUL", "which ball? (colour unclear)", "the red is not on the table"):
-        k = bitmap_text.key(english)
+        k = painter.key(english)
         at = struct.unpack("<I", data[12 + 8 * keys.index(k) : 16 + 8 * keys.index(k)])[0]
         lines = text_render.wrap(handset_texts.entries()[english], 128)
         assert data[at] == len(lines)
@@ -75,8 +77,8 @@ def test_the_packed_file_is_what_the_device_reads() -> None:
 
 
 def test_keys_ignore_spaces_at_the_ends_only() -> None:
-    assert bitmap_text.key("FOUL ") == bitmap_text.key("FOUL") == bitmap_text.key(" FOUL")
-    assert bitmap_text.key("OK yes  BACK no") != bitmap_text.key("OK yes BACK no")
+    assert painter.key("FOUL ") == painter.key("FOUL") == painter.key(" FOUL")
+    assert painter.key("OK yes  BACK no") != painter.key("OK yes BACK no")
 
 
 @pytest.mark.parametrize(

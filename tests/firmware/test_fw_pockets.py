@@ -19,8 +19,13 @@ from tests.firmware import test_fw_handset as handset_runs
 from tests.firmware.test_fw_handset import (
     SINGLES,
     T,
+    brk,
     check_screen,
+    frame,
     keep_artifacts,
+    link,
+    on,
+    pages,
     score,
 )
 
@@ -78,19 +83,17 @@ def test_a_healthy_table_passes_every_pocket_and_plays_on_unchanged() -> None:
         out,
         "pockets-",
         {
-            "check_start": [
-                [T("POCKET CHECK")],
-                [T("drop the white")],
-                [T("into pocket "), T("tl")],
-                [T("OK unseen  BACK")],
-            ],
-            "check_progress": [
-                [T("POCKET CHECK")],
-                [T("drop the white")],
-                [T("into pocket "), T("mr")],
-                [T("OK unseen  BACK")],
-            ],
-            "check_done": [[T("CHECK DONE")], [T("all pockets ok")], [T("OK close")]],
+            "check_start": pages(
+                [[T("POCKET CHECK")]],
+                [[T("drop the white")], [T("into pocket "), T("tl")], [T("OK unseen  BACK")]],
+            ),
+            # a pocket a row, three rows a page below the title
+            "check_progress": pages(
+                [[T("POCKET CHECK")]],
+                [[T("drop the white")], [T("into pocket "), T("mr")], [T("tl"), T("ok")]],
+                [[T("tr"), T("ok")], [T("ml"), T("ok")], [T("OK unseen  BACK")]],
+            ),
+            "check_done": pages([[T("CHECK DONE")]], [[T("all pockets ok")], [T("OK close")]]),
         },
     )
 
@@ -112,7 +115,7 @@ def test_a_dead_beam_is_faulty_and_its_pots_are_keyed_by_the_referee() -> None:
     persian(
         out,
         "pockets-",
-        {"check_faulty": [[T("CHECK DONE")], [T("bl"), T("faulty")], [T("OK close")]]},
+        {"check_faulty": pages([[T("CHECK DONE")]], [[T("bl"), T("faulty")], [T("OK close")]])},
     )
 
 
@@ -142,13 +145,11 @@ def test_a_drifting_colour_sensor_is_found_and_its_pots_asked_of_the_referee() -
         out,
         "pockets-",
         {
-            "check_drift": [[T("CHECK DONE")], [T("ml"), T("faulty")], [T("OK close")]],
-            "ask_faulty": [
-                [T("POT "), T("ml")],
-                [T("which ball? (pocket faulty)")],
-                None,
-                [T("ball key  BACK")],
-            ],
+            "check_drift": pages([[T("CHECK DONE")]], [[T("ml"), T("faulty")], [T("OK close")]]),
+            "ask_faulty": pages(
+                [[T("POT "), T("ml")]],
+                [[T("which ball? (pocket faulty)")], None, [T("ball key  BACK")]],
+            ),
         },
     )
 
@@ -172,7 +173,15 @@ def test_a_check_mid_frame_is_refused_with_a_reason_and_changes_nothing() -> Non
     persian(
         {**out, "screens": {"check_refused": screen}},
         "pockets-",
-        {"check_refused": [*score(1, 0, 0), [T(why, 0)], [T(why, 1)]]},
+        {
+            "check_refused": pages(
+                score(1, 0, 0),
+                [[T(why, 0)], [T(why, 1)]],
+                [[T(why, 2)], None],
+                [on("colour", 14), brk(1, 146)],
+                [frame(1, 3, 0, 0), link(5)],
+            )
+        },
     )
 
 

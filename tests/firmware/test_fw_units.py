@@ -12,13 +12,11 @@ import pytest
 
 from baulk.firmware.engine import LOG_EVENTS, Engine
 from baulk.firmware.hw import colour
-from baulk.firmware.hw.beam import PocketBeam
-from baulk.firmware.hw.clock import Monotonic, diff
-from baulk.firmware.hw.keypad import Keypad
-from baulk.firmware.hw.ring import EdgeRing
+from baulk.firmware.hw.inputs import EdgeRing, Keypad, Monotonic, diff
+from baulk.firmware.hw.pockets import Pockets
 from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
 from baulk.firmware.sim.board import between, nearest, reading_for
-from baulk.firmware.sim.devices import SimPin
+from baulk.firmware.sim.devices import SimI2C, SimPin
 from baulk.host.sim.matches import generate_match
 from baulk.protocol import messages
 
@@ -61,22 +59,32 @@ def test_calibration_file_is_loaded_and_a_bad_one_ignored(tmp_path: Path) -> Non
 
 
 # -- pocket beam ----------------------------------------------------------------------
-def beam() -> PocketBeam:
-    return PocketBeam(SimPin(8, 0), 0, EdgeRing(), lambda: 0, broken_level=1)
+POCKET = 2  # the pocket whose beam the tests below break
 
 
-def feed(b: PocketBeam, edges: list[tuple[int, int]]) -> int:
-    return sum(1 for level, t in edges if b.edge(level, t))
+def pockets(ring: EdgeRing | None = None) -> Pockets:
+    pins = [SimPin(8 + p, 0) for p in range(6)]
+    return Pockets(pins, ring or EdgeRing(lambda: 0), 1, SimI2C(), 0x70, ())
+
+
+def beam() -> Pockets:
+    return pockets()
+
+
+def feed(b: Pockets, edges: list[tuple[int, int]]) -> int:
+    return sum(1 for level, t in edges if b.edge(POCKET, level, t))
 
 
 def test_a_ball_breaks_the_beam_once() -> None:
-    assert feed(beam(), [(1, 100), (0, 115)]) == 1
+    b = beam()
+    assert feed(b, [(1, 100), (0, 115)]) == 1
+    assert list(b.balls) == [0, 0, 1, 0, 0, 0]  # that pocket's only
 
 
 def test_a_glitch_shorter_than_the_debounce_is_nothing() -> None:
     b = beam()
-    assert feed(b, [(1, 100), (0, 100 + PocketBeam.debounce_ms - 1)]) == 0
-    assert b.glitches == 1 and not b.poll(500)
+    assert feed(b, [(1, 100), (0, 100 + Pockets.debounce_ms - 1)]) == 0
+    assert b.glitches[POCKET] == 1 and not b.poll(POCKET, 500)
 
 
 def test_two_balls_thirty_ms_apart_are_two() -> None:
@@ -91,24 +99,30 @@ def test_edge_chatter_inside_one_ball_is_one() -> None:
 def test_a_ball_resting_in_the_beam_counts_once_by_polling() -> None:
     b = beam()
     assert feed(b, [(1, 100)]) == 0
-    assert not b.poll(102)
-    assert b.poll(100 + PocketBeam.debounce_ms)
-    assert not b.poll(400) and feed(b, [(0, 900)]) == 0
+    assert not b.poll(POCKET, 102)
+    assert b.poll(POCKET, 100 + Pockets.debounce_ms)
+    assert not b.poll(POCKET, 400) and feed(b, [(0, 900)]) == 0
+    assert not any(b.poll(p, 900) for p in range(6))
 
 
 def test_edges_go_through_the_ring_with_their_time() -> None:
-    ring = EdgeRing(8)
     now = [5]
-    pin = SimPin(9, 0)
-    PocketBeam(pin, 3, ring, lambda: now[0], broken_level=1)
-    pin.drive(1)
+    ring = EdgeRing(lambda: now[0], 8)
+    pins = [SimPin(8 + p, 0) for p in range(6)]
+    Pockets(pins, ring, 1, SimI2C(), 0x70, ())
+    pins[3].drive(1)
     now[0] = 21
-    pin.drive(0)
+    pins[3].drive(0)
     assert [ring.get() for _ in range(2)] == [(3, 1, 5), (3, 0, 21)]
     assert not ring.pending()
     for i in range(10):  # a full ring drops and counts, never grows
         ring.put(0, i & 1, i)
     assert ring.dropped == 3
+
+
+def test_a_pocket_without_a_colour_sensor_reads_nothing() -> None:
+    out = [0, 0, 0, 0]
+    assert not beam().read(0, out) and out == [0, 0, 0, 0]
 
 
 def test_tick_arithmetic_survives_the_wrap() -> None:
@@ -289,7 +303,7 @@ def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) 
     readings = []
     for ball in range(8):  # a table lit more brightly than the defaults assume
         dev.rgbc = [v * 3 // 2 for v in reading_for(ball)]
-        r = calibrate.sample(Sensor(dev), 4)
+        r = calibrate.sample(Sensor(dev).read, 4)
         assert r is not None
         readings.append(r)
     cents, white = calibrate.centroids_from(readings)

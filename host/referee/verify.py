@@ -26,13 +26,14 @@ so an attacker may mislead the location, never the verdict.
 from __future__ import annotations
 
 import binascii
+import contextlib
 import difflib
 import hashlib
 import hmac
 import json
 import logging
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -349,6 +350,16 @@ def replayed_report(
 def _replayed_report(
     table_id: str, match_id: str, events: list[LedgerEvent]
 ) -> dict[str, Any] | None:
+    with replayed_store(table_id, events) as reader:
+        return reports.build(reader, match_id)
+
+
+@contextlib.contextmanager
+def replayed_store(table_id: str, events: list[LedgerEvent]) -> Iterator[StoreReader]:
+    """A store of its own holding what the device's event bodies make, by
+    the daemon's own shadow referee and store writer (its matches, frames
+    and ``frame_play``; each event keeps its boot and seq), for as long as
+    the ``with`` lasts."""
     shadow = ShadowReferee(table_id)
     rows = []
     for e in sorted(events, key=lambda e: e.seq):
@@ -383,7 +394,7 @@ def _replayed_report(
             store.close()
         reader = StoreReader(path)
         try:
-            return reports.build(reader, match_id)
+            yield reader
         finally:
             reader.close()
 

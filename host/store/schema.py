@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .sensor_schema import SENSOR_SCHEMA
+from .staff_schema import STAFF_SCHEMA
 from .stats_schema import STATS_SCHEMA
 
 # 2: operator action ids, event bodies, checkpoints; 3: the pockets' sensors
@@ -249,6 +250,7 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             db.executescript(BILLING_SCHEMA)
             db.executescript(STATS_SCHEMA)
             db.executescript(SENSOR_SCHEMA)
+            db.executescript(STAFF_SCHEMA)
             _migrate(db)
             db.executescript(_INDEXES)
             db.execute(

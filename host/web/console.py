@@ -17,19 +17,22 @@ async def console_page(request: web.Request) -> web.StreamResponse:
 
 async def act_match(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_setup, lambda d, t, setup: d.actions.setup_match(t, **setup)
+        # the referee the form names, else whoever is signed in
+        request,
+        parse_setup,
+        lambda d, t, setup, who: d.actions.setup_match(t, **{**setup, "who": setup["who"] or who}),
     )
 
 
 async def act_command(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_command, lambda d, t, parsed: d.actions.command(t, *parsed)
+        request, parse_command, lambda d, t, parsed, who: d.actions.command(t, parsed[0], who)
     )
 
 
 async def act_names(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_names, lambda d, t, parsed: d.actions.correct_names(t, *parsed)
+        request, parse_names, lambda d, t, parsed, who: d.actions.correct_names(t, parsed[0], who)
     )
 
 

@@ -2,10 +2,11 @@
 (docs/API.md, "Table sessions and bills").
 
 Everything here is the desk's, reads included (bills are the club's
-takings): every API route needs the operator's sign-in, checked exactly as
-the operator actions check it (host/web/auth.py: the console's session and
-CSRF token, or the bearer token for scripts).  The pages are static shells
-that sign in through the console's form; the token is never kept.
+takings): every API route needs a sign-in whose role the role table allows
+(host/staff/roles.py, checked by host/web/auth.py's gate), and who acted is
+the signed-in account (auth.who), never a name in the body (``who`` is
+still accepted there, and ignored).  The pages are static shells that sign
+in through the console's form; no password or token is kept.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from aiohttp import web
 from baulk.host.club import views
 from baulk.host.errors import ActionError
 from baulk.host.web import files
-from baulk.host.web.action_checks import check_name
-from baulk.host.web.auth import authorised
+from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, read_body
 
 PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
@@ -45,11 +45,6 @@ def _session_id(request: web.Request) -> int | web.Response:
 def _lang(request: web.Request) -> str:
     lang = request.query.get("lang", "en")
     return lang if lang in views.LANGS else "en"
-
-
-def _who(data: dict[str, Any]) -> str | None:
-    who = data.get("who")
-    return None if who is None else check_name(who, "who")
 
 
 async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
@@ -86,7 +81,7 @@ async def open_session(request: web.Request) -> web.Response:
         return data
     daemon = request.app[DAEMON_KEY]
     try:
-        bill = await daemon.sessions.open(request.match_info["table"], _who(data))
+        bill = await daemon.sessions.open(request.match_info["table"], who(request))
     except ValueError as e:
         return error(400, str(e))
     except ActionError as e:
@@ -104,16 +99,16 @@ async def _session_action(request: web.Request, what: str) -> web.Response:
         return sid
     sessions = request.app[DAEMON_KEY].sessions
     try:
-        who = _who(data)
+        actor = who(request)
         if what == "close":
-            bill = await sessions.close(sid, who)
+            bill = await sessions.close(sid, actor)
         elif what == "confirm":
-            bill = await sessions.confirm(sid, who)
+            bill = await sessions.confirm(sid, actor)
         else:
             if "amount" not in data:
                 return error(400, "amount is missing: the sum to add (or, negative, to take off)")
             bill = await sessions.correct(
-                sid, data["amount"], data.get("reason"), data.get("payer"), who
+                sid, data["amount"], data.get("reason"), data.get("payer"), actor
             )
     except ValueError as e:
         return error(400, str(e))

@@ -17,7 +17,7 @@ from aiohttp import web
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
 from baulk.host.web.refusals import localise
-from baulk.host.web.throttle import AuthThrottle
+from baulk.host.web.throttle import Guessing
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -26,9 +26,10 @@ STATIC = Path(__file__).resolve().with_name("static")
 MAX_BODY = 16 * 1024
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
-THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
+THROTTLE_KEY: web.AppKey[Guessing] = web.AppKey("guessing")
 GUARD_KEY: web.AppKey[ConnectionGuard] = web.AppKey("connection_guard")
 FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
+BODY_KEY = "baulk.body"  # request key: the JSON body read_body took (the activity log shows it)
 
 
 def error(status: int, text: str, lang: str | None = None) -> web.Response:
@@ -70,4 +71,5 @@ async def read_body(request: web.Request, lang: str | None = None) -> dict[str, 
         return error(400, "the body must be a JSON object: it is nested too deeply", lang)
     if not isinstance(data, dict):
         return error(400, "the body must be a JSON object", lang)
+    request[BODY_KEY] = data
     return data

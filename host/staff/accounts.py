@@ -1,5 +1,5 @@
 """What an account's name, password and PIN may be: each checked at the
-edge with a sentence that says what is wrong (ValueError)."""
+edge with a sentence that says field is wrong (ValueError)."""
 
 from __future__ import annotations
 
@@ -21,29 +21,29 @@ _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 OPERATOR = "operator"
 
 
-def _text(value: object, what: str) -> str:
+def _text(value: object, field: str) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{what} must be text")
+        raise ValueError(f"{field} must be text")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{what} must be text (it holds a broken character)") from None
+        raise ValueError(f"{field} must be text (it holds a broken character)") from None
     return value
 
 
-def check_person(value: object, what: str = "name") -> str:
+def check_person(value: object, field: str = "name") -> str:
     """A person's name as he signs in: letters, digits, spaces and . - _ '
     (any script: Persian names are names), 1–32 characters."""
-    text = unicodedata.normalize("NFC", _text(value, what).strip())
+    text = unicodedata.normalize("NFC", _text(value, field).strip())
     if not 1 <= len(text) <= NAME_CHARS:
-        raise ValueError(f"{what} must have 1 to {NAME_CHARS} characters")
+        raise ValueError(f"{field} must have 1 to {NAME_CHARS} characters")
     for c in text:
         if not (c.isalnum() or c in _PUNCT) or unicodedata.category(c) in ("Cf", "Cc"):
             raise ValueError(
-                f"{what} may hold letters, digits, spaces and . - _ ' only (not U+{ord(c):04X})"
+                f"{field} may hold letters, digits, spaces and . - _ ' only (not U+{ord(c):04X})"
             )
     if key_of(text) == OPERATOR:
-        raise ValueError(f"{what} '{OPERATOR}' is kept for the configured operator token")
+        raise ValueError(f"{field} '{OPERATOR}' is kept for the configured operator token")
     return text
 
 

@@ -61,8 +61,8 @@ log = logging.getLogger("baulk.web")
 
 STAFF_KEY: web.AppKey[Registry] = web.AppKey("staff")
 QUIET_KEY: web.AppKey[activity.QuietRefusals] = web.AppKey("quiet_refusals")
-ACTOR = "baulk.actor"  # request key: the Actor, once the gate knows him
-TRIED = "baulk.tried"  # request key: the name a sign-in was tried with
+ACTOR: web.RequestKey[Actor | None] = web.RequestKey("actor")  # once the gate knows him
+TRIED: web.RequestKey[str | None] = web.RequestKey("tried")  # the name a sign-in tried
 PAUSE_S = 0.5  # a 429 of the guessing cap waits this long before it is sent
 SAVE_WAIT_S = 5.0  # how long a change waits for the store before it is refused
 OPERATOR_KEY = "operator-token"  # the guessing cap's key for the operator token
@@ -143,12 +143,12 @@ def _operator(trusted_via: str = "operator") -> Actor:
     return Actor(OPERATOR, OWNER, None, trusted_via, None)
 
 
-async def _held(wait: float, what: str) -> tuple[int, str]:
+async def _held(wait: float, secret_word: str) -> tuple[int, str]:
     """The guessing cap's answer: a short pause, then 429 with the wait."""
     await asyncio.sleep(PAUSE_S)
     if wait == LOCKED:
-        return 429, f"too many wrong {what}s: sign in with the password, or ask the owner"
-    return 429, f"too many attempts with a wrong {what}; try again in {int(wait) + 1} s"
+        return 429, f"too many wrong {secret_word}s: sign in with the password, or ask the owner"
+    return 429, f"too many attempts with a wrong {secret_word}; try again in {int(wait) + 1} s"
 
 
 async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, str]:
@@ -208,8 +208,7 @@ def signed_in(request: web.Request) -> bool:
 
 
 def actor(request: web.Request) -> Actor | None:
-    found: Actor | None = request.get(ACTOR)
-    return found
+    return request.get(ACTOR)
 
 
 def who(request: web.Request) -> str | None:
@@ -249,15 +248,17 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
         staff.reload_if_changed(db, time.monotonic())
     lang = lang_of(request)
     refused: tuple[int, str] | None
+    who_is: Actor | None = None
     if rule is None:
-        refused, found = (403, role_table.UNLISTED), None
+        refused = (403, role_table.UNLISTED)
     else:
         found = await identify(request, checks_csrf=rule != role_table.PUBLIC)
         if isinstance(found, tuple):
-            refused, found = (found if rule != role_table.PUBLIC else None), None
+            refused = found if rule != role_table.PUBLIC else None
         else:
+            who_is = found
             refused = role_table.refusal(rule, found, request.match_info.get(role_table.TABLE_KEY))
-    request[ACTOR] = found
+    request[ACTOR] = who_is
     if refused is not None:
         response = error(*refused, lang)
         if refused[0] == 429:
@@ -350,9 +351,9 @@ async def _sign_in_account(
 ) -> Actor | tuple[int, str]:
     staff = request.app[STAFF_KEY]
     guessing: Guessing = request.app[THROTTLE_KEY]
-    what = "PIN" if with_pin else "password"
+    secret_word = "PIN" if with_pin else "password"
     if not isinstance(name, str) or not isinstance(secret, str) or len(name) > 200:
-        return 400, f"name and {what.lower()} must be text"
+        return 400, f"name and {secret_word.lower()} must be text"
     request[TRIED] = name.strip()[:40] or None
     account = staff.account(name)
     device = _device(request)
@@ -366,7 +367,7 @@ async def _sign_in_account(
         key, plan = f"account:{account.id if account else '?'}", PASSWORD
     wait = guessing.begin(key, plan, trusted and not with_pin)
     if wait > 0:
-        return await _held(wait, what)
+        return await _held(wait, secret_word)
     ok = False
     try:
         hashed = None
@@ -377,7 +378,7 @@ async def _sign_in_account(
         guessing.end(key, ok)
     if not ok or account is None:
         log.warning("sign-in refused for %r (from %s)", name[:40], request.remote or "?")
-        return 401, f"the name or {what.lower()} is wrong"
+        return 401, f"the name or {secret_word.lower()} is wrong"
     if not with_pin:
         guessing.clear(f"pin:{account.id}")  # the password unlocks a locked PIN
     return Actor(account.name, account.role, account.tables, "session", account.id)

@@ -17,10 +17,11 @@ async def console_page(request: web.Request) -> web.StreamResponse:
 
 async def act_match(request: web.Request) -> web.Response:
     return await run_action(
-        # the referee the form names, else whoever is signed in
+        # ``who`` of a set-up is the referee the form names (the result
+        # sheet prints it); the activity log keeps who sent it
         request,
         parse_setup,
-        lambda d, t, setup, who: d.actions.setup_match(t, **{**setup, "who": setup["who"] or who}),
+        lambda d, t, setup, _who: d.actions.setup_match(t, **setup),
     )
 
 

@@ -29,7 +29,8 @@ DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
 THROTTLE_KEY: web.AppKey[Guessing] = web.AppKey("guessing")
 GUARD_KEY: web.AppKey[ConnectionGuard] = web.AppKey("connection_guard")
 FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
-BODY_KEY = "baulk.body"  # request key: the JSON body read_body took (the activity log shows it)
+# The JSON body read_body took (the activity log shows it in short).
+BODY_KEY: web.RequestKey[dict[str, Any]] = web.RequestKey("body")
 
 
 def error(status: int, text: str, lang: str | None = None) -> web.Response:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Schedule:
-    free: int  # failures before any wait
+    free: int  # failures that cost no wait; the next attempt waits
     first_s: float  # the wait after the first failure past them; doubles with each one
     most_s: float  # the longest wait
     lock_after: int = 0  # failures in a row that lock it (0: never)
@@ -76,8 +76,9 @@ class Guessing:
         return s
 
     def _refill(self, now: float) -> None:
-        self.tokens = min(self.bucket, self.tokens + (now - self.filled_s) * self.refill_per_s)
-        self.filled_s = now
+        gained = max(0.0, now - self.filled_s) * self.refill_per_s
+        self.tokens = min(self.bucket, self.tokens + gained)
+        self.filled_s = max(now, self.filled_s)
 
     @staticmethod
     def _wait(s: _State, plan: Schedule, now: float) -> float:
@@ -85,7 +86,7 @@ class Guessing:
             s.failures = 0
         if plan.lock_after and s.failures >= plan.lock_after:
             return LOCKED
-        past = s.failures - plan.free
+        past = s.failures - plan.free + 1  # the failure that used the last free one waits
         if past <= 0:
             return 0.0
         delay: float = min(plan.first_s * 2.0 ** (past - 1), plan.most_s)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import logging
 import secrets
@@ -40,7 +41,7 @@ from aiohttp import web
 
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
-from baulk.host.staff.accounts import OPERATOR
+from baulk.host.staff.accounts import OPERATOR, check_pin
 from baulk.host.staff.passwords import verify_secret
 from baulk.host.staff.registry import Registry, StaffError, WebSession, digest
 from baulk.host.staff.roles import OWNER, Actor
@@ -368,6 +369,11 @@ async def _sign_in_account(
     wait = guessing.begin(key, plan, trusted and not with_pin)
     if wait > 0:
         return await _held(wait, secret_word)
+    if with_pin:
+        # the digits as the PIN was hashed (Persian ones are digits); no PIN
+        # at all is checked all the same, and wrong
+        with contextlib.suppress(ValueError):
+            secret = check_pin(secret)
     ok = False
     try:
         hashed = None

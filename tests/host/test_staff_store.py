@@ -48,7 +48,7 @@ def test_a_row_hears_nothing_of_a_commit_that_failed(tmp_path: Path) -> None:
         done=heard.append,
     )
     store.db.execute(
-        "CREATE TRIGGER no_links BEFORE INSERT ON links BEGIN SELECT RAISE(ABORT, 'x'); END"
+        "CREATE TRIGGER no_links BEFORE INSERT ON links BEGIN SELECT RAISE(ABORT, 'full'); END"
     )
     bad = EventRow("t1", 1, 1, 1, {"ev": "strike", "t": 1})
     with pytest.raises(sqlite3.DatabaseError, match="full"):

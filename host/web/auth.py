@@ -240,13 +240,13 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
     pattern = _pattern(request)
     rule = role_table.rule_for(method, pattern)
     changing = method not in role_table.SAFE_METHODS
+    staff = request.app[STAFF_KEY]
+    db = getattr(request.app[DAEMON_KEY].reader, "db", None)
+    if db is not None:  # what baulk users changed in the file (once a second at most)
+        staff.reload_if_changed(db, time.monotonic())
     if pattern is None or (rule is None and not changing):
         response: web.StreamResponse = await handler(request)
         return response
-    staff = request.app[STAFF_KEY]
-    db = getattr(request.app[DAEMON_KEY].reader, "db", None)
-    if db is not None:
-        staff.reload_if_changed(db, time.monotonic())
     lang = lang_of(request)
     refused: tuple[int, str] | None
     who_is: Actor | None = None

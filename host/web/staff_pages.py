@@ -19,6 +19,7 @@ from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
 from baulk.host.web.auth import STAFF_KEY, actor, who
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, page, read_body
+from baulk.host.web.refusals import localise
 
 PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -176,6 +177,7 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
         )
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
+        r["why_text"] = localise(r["why"], lang) if r["why"] else None
     return json_response(
         {
             "day": day.isoformat(),

@@ -1,12 +1,13 @@
 // baulk desk: table sessions, receipts and the daily report.  One script for
-// the three pages (<body data-page="desk|receipt|day">).  The API needs the
-// operator's sign-in: the console's (a session cookie the page cannot read,
-// and a CSRF token it sends with every request); the operator token is typed
-// once into the sign-in form and never kept by the page.
+// the three pages (<body data-page="desk|receipt|day">).  The API needs a
+// staff sign-in (js/signin.js: a cookie the page cannot read, and a CSRF
+// token it sends with every request); nothing typed into the sign-in is
+// kept by the page.  A first visit shows the sign-in form and nothing else.
 // Everything typed by a person (names, reasons) is drawn with textContent,
 // and in Persian wrapped in <bdi> so a Latin name keeps its own direction.
 import { alertWords } from "./js/alerts.js";
 import { LANG, bdi, el, num, params, setText, t, tn } from "./js/i18n.js";
+import { sessionState, signInForm, signOut, whoText } from "./js/signin.js";
 
 const PAGE = document.body.dataset.page;
 let CSRF = null; // the signed-in session's CSRF token, from /console/session
@@ -33,20 +34,17 @@ function label(id, key) {
   setText(id, dt(key));
 }
 
-async function session() {
-  const r = await fetch("/console/session", { cache: "no-store" });
-  const data = r.ok ? await r.json() : {};
-  CSRF = data.signed_in ? data.csrf : null;
-  return CSRF !== null;
-}
-
 function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 
-function askToken(refused) {
-  const form = document.getElementById("token-form");
-  form.hidden = false;
-  if (refused) showError(dt("bad_token"));
+// Signed in or not: the sign-in form, or who is signed in and a sign-out.
+function showState(state) {
+  CSRF = state && state.signed_in ? state.csrf : null;
+  document.getElementById("signin-box").hidden = CSRF !== null;
+  document.getElementById("sign-out").hidden = CSRF === null;
+  document.getElementById("who-box").replaceChildren(whoText(state));
 }
+
+function withQuery(path) { return path + (path.includes("?") ? "&" : "?") + "lang=" + LANG; }
 
 function showError(text) {
   const e = document.getElementById("error");
@@ -60,15 +58,15 @@ async function api(path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const r = await fetch(path, init);
-  if (r.status === 401 || r.status === 403) {
-    askToken(true);
-    throw new Error("token");
-  }
+  const r = await fetch(withQuery(path), init);
   const type = r.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await r.json() : await r.text();
-  if (!r.ok) {
-    showError(dt("failed", { why: data && data.error ? data.error : r.status }));
+  if (r.status === 401) { // the sign-in ended (or there was none): sign in again
+    showState(null);
+    throw new Error("signed out");
+  }
+  if (!r.ok) { // a refusal (a role that may not, a bad amount) says why, in this language
+    showError(dt("failed", { why: data && (data.message || data.error) ? data.message || data.error : r.status }));
     throw new Error("status " + r.status);
   }
   showError("");
@@ -178,6 +176,7 @@ async function act(path, body) {
 }
 
 async function refreshDesk() {
+  if (!CSRF) return;
   let data;
   try { data = await api("/api/desk"); } catch (e) { return; }
   const names = {};
@@ -411,27 +410,23 @@ async function init() {
   document.documentElement.lang = LANG;
   document.documentElement.dir = LANG === "fa" ? "rtl" : "ltr";
   langLink();
-  label("token-label", "token");
-  label("token-save", "save");
-  const form = document.getElementById("token-form");
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const field = document.getElementById("token");
-    const r = await fetch("/console/signin?lang=" + LANG, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ token: field.value.trim() }),
-    });
-    field.value = ""; // the token is not kept, not even in the form
-    if (!r.ok) { askToken(true); return; }
-    CSRF = (await r.json()).csrf;
-    form.hidden = true;
-    showError("");
+  const reload = () => {
     if (PAGE === "desk") refreshDesk();
     else if (PAGE === "receipt") loadReceipt(location.pathname.split("/").pop());
     else loadDay();
+  };
+  signInForm(document.getElementById("signin-box"), (state) => {
+    showState(state);
+    showError("");
+    reload();
   });
-  if (!(await session())) askToken(false);
+  const out = document.getElementById("sign-out");
+  out.textContent = t("sign_out");
+  out.addEventListener("click", async () => {
+    await signOut(CSRF);
+    showState(null);
+  });
+  showState(await sessionState());
   if (PAGE === "desk") initDesk();
   else if (PAGE === "receipt") initReceipt();
   else initDay();

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from baulk.host.club import tariffs
+from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_boards_browser import PERSIAN_DIGITS, browser, setup_match, shot  # noqa: F401
 from tests.host.harness import TOKEN, DaemonThread, wait_for
@@ -47,9 +48,7 @@ def desk(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
 
 def sign_in(page: Any) -> None:
     page.set_default_timeout(60_000)  # the table is real firmware on a shared machine
-    page.wait_for_selector("#token-form:not([hidden])")
-    page.fill("#token", TOKEN)
-    page.click("#token-save")
+    fill_sign_in(page, TOKEN)
 
 
 def relay_lit(table: TableDriver) -> bool:

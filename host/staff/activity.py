@@ -159,7 +159,7 @@ CSV_HEADERS = {
     ],
 }  # fmt: skip
 RESULTS = {"fa": {"done": "انجام شد", "queued": "در صف", "refused": "رد شد"}}
-ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پذیرش", "referee": "داور"}}
+ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}}
 
 
 def to_csv(rows: list[dict[str, Any]], tz: str, lang: str) -> str:

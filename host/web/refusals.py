@@ -39,7 +39,7 @@ _FIELD_FA = {
     "token name": "نام توکن",
     "operator token": "رمز اپراتور",
 }
-ROLE_FA = {"owner": "مالک", "desk": "پذیرش", "referee": "داور"}
+ROLE_FA = {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}
 _RULE = "قانون"
 
 # (pattern, Persian).  Patterns match the whole sentence.
@@ -213,11 +213,11 @@ _RULES: list[tuple[str, str]] = [
     (r"there is already an account '(?P<id>.*)'", "حساب {id} از پیش وجود دارد"),
     (
         r"an account needs a password \(and a desk clerk may have a PIN\)",
-        "حساب گذرواژه لازم دارد (و کارمند پذیرش می‌تواند رمز عددی هم داشته باشد)",
+        "حساب گذرواژه لازم دارد (و کارمند پیشخوان می‌تواند رمز عددی هم داشته باشد)",
     ),
     (
         r"only a desk account signs in with a PIN",
-        "فقط حساب پذیرش با رمز عددی وارد می‌شود",
+        "فقط حساب پیشخوان با رمز عددی وارد می‌شود",
     ),
     (r"there is no account '(?P<id>.*)'", "حساب {id} وجود ندارد"),
     (r"disabled must be true or false", "غیرفعال باید بله یا نه باشد"),

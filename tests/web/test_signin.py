@@ -84,7 +84,7 @@ def test_a_person_signs_in_by_name_and_acts_with_his_own_name(
     persian = b.send("POST", "/api/tables/t1/session?lang=fa", {}, headers)
     assert (
         persian.body["message"]
-        == "رد شد: این کار نقش مالک یا پذیرش می‌خواهد و \u2068Reza\u2069 داور است"
+        == "رد شد: این کار نقش مالک یا پیشخوان می‌خواهد و \u2068Reza\u2069 داور است"
     )
     d.flush()
     rows = activity_rows(d.cfg.store_path)

@@ -37,7 +37,9 @@ BILLING = {
 LANGS = ["en", "fa"]
 WORDS = {
     "en": {"desk_refused": "refused: this needs the owner or referee role, and Dina is desk"},
-    "fa": {"desk_refused": "رد شد: این کار نقش مالک یا داور می‌خواهد و \u2068Dina\u2069 پیشخوان است"},
+    "fa": {
+        "desk_refused": "رد شد: این کار نقش مالک یا داور می‌خواهد و \u2068Dina\u2069 پیشخوان است"
+    },
 }
 
 

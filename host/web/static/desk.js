@@ -365,7 +365,8 @@ function renderDay(data) {
   for (const tb of r.tables) add(name(tb.name), tb, r.formatted.tables[tb.table], "table-row");
   add(dt("venue"), r.venue, r.formatted.venue, "venue-row");
   document.getElementById("day-rows").replaceChildren(...rows);
-  heads("sessions-head", ["h_session", "table", "opened", "closed", "minutes_open", "in_play", "frames", "total"]);
+  heads("sessions-head", ["h_session", "table", "opened", "closed", "minutes_open", "in_play", "frames", "total",
+    "opened_by", "closed_by", "corrected_by"]);
   const names = {};
   for (const tb of r.tables) names[tb.table] = tb.name;
   const srows = r.bills.map((b) => {
@@ -373,8 +374,11 @@ function renderDay(data) {
     const link = el("a", null, dt("session", { n: b.session_id }));
     link.href = withLang("/desk/receipt/" + b.session_id);
     const f = r.formatted.bills[String(b.session_id)];
+    // who opened, closed and corrected it: the signed-in accounts (host/web/auth.py who)
+    const fixers = [...new Set(b.corrections.map((c) => c.who).filter(Boolean))];
     cells(tr, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
-      dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }), num(b.frames_played), f.total]);
+      dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }), num(b.frames_played), f.total,
+      name(b.opened_by || ""), name(b.closed_by || ""), name(fixers.join(", "))]);
     return tr;
   });
   document.getElementById("session-rows").replaceChildren(...srows);

@@ -222,7 +222,8 @@ def main() -> None:
             f"the same ingest beside {args.audit} activity-log rows/s: "
             f"{logged['rate']:,.0f} frames/s in {logged['seconds']:.2f} s "
             f"({logged['rate'] / result['rate']:.2f} of the run without); "
-            f"{logged['audit_stored']} of {logged['audit_sent']} log rows stored, "
+            f"{logged['audit_stored']} of {logged['audit_sent']} log rows stored "
+            f"({logged['audit_sent'] / logged['seconds']:,.0f}/s while it ran), "
             f"every table acked to its last frame: {logged['acks_ok']}"
         )
 

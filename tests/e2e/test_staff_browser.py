@@ -47,7 +47,9 @@ WORDS = {
 def club(tmp_path: Path) -> Iterator[tuple[DaemonThread, TableDriver]]:
     billed = tariffs.parse(BILLING, {"t1"})
     with simulated_venue(
-        tmp_path, seed=7, edit=lambda cfg: dataclasses.replace(cfg, billing=billed)
+        tmp_path,
+        seed=7,
+        edit=lambda cfg: dataclasses.replace(cfg, billing=billed, verify_sim_key=True),
     ) as v:
         yield v
 
@@ -144,6 +146,12 @@ def test_the_owner_adds_staff_and_reads_what_they_did(
     csv = Path(got.value.path()).read_text(encoding="utf-8")
     assert csv.splitlines()[0].startswith("time,who" if lang == "en" else "زمان,چه کسی")
     assert "Reza" in csv
+    # the owner's daily report names who opened the session, and carries the
+    # check of each bill against the tables' signed record
+    page.goto(d.url + "/desk/day" + q(lang))
+    row = page.locator("#session-rows tr[data-session='1']")
+    expect(row).to_have_attribute("data-verdict", re.compile(r"verified|uncovered"))
+    assert "Dina" in (row.text_content() or "")
     assert errors == []
 
 

@@ -11,6 +11,7 @@ import { sessionState, signInForm, signOut, whoText } from "./js/signin.js";
 
 const PAGE = document.body.dataset.page;
 let CSRF = null; // the signed-in session's CSRF token, from /console/session
+let ROLE = null; // the signed-in account's role
 const REFRESH_MS = 1000;
 
 // A sentence of the desk's words, names dropped into it as isolated elements.
@@ -39,6 +40,7 @@ function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 // Signed in or not: the sign-in form, or who is signed in and a sign-out.
 function showState(state) {
   CSRF = state && state.signed_in ? state.csrf : null;
+  ROLE = CSRF ? state.role : null;
   document.getElementById("signin-box").hidden = CSRF !== null;
   document.getElementById("sign-out").hidden = CSRF === null;
   document.getElementById("who-box").replaceChildren(whoText(state));
@@ -371,6 +373,7 @@ function renderDay(data) {
   for (const tb of r.tables) names[tb.table] = tb.name;
   const srows = r.bills.map((b) => {
     const tr = el("tr", "session-row");
+    tr.dataset.session = String(b.session_id);
     const link = el("a", null, dt("session", { n: b.session_id }));
     link.href = withLang("/desk/receipt/" + b.session_id);
     const f = r.formatted.bills[String(b.session_id)];
@@ -387,7 +390,24 @@ function renderDay(data) {
 async function loadDay() {
   const day = document.getElementById("date").value;
   const q = day ? "?date=" + day : "";
-  try { renderDay(await api("/api/reports/day" + q + (q ? "&" : "?") + "lang=" + LANG)); } catch (e) { /* shown */ }
+  try { renderDay(await api("/api/reports/day" + q + (q ? "&" : "?") + "lang=" + LANG)); } catch (e) { return; }
+  if (ROLE === "owner") flagDay(document.body.dataset.day);
+}
+
+// The owner's report flags each bill the tables' signed record does not
+// bear out (GET /api/staff/verify, host/staff/takings.py; docs/LEDGER.md).
+async function flagDay(day) {
+  let checked;
+  try { checked = await api("/api/staff/verify?date=" + day); } catch (e) { return; }
+  for (const b of checked.bills) {
+    const tr = document.querySelector("#session-rows tr[data-session='" + b.session_id + "']");
+    if (!tr) continue;
+    tr.dataset.verdict = b.status;
+    if (b.status === "flagged" || b.status === "differs") {
+      const first = tr.querySelector("td");
+      first.append(" ", el("strong", "verdict", dt(b.status)));
+    }
+  }
 }
 
 function initDay() {

@@ -110,7 +110,9 @@ export function whoText(state) {
   const out = el("span", "who");
   out.id = "signed-in-as";
   if (!state || !state.signed_in) return out;
-  const b = el("bdi", "name", state.name);
+  // the configured operator token signs in as "operator", a name no account
+  // may take: it is said in the page's language
+  const b = el("bdi", "name", state.name === "operator" ? t("the_operator") : state.name);
   b.dir = "auto";
   out.append(t("signed_in_as") + " ", b, " (" + t("role_" + state.role) + ")");
   return out;

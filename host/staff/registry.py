@@ -124,6 +124,10 @@ def _tables(text: Any) -> frozenset[str] | None:
     return frozenset(str(t) for t in found) if isinstance(found, list) else frozenset()
 
 
+def _frozen(tables: list[str] | None) -> frozenset[str] | None:
+    return frozenset(tables) if tables is not None else None
+
+
 def _tables_text(tables: list[str] | None) -> str | None:
     return json.dumps(sorted(tables)) if tables is not None else None
 
@@ -303,7 +307,7 @@ class Registry:
             w.row_id,
             clean,
             kind,
-            frozenset(limited) if limited is not None else None,
+            _frozen(limited),
             hashed,
             pin_hash,
             False,
@@ -338,7 +342,7 @@ class Registry:
         if tables is not ... or role is not None:
             kept = sorted(a.tables) if a.tables is not None and new.role == REFEREE else None
             limited = rules.tables_for(new.role, kept if tables is ... else tables)
-            new = replace(new, tables=frozenset(limited) if limited is not None else None)
+            new = replace(new, tables=_frozen(limited))
         if password is not None:
             new = replace(new, password=await self._hash(rules.check_password(password)))
         if pin is not None:
@@ -395,7 +399,7 @@ class Registry:
             w.row_id,
             clean,
             kind,
-            frozenset(limited) if limited is not None else None,
+            _frozen(limited),
             digest(secret),
             now,
             by,

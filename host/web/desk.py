@@ -11,28 +11,23 @@ in through the console's form; no password or token is kept.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable
-from datetime import date
 from typing import Any
 
 from aiohttp import web
 
 from baulk.host.club import views
 from baulk.host.errors import ActionError
-from baulk.host.web import files
 from baulk.host.web.auth import authorised, who
-from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, read_body
+from baulk.host.web.http import (
+    DAEMON_KEY,
+    error,
+    json_response,
+    page_handler,
+    query_day,
+    read_body,
+)
 
 PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    async def page(request: web.Request) -> web.StreamResponse:
-        return files.respond(request, request.app[FILES_KEY][name])
-
-    return page
 
 
 def _session_id(request: web.Request) -> int | web.Response:
@@ -184,16 +179,9 @@ async def day_report(request: web.Request) -> web.StreamResponse:
     daemon = request.app[DAEMON_KEY]
     billing = daemon.config.billing
     now = daemon.sessions.clock.now()
-    text = request.query.get("date")
-    if text is None:
-        day = views.business_day(now.wall_ms, billing)
-    else:
-        try:
-            if not _DAY.fullmatch(text):
-                raise ValueError
-            day = date.fromisoformat(text)
-        except ValueError:
-            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)")
+    day = query_day(request, views.business_day(now.wall_ms, billing))
+    if isinstance(day, web.Response):
+        return day
     table = request.query.get("table")
     if table is not None and table not in daemon.tables:
         return error(404, f"there is no table '{table[:40]}'")
@@ -210,7 +198,7 @@ def add_routes(app: web.Application) -> None:
     """The desk's pages and API on the daemon's web app (one line in build_app)."""
     r = app.router
     for path, page in PAGES.items():
-        r.add_get(path, _page(page))
+        r.add_get(path, page_handler(page))
     r.add_get("/api/desk", desk)
     r.add_post("/api/tables/{table}/session", open_session)
     r.add_post("/api/sessions/{session}/close", close_session)

@@ -9,6 +9,9 @@ Every error is JSON ``{"error": "sentence"}``; an action's error also carries
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Awaitable, Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +43,23 @@ def error(status: int, text: str, lang: str | None = None) -> web.Response:
     return json_response(body, status=status)
 
 
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def query_day(request: web.Request, today: date) -> date | web.Response:
+    """The day a report asks for (``?date=YYYY-MM-DD``), ``today`` without
+    one, or the 400 that says how to write it."""
+    text = request.query.get("date")
+    if text is None:
+        return today
+    try:
+        if not _DAY.fullmatch(text):
+            raise ValueError
+        return date.fromisoformat(text)
+    except ValueError:
+        return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang_of(request))
+
+
 def lang_of(request: web.Request) -> str:
     """The language the request asks for (``?lang=fa``), English otherwise."""
     lang = request.query.get("lang", "en")
@@ -53,6 +73,15 @@ def json_response(data: Any, status: int = 200) -> web.Response:
 def page(request: web.Request, name: str) -> web.Response:
     """One of the static pages, from memory."""
     return files.respond(request, request.app[FILES_KEY][name])
+
+
+def page_handler(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """A route's handler that serves one static page."""
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        return page(request, name)
+
+    return serve
 
 
 async def read_body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:

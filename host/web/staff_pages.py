@@ -7,7 +7,6 @@ shells that sign in through the console's form.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Any
 
@@ -18,21 +17,21 @@ from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
 from baulk.host.web.auth import STAFF_KEY, actor, who
-from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, page, read_body
+from baulk.host.web.http import (
+    DAEMON_KEY,
+    error,
+    json_response,
+    lang_of,
+    page_handler,
+    query_day,
+    read_body,
+)
 from baulk.host.web.refusals import localise
 
 PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _USER_KEYS = {"name", "role", "password", "pin", "tables"}
 _CHANGE_KEYS = {"disabled", "password", "pin", "role", "tables"}
 _TOKEN_KEYS = {"name", "role", "tables"}
-
-
-def _page(name: str) -> Any:
-    async def serve(request: web.Request) -> web.StreamResponse:
-        return page(request, name)
-
-    return serve
 
 
 def _unknown(data: dict[str, Any], allowed: set[str]) -> str | None:
@@ -142,15 +141,8 @@ async def revoke_token(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------------- the day
 def _day(request: web.Request) -> date | web.Response:
     daemon = request.app[DAEMON_KEY]
-    text = request.query.get("date")
-    if text is None:
-        return views.business_day(daemon.sessions.clock.wall_ms(), daemon.config.billing)
-    try:
-        if not _DAY.fullmatch(text):
-            raise ValueError
-        return date.fromisoformat(text)
-    except ValueError:
-        return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang_of(request))
+    today = views.business_day(daemon.sessions.clock.wall_ms(), daemon.config.billing)
+    return query_day(request, today)
 
 
 async def activity_log(request: web.Request) -> web.StreamResponse:
@@ -207,7 +199,7 @@ async def verify_day(request: web.Request) -> web.Response:
 def add_routes(app: web.Application) -> None:
     r = app.router
     for path, name in PAGES.items():
-        r.add_get(path, _page(name))
+        r.add_get(path, page_handler(name))
     r.add_get("/api/staff/me", me)
     r.add_get("/api/staff/users", users)
     r.add_post("/api/staff/users", add_user)

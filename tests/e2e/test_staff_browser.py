@@ -67,6 +67,15 @@ def add(d: DaemonThread, **person: Any) -> None:
     assert status == 200, body
 
 
+def start_match(page: Any, first: str, second: str) -> None:
+    """Start a match on the console's form, as a person does."""
+    page.click("#match-box summary")
+    inputs = page.locator("#singles-names input")
+    inputs.nth(0).fill(first)
+    inputs.nth(1).fill(second)
+    page.click("#match-form button[type=submit]")
+
+
 def q(lang: str) -> str:
     return "?lang=fa" if lang == "fa" else ""
 
@@ -177,11 +186,7 @@ def test_the_desk_clerk_signs_in_with_her_pin_and_does_the_desks_work(
     # the console is not hers: the match is refused with a clear sentence
     page.goto(d.url + "/console" + q(lang))
     expect(page.locator("#work")).to_be_visible()
-    page.click("#match-box summary")
-    inputs = page.locator("#singles-names input")
-    inputs.nth(0).fill("Ali")
-    inputs.nth(1).fill("Reza")
-    page.click("#match-form button[type=submit]")
+    start_match(page, "Ali", "Reza")
     expect(page.locator("#result")).to_have_text(WORDS[lang]["desk_refused"])
     # she signs out on the desk, and the sign-in is over on the server too
     page.goto(d.url + "/desk" + q(lang))
@@ -204,11 +209,7 @@ def test_the_referee_runs_his_table_and_is_refused_the_desk(
     page.goto(d.url + "/console" + q(lang))
     fill_sign_in(page, "Reza's own password", name="Reza")
     expect(page.locator("#work")).to_be_visible()
-    page.click("#match-box summary")
-    inputs = page.locator("#singles-names input")
-    inputs.nth(0).fill("Ali")
-    inputs.nth(1).fill("Sara")
-    page.click("#match-form button[type=submit]")
+    start_match(page, "Ali", "Sara")
     expect(page.locator("#result")).to_have_attribute("data-kind", "done")
     wait_for(lambda: (d.board("t1")["match"] or {}).get("names") == ["Ali", "Sara"], what="match")
     shot(page, f"referee_phone_{lang}")

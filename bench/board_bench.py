@@ -166,8 +166,9 @@ def console_actions(url: str, actions: int) -> dict[str, list[float]]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 390, "height": 844}, bypass_csp=True)
         page.goto(url + "/console?measure=1")
-        page.fill("#token", TOKEN)
-        page.click("#signin-form button[type=submit]")
+        page.select_option("#signin-kind", "token")
+        page.fill("#signin-secret", TOKEN)
+        page.click("#signin-submit")
         page.wait_for_selector("#work:not([hidden])")
         page.wait_for_selector("#summary .sscore")
         for _ in range(actions):

@@ -3,7 +3,12 @@ durably stored (SQLite WAL, synchronous=FULL, group commit) and acknowledged,
 per second; beside it, the raw SQLite insert rate of the same rows measured
 in the same run.
 
-    .venv/bin/python bench/host_ingest.py [--tables 16] [--events 4000]
+    .venv/bin/python bench/host_ingest.py [--tables 16] [--events 4000] [--audit 1000]
+
+``--audit N`` runs the ingest a second time while N activity-log rows a
+second (host/staff/activity.py, what the web gate appends for every staff
+action) go to the same store writer, and prints both: the log rides in the
+events' commits and must not slow them.
 
 Each simulated table behaves like the device's sender: it has at most
 ``window`` frames in flight and sends more only when the daemon's ack (sent
@@ -23,8 +28,11 @@ from typing import Any
 
 from baulk.firmware.engine import Engine
 from baulk.host import config as config_mod
+from baulk.host.club.clock import VenueClock
 from baulk.host.link.channel import TableChannel
 from baulk.host.sim.matches import generate_match
+from baulk.host.staff import activity
+from baulk.host.staff.roles import Actor
 from baulk.host.venue.daemon import Daemon
 from baulk.protocol import frame, host_codec, messages
 from baulk.protocol.reliability import DEAD_MS
@@ -79,8 +87,26 @@ def raw_sqlite_rate(path: Path, rows: list[tuple[Any, ...]], batch: int) -> floa
     return len(rows) / dt
 
 
-async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int) -> dict[str, Any]:
-    cfg = config_mod.Config(store_path=work / "ingest.sqlite", autodetect=False, port=0)
+async def audit_flood(daemon: Daemon, per_s: int, stop: asyncio.Event) -> int:
+    """Activity rows as the web gate makes them, ``per_s`` a second."""
+    clock = VenueClock()
+    sent = 0
+    while not stop.is_set():
+        for _ in range(max(1, per_s // 100)):
+            entry = activity.Entry(
+                clock.now(), Actor("Dina", "desk"), None, "127.0.0.1", "bench", "undo",
+                'POST /api/tables/t1/command {"ev":"undo"}', "t1", None, "done", None,
+            )  # fmt: skip
+            daemon.committer.submit_staff(entry.write())
+            sent += 1
+        await asyncio.sleep(0.01)
+    return sent
+
+
+async def ingest(
+    work: Path, tables: int, frames: list[list[bytes]], window: int, audit: int = 0
+) -> dict[str, Any]:
+    cfg = config_mod.Config(store_path=work / f"ingest-{audit}.sqlite", autodetect=False, port=0)
     daemon = Daemon(cfg)
     await daemon.start()
     channels: list[TableChannel] = []
@@ -118,20 +144,25 @@ async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int
             send_more(t)
 
     daemon.committer.on_durable = on_durable
+    stop = asyncio.Event()
+    flood = asyncio.ensure_future(audit_flood(daemon, audit, stop)) if audit else None
     t0 = time.perf_counter()
     for t in range(tables):
         send_more(t)
     await asyncio.wait_for(done.wait(), timeout=600)
     dt = time.perf_counter() - t0
+    stop.set()
+    logged = await flood if flood is not None else 0
     # every ack was actually produced for the device
     acks_ok = all(c.session.receiver.committed == len(frames[i]) for i, c in enumerate(channels))
     batches = daemon.committer.batches
     mismatches = sum(rt.shadow.mismatches for rt in daemon.tables.values())
     await daemon.stop()
-    db = sqlite3.connect(str(work / "ingest.sqlite"))
+    db = sqlite3.connect(str(work / f"ingest-{audit}.sqlite"))
     stored = db.execute(
         "SELECT count(*), count(DISTINCT table_id || '/' || seq) FROM events"
     ).fetchone()
+    activity_rows = db.execute("SELECT count(*) FROM staff_activity").fetchone()[0]
     db.close()
     assert DEAD_MS > 0
     return {
@@ -142,6 +173,8 @@ async def ingest(work: Path, tables: int, frames: list[list[bytes]], window: int
         "distinct": stored[1],
         "acks_ok": acks_ok,
         "mismatches": mismatches,
+        "audit_sent": logged,
+        "audit_stored": activity_rows,
     }
 
 
@@ -150,6 +183,7 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=16)
     ap.add_argument("--events", type=int, default=4000, help="event frames per table")
     ap.add_argument("--window", type=int, default=64, help="frames in flight per table")
+    ap.add_argument("--audit", type=int, default=0, help="activity-log rows a second, a 2nd run")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="baulk-bench-"))
     t0 = time.perf_counter()
@@ -182,6 +216,16 @@ def main() -> None:
         f"every table acked to its last frame: {result['acks_ok']}, "
         f"shadow mismatches: {result['mismatches']}"
     )
+    if args.audit:
+        logged = asyncio.run(ingest(work, args.tables, frames, args.window, args.audit))
+        print(
+            f"the same ingest beside {args.audit} activity-log rows/s: "
+            f"{logged['rate']:,.0f} frames/s in {logged['seconds']:.2f} s "
+            f"({logged['rate'] / result['rate']:.2f} of the run without); "
+            f"{logged['audit_stored']} of {logged['audit_sent']} log rows stored "
+            f"({logged['audit_sent'] / logged['seconds']:,.0f}/s while it ran), "
+            f"every table acked to its last frame: {logged['acks_ok']}"
+        )
 
 
 if __name__ == "__main__":

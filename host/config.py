@@ -31,6 +31,9 @@ handset_lang = "fa"         # the referee's handset in Persian ("en": English);
 [[tariff]]
 [[item]]                    # the desk's price list: drinks, snacks, cue hire
 [printer]                   # the desk's thermal receipt printer (host/club/printing.py)
+
+[verify]                    # the owner's check of a day's takings (docs/LEDGER.md)
+keys = "/etc/baulk/keys"    # a folder of TABLE.key device keys (readable by the daemon only)
 ```
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
@@ -99,6 +102,8 @@ class Config:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     session_hours: int = DEFAULT_SESSION_HOURS
+    verify_keys: Path | None = None  # [verify] keys: a folder of TABLE.key files
+    verify_sim_key: bool = False  # [verify] sim_key: the simulated tables' key (the demo)
 
     @property
     def tls(self) -> bool:
@@ -164,7 +169,18 @@ def parse(
     env = dict(os.environ) if env is None else env
     _unknown(
         data,
-        ("server", "store", "autodetect", "table", "mqtt", "billing", "tariff", "item", "printer"),
+        (
+            "server",
+            "store",
+            "autodetect",
+            "table",
+            "mqtt",
+            "billing",
+            "tariff",
+            "item",
+            "printer",
+            "verify",
+        ),
         "config",
     )
     server = _section(data, "server")
@@ -250,6 +266,15 @@ def parse(
         if serials.count(s) > 1:
             raise ConfigError(f"serial number {s!r} is given to two tables")
     mqtt = _section(data, "mqtt")
+    verify = _section(data, "verify")
+    _unknown(verify, ("keys", "sim_key"), "verify")
+    keys = _expect(verify, "keys", str, "verify")
+    keys_path = Path(keys) if keys is not None else None
+    if keys_path is not None and base is not None and not keys_path.is_absolute():
+        keys_path = base / keys_path
+    sim_key = verify.get("sim_key", False)
+    if not isinstance(sim_key, bool):
+        raise ConfigError("verify.sim_key must be true or false")
     try:
         billing = tariffs_mod.parse(data, set(ids))
     except tariffs_mod.TariffError as e:
@@ -267,6 +292,8 @@ def parse(
         tls_key=tls_key,
         session_hours=hours,
         billing=billing,
+        verify_keys=keys_path,
+        verify_sim_key=sim_key,
     )
 
 

@@ -2,7 +2,8 @@
 long-running ones share.
 
 Owns: the parser and the dispatch (``main``), ``baulk run`` and ``rebuild``
-(``run``), ``demo``, ``board``, ``firmware``, ``verify``, ``replay``, and the
+(``run``), ``demo``, ``board``, ``firmware``, ``verify`` (and ``--day``), ``replay``,
+``users`` (the staff accounts), and the
 logging, stop signal and daemon start the long-running commands share
 (``service``).
 

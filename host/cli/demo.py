@@ -159,6 +159,7 @@ async def _demo(
         store_path=store,
         autodetect=False,
         billing=club.billing if club is not None else DEMO_BILLING,
+        verify_sim_key=True,  # the simulated tables sign with a known key: /staff can check a day
     )
     locators: dict[str, Callable[[], str | None]] = {
         tid: _locator(sim) for (tid, _), sim in zip(named, sims, strict=True)

@@ -10,6 +10,7 @@ from baulk.host.cli import demo as demo_cmd
 from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.cli import replay as replay_cmd
 from baulk.host.cli import run as run_cmd
+from baulk.host.cli import users as users_cmd
 from baulk.host.cli import verify as verify_cmd
 
 
@@ -22,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd.add_parser(sub)
     board_cmd.add_parser(sub)
     verify_cmd.add_parser(sub)
+    users_cmd.add_parser(sub)
     return parser
 
 

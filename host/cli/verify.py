@@ -3,11 +3,19 @@
 
     baulk verify --key t1.key --store venue.sqlite [--match ID ...]
     baulk verify --key t1.key --report report.json
+    baulk verify --keys DIR --config baulk.toml --day 2026-03-21
+
+``--day`` checks the day's bills against the tables' signed record
+(host/staff/takings.py): each bill's frames and minutes in play worked again
+from the signed events, every correction audited.  ``--keys`` is a folder
+of TABLE.key files (``--key``: one key for every table).
 
 Exit status: 0 every event verified; 1 something was changed, deleted,
 inserted or forged (each finding says which event and which checkpoint);
 3 nothing wrong, but some events are not covered by a checkpoint yet (a
-match still in play); 2 the input cannot be read.
+match still in play); 2 the input cannot be read.  With ``--day``: 1 a bill
+is flagged (built on events that fail) or differs from what the signed
+events make, or a correction is not audited; 3 some bill cannot be covered.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     keys.add_argument(
         "--sim-key", action="store_true", help="the simulated tables' known key (baulk demo)"
     )
+    keys.add_argument("--keys", help="a folder of TABLE.key device keys (with --day)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--store", help="the SQLite store file")
     src.add_argument("--config", help="TOML config file (its store is read)")
@@ -56,10 +66,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--match", action="append", default=[], help="a match id (repeatable; default: every one)"
     )
     p.add_argument("--json", action="store_true", help="print one JSON verdict per match")
+    p.add_argument(
+        "--day",
+        metavar="YYYY-MM-DD",
+        help="check that business day's bills against the tables' signed events",
+    )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.day is not None:
+        return _day(args)
+    if args.keys:
+        print("baulk verify: --keys goes with --day (one match: --key FILE)", file=sys.stderr)
+        return 2
     try:
         key = bytes.fromhex(SIM_KEY) if args.sim_key else read_key(args.key)
         verdicts = _report(args.report, key) if args.report else _store(args, key)
@@ -117,3 +137,51 @@ def _print(v: Verdict) -> None:
             print(f"  {f.kind}: {f.text}")
     for f in v.annotations:
         print(f"  the venue's annotation: {f.text}")
+
+
+def _day(args: argparse.Namespace) -> int:
+    from baulk.host.club.clock import VenueClock
+    from baulk.host.club.tariffs import Billing
+    from baulk.host.staff import takings
+
+    try:
+        day = date.fromisoformat(args.day)
+        if args.report:
+            raise LedgerError("--day checks a store (--config or --store), not a report")
+        cfg = config_mod.load(args.config) if args.config else None
+        path = cfg.store_path if cfg else Path(args.store)
+        if not path.is_file():
+            raise LedgerError(f"no store at {path}")
+        if args.sim_key:
+            keys = takings.keys_from(None, True)
+        elif args.keys:
+            keys = takings.keys_from(Path(args.keys), False)
+        else:
+            keys = takings.Keys(everyone=read_key(args.key))
+    except (LedgerError, StoreError, config_mod.ConfigError, ValueError) as e:
+        print(f"baulk verify: {e}", file=sys.stderr)
+        return 2
+    reader = StoreReader(path)
+    try:
+        result = takings.check_day(
+            reader, cfg.billing if cfg else Billing(), day, keys, VenueClock().now()
+        )
+    finally:
+        reader.close()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print(
+            f"day {result['day']}: {len(result['bills'])} bills, "
+            + ", ".join(f"{n} {status}" for status, n in sorted(result["counts"].items()))
+        )
+        for b in result["bills"]:
+            print(f"  session {b['session_id']} ({b['table_id']}): {b['status']}")
+            for f in b["findings"]:
+                print(f"    {f['kind']}: {f['text']}")
+            for why in b["uncovered"]:
+                print(f"    cannot cover: {why}")
+    statuses = set(result["counts"])
+    if statuses & {"flagged", "differs"}:
+        return TAMPERED
+    return UNCOVERED if "uncovered" in statuses else 0

@@ -363,6 +363,7 @@ def work_out(
         "opened_by": session["opened_by"],
         "confirmed": session["how"] != "auto" or session["confirmed_wall_ms"] is not None,
         "closed_by": None if is_open else session["closed_by"],
+        "voided_by": void["who"] if void else None,
         "close_reason": None if is_open else session["close_reason"],
         "tariff": tariff.name,
         "currency": tariff.currency,

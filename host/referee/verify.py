@@ -32,6 +32,7 @@ so an attacker may mislead the location, never the verdict.
 from __future__ import annotations
 
 import binascii
+import contextlib
 import difflib
 import hashlib
 import hmac
@@ -39,7 +40,7 @@ import json
 import logging
 import sqlite3
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -474,9 +475,34 @@ def replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
 
 
 def _replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
+    with replayed_store(table_id, events) as reader:
+        report = reports.build(reader, match_id)
+        projected = projection_rows(reader.db, match_id)
+        frame_ends = frame_ends_of(reader, match_id)
+    # As the API serves it (JSON), so that both sides compare alike.
+    made = json.loads(json.dumps(report)) if report is not None else None
+    return Replay(made, frame_ends, projected)
+
+
+def frame_ends_of(reader: StoreReader, match_id: str) -> list[int]:
+    """The seqs of the events that ended each of the match's frames, as the
+    replayed store's ``frame_play`` holds them (the device signed each)."""
+    rows = reader.db.execute(
+        "SELECT e.seq FROM frame_play f JOIN events e ON e.id = f.end_id "
+        "WHERE f.match_id = ? AND f.end_id IS NOT NULL ORDER BY e.seq",
+        (match_id,),
+    ).fetchall()
+    return [int(r[0]) for r in rows]
+
+
+@contextlib.contextmanager
+def replayed_store(table_id: str, events: list[LedgerEvent]) -> Iterator[StoreReader]:
+    """A store of its own holding what the device's event bodies make, by
+    the daemon's own shadow referee and store writer (its matches, frames,
+    the players' figures and ``frame_play``; each event keeps its boot and
+    seq), for as long as the ``with`` lasts."""
     shadow = ShadowReferee(table_id)
     rows = []
-    frame_ends = []
     for e in sorted(events, key=lambda e: e.seq):
         if e.body is None:
             continue
@@ -487,8 +513,6 @@ def _replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
         assert isinstance(record, host_codec.Event)
         key = (record.boot or e.boot, e.seq)
         applied = shadow.apply(record.input, key, record.scores, record.rejected, 0)
-        if applied.frames_done and applied.match_id == match_id:
-            frame_ends.append(e.seq)
         rows.append(
             EventRow(
                 table_id,
@@ -511,13 +535,9 @@ def _replay(table_id: str, match_id: str, events: list[LedgerEvent]) -> Replay:
             store.close()
         reader = StoreReader(path)
         try:
-            report = reports.build(reader, match_id)
-            projected = projection_rows(reader.db, match_id)
+            yield reader
         finally:
             reader.close()
-    # As the API serves it (JSON), so that both sides compare alike.
-    made = json.loads(json.dumps(report)) if report is not None else None
-    return Replay(made, frame_ends, projected)
 
 
 def check_report(report: dict[str, Any], again: Replay, verdict: Verdict) -> None:

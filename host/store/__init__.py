@@ -14,6 +14,8 @@ Owns:
 * ``commands`` keeps every operator action before it is sent, with its id;
   the event that answers it carries the id (``events.action``), so the
   actions without an answer are known after a crash and sent again.
+* ``staff_*`` keeps the staff's accounts, API tokens, sign-ins and the
+  append-only activity log (:mod:`.staff_schema`, :mod:`.staff_queries`).
 * ``checkpoints`` keeps the device's signed chain heads; with the event
   bodies (``events.body``) they let ``baulk verify`` check the record
   (docs/LEDGER.md).
@@ -50,6 +52,7 @@ from .records import (
     StoredEvent,
 )
 from .schema import StoreError, connect
+from .staff_schema import StaffWrite
 from .writer import GroupCommitter, Store
 
 __all__ = [
@@ -68,6 +71,7 @@ __all__ = [
     "Projection",
     "RawRow",
     "SessionWrite",
+    "StaffWrite",
     "Store",
     "StoreError",
     "StoreReader",

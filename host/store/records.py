@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .frame_records import FrameRecord
+from .staff_schema import StaffWrite
 
 
 @dataclass
@@ -217,6 +218,7 @@ class Batch:
     sessions: list[SessionWrite] = field(default_factory=list)
     checkpoints: list[CheckpointRow] = field(default_factory=list)
     health: list[HealthRow] = field(default_factory=list)
+    staff: list[StaffWrite] = field(default_factory=list)  # accounts, sign-ins, the activity log
 
     def __len__(self) -> int:
         return (
@@ -228,6 +230,7 @@ class Batch:
             + len(self.sessions)
             + len(self.checkpoints)
             + len(self.health)
+            + len(self.staff)
         )
 
     def __add__(self, later: Batch) -> Batch:
@@ -240,6 +243,7 @@ class Batch:
             self.sessions + later.sessions,
             self.checkpoints + later.checkpoints,
             self.health + later.health,
+            self.staff + later.staff,
         )
 
 

@@ -37,6 +37,7 @@ from .records import (
     StoredEvent,
 )
 from .schema import connect, dumps, now_ms
+from .staff_schema import StaffWrite, tell, write_staff
 from .stats_writer import clear_stats, project_stats
 
 log = logging.getLogger("baulk.store")
@@ -127,6 +128,7 @@ class Store:
                 write_session(db, s)
             for h in batch.health:
                 write_health(db, h)
+            staff = write_staff(db, batch.staff)
             db.execute("COMMIT")
         except BaseException:
             _roll_back(db)
@@ -135,6 +137,7 @@ class Store:
             raise
         self.commits += 1
         self.rows += len(batch)
+        tell(staff)
         return done
 
     def _insert_events(self, rows: list[EventRow]) -> None:
@@ -505,6 +508,12 @@ class GroupCommitter:
 
     def submit_health(self, row: HealthRow) -> None:
         self.pending.health.append(row)
+        self._poke()
+
+    def submit_staff(self, row: StaffWrite) -> None:
+        """An account, token, sign-in or activity row (host/store/staff_schema.py):
+        written in a savepoint of its own, so it never holds up an event."""
+        self.pending.staff.append(row)
         self._poke()
 
     def _poke(self) -> None:

@@ -6,8 +6,10 @@ Each area registers its own routes: the boards and the live feed
 (boards.py), the API's reads and the report pages (api.py), the sign-in
 (auth.py), the console's actions (console.py), the desk (desk.py), the
 players (players.py), the handset (handset.py) and the pockets' sensors
-(sensors.py).  Read-only routes are public; actions need the operator's
-sign-in (auth.py).
+(sensors.py), and the owner's pages: staff, activity, verify
+(staff_pages.py).  Read-only routes are public; everything else needs a
+staff sign-in whose role the one role table allows (host/staff/roles.py,
+checked by auth.py's gate, which also writes the activity log).
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from baulk.host.web import (
     auth,
     boards,
     console,
-    console_session,
     desk,
     files,
     handset,
     players,
     sensors,
+    staff_pages,
 )
 from baulk.host.web.guard import (
     BACKLOG,
@@ -48,7 +50,7 @@ from baulk.host.web.http import (
     THROTTLE_KEY,
     error,
 )
-from baulk.host.web.throttle import AuthThrottle
+from baulk.host.web.throttle import Guessing
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -101,24 +103,26 @@ def build_app(daemon: Daemon) -> web.Application:
     # Most connections the web side may hold: the process's descriptor limit
     # (raised to its hard limit where allowed) less what the tables and the
     # store need.
-    guard = ConnectionGuard(max(raise_fd_limit() - RESERVED_FDS - BACKLOG, 32))
+    guard = ConnectionGuard(
+        max(raise_fd_limit() - RESERVED_FDS - BACKLOG, 32), staff=auth.signed_in
+    )
     app = web.Application(
-        middlewares=[guard.middleware(), security_headers, errors_as_json],
+        middlewares=[guard.middleware(), security_headers, errors_as_json, auth.gate],
         client_max_size=MAX_BODY,
     )
     app[GUARD_KEY] = guard
     app[FILES_KEY] = files.load(STATIC)
     app[DAEMON_KEY] = daemon
-    app[THROTTLE_KEY] = AuthThrottle()
-    console_session.setup(app, daemon.config.session_hours, daemon.config.tls)
+    app[THROTTLE_KEY] = Guessing()
     boards.add_routes(app)  # the venue's screens and the live feed
     api.add_routes(app)  # the API's reads, the report pages
-    auth.add_routes(app)  # the console's sign-in and sign-out
+    auth.add_routes(app)  # the sign-in and sign-out; the staff registry
     console.add_routes(app)  # the console and its match actions
     desk.add_routes(app)  # the desk: table sessions, bills, the daily report
     handset.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
     players.add_routes(app, daemon.config.store_path)  # player pages and the registry
     sensors.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
+    staff_pages.add_routes(app)  # the owner's: users, tokens, activity, verify
     return app
 
 

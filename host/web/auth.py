@@ -1,19 +1,54 @@
-"""Who may act: the operator token (scripts, ``Authorization: Bearer``), or
-the operator console's sign-in (a session cookie and its CSRF token,
-console_session.py).  Without either an action answers 401 and changes
-nothing.
+"""Who may act, and the record of what each did: the gate every request
+passes, and the sign-in.
+
+Credentials, in the order they are looked for:
+
+* ``Authorization: Bearer TOKEN``: the configured ``operator_token`` (the
+  bootstrap owner, ``operator``, for scripts) or a named API token an owner
+  made (host/staff/registry.py), each with its role;
+* the sign-in cookie (console_session.py) of a person who signed in with his
+  name and password (or a desk clerk with his PIN), or with the operator
+  token, and the sign-in's CSRF token with every request of his page.
+
+The gate (:func:`gate`, a middleware) looks the route up in the one role
+table (host/staff/roles.py): a public read goes on; anything else needs a
+credential whose role the table allows, else 401 or 403 and nothing runs; a
+state-changing route the table does not list is refused to everyone.  Every
+state-changing request then gets its row in the activity log
+(host/staff/activity.py), done or refused.  :func:`who` is the one place a
+handler learns who acted; :func:`signed_in` tells the connection guard a
+signed-in member of staff from a stranger, cheaply.
+
+Nothing a client sends can make the check raise: a header or a body in any
+encoding, of any type or size, is a wrong credential or a 400.  Guessing is
+capped before anything is checked (throttle.py); argon2 runs on one thread
+of its own, off the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
+import concurrent.futures
+import contextlib
+import json
 import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
 
 from aiohttp import web
 
-from baulk.host.web import console_session
+from baulk.host.staff import activity
+from baulk.host.staff import roles as role_table
+from baulk.host.staff.accounts import OPERATOR, check_pin
+from baulk.host.staff.passwords import verify_secret
+from baulk.host.staff.registry import Registry, StaffError, WebSession, digest
+from baulk.host.staff.roles import OWNER, Actor
+from baulk.host.store import StaffWrite
+from baulk.host.web import console_session as cookies
 from baulk.host.web.http import (
+    BODY_KEY,
     DAEMON_KEY,
     THROTTLE_KEY,
     error,
@@ -21,100 +56,453 @@ from baulk.host.web.http import (
     lang_of,
     read_body,
 )
-from baulk.host.web.throttle import PAUSE_S
+from baulk.host.web.throttle import LOCKED, PASSWORD, PIN, TRUSTED, Guessing, Schedule
 
 log = logging.getLogger("baulk.web")
 
+STAFF_KEY: web.AppKey[Registry] = web.AppKey("staff")
+QUIET_KEY: web.AppKey[activity.QuietRefusals] = web.AppKey("quiet_refusals")
+ACTOR: web.RequestKey[Actor | None] = web.RequestKey("actor")  # once the gate knows him
+TRIED: web.RequestKey[str | None] = web.RequestKey("tried")  # the name a sign-in tried
+PAUSE_S = 0.5  # a 429 of the guessing cap waits this long before it is sent
+SAVE_WAIT_S = 5.0  # how long a change waits for the store before it is refused
+OPERATOR_KEY = "operator-token"  # the guessing cap's key for the operator token
+SWITCHED_OFF = "operator actions are switched off: set operator_token in the config or BAULK_TOKEN"
 
-async def check_token(
-    request: web.Request, given: str, lang: str, wrong: str
-) -> web.Response | None:
-    """The operator token, compared in constant time.  The right one is
-    always taken; wrong ones are counted (host/web/throttle.py) and, past the
-    budget, answered 429 after a pause.  ``wrong`` says what a wrong one gets."""
-    token = request.app[DAEMON_KEY].config.operator_token
-    if token is None:
-        return error(
-            403,
-            "operator actions are switched off: set operator_token in the config or BAULK_TOKEN",
-            lang,
-        )
-    # compare_digest: the time taken does not tell how much of the token was right.
-    if hmac.compare_digest(given.encode(), token.encode()):
+# argon2 on one thread of its own: one sign-in is checked at a time, on one
+# core, and never on the event loop.
+_HASHING = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-argon2")
+
+
+# ---------------------------------------------------------------------- the registry
+def registry_for(app: web.Application) -> Registry:
+    """The staff registry of the app's daemon, loaded from its store (a
+    server without a store, ``baulk board``, keeps none)."""
+    daemon = app[DAEMON_KEY]
+    committer = getattr(daemon, "committer", None)
+    db = getattr(daemon.reader, "db", None)
+    if committer is None or db is None:
+        return Registry(None)
+
+    async def save(w: StaffWrite) -> bool:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[bool] = loop.create_future()
+
+        def settle(ok: bool) -> None:
+            if not done.done():
+                done.set_result(ok)
+
+        def heard(ok: bool) -> None:  # on the writer's thread, after its commit
+            loop.call_soon_threadsafe(settle, ok)
+
+        w.done = heard
+        committer.submit_staff(w)
+        try:
+            return await asyncio.wait_for(done, SAVE_WAIT_S)
+        except TimeoutError:
+            return False
+
+    async def offload(work: Callable[[], str]) -> str:
+        return await asyncio.get_running_loop().run_in_executor(_HASHING, work)
+
+    clock = getattr(getattr(daemon, "sessions", None), "clock", None)
+    registry = Registry(save, clock, offload)
+    registry.load(db)
+    return registry
+
+
+def _log_row(request: web.Request, row: StaffWrite) -> None:
+    """Hand an activity row to the store's writer; never waits, never raises."""
+    committer = getattr(request.app[DAEMON_KEY], "committer", None)
+    if committer is not None:
+        committer.submit_staff(row)
+
+
+# ---------------------------------------------------------------------- credentials
+def _bearer(request: web.Request) -> str | None:
+    given = request.headers.get("Authorization")
+    if given is None:
         return None
-    client = request.remote or "?"
-    log.warning("operator refused: wrong or missing token (from %s)", client)
-    wait = request.app[THROTTLE_KEY].failed(client)
-    if wait <= 0:
-        return error(401, wrong, lang)
+    return given[7:].strip() if given.startswith("Bearer ") else ""
+
+
+def _device(request: web.Request) -> str | None:
+    return cookies.cookie_secret(request, cookies.DEVICE_COOKIE)
+
+
+def _web_session(request: web.Request) -> WebSession | None:
+    secret = cookies.cookie_secret(request, cookies.SESSION_COOKIE)
+    return request.app[STAFF_KEY].session(secret) if secret is not None else None
+
+
+def _operator_token(request: web.Request) -> str | None:
+    token: str | None = request.app[DAEMON_KEY].config.operator_token
+    return token
+
+
+def _operator(trusted_via: str = "operator") -> Actor:
+    return Actor(OPERATOR, OWNER, None, trusted_via, None)
+
+
+async def _held(wait: float, secret_word: str) -> tuple[int, str]:
+    """The guessing cap's answer: a short pause, then 429 with the wait."""
     await asyncio.sleep(PAUSE_S)
-    response = error(
-        429, f"too many attempts with a wrong operator token; try again in {int(wait) + 1} s", lang
+    if wait == LOCKED:
+        return 429, f"too many wrong {secret_word}s: sign in with the password, or ask the owner"
+    return 429, f"too many attempts with a wrong {secret_word}; try again in {int(wait) + 1} s"
+
+
+async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, str]:
+    """The actor of a bearer token, or why not.  Named API tokens are 32
+    random bytes: no guess finds one, so they are never held back.  Wrong
+    tokens count against the operator token's guessing cap, and a right
+    operator token is refused while that cap holds, like a wrong one: the
+    cap is no oracle (scripts that must always get in use a named token)."""
+    staff = request.app[STAFF_KEY]
+    guessing = request.app[THROTTLE_KEY]
+    operator = _operator_token(request)
+    if operator is not None and cookies.same_secret(token, operator):
+        wait = guessing.waiting(OPERATOR_KEY, PASSWORD)
+        return await _held(wait, "operator token") if wait > 0 else _operator()
+    found = staff.token(token) if token else None
+    if found is not None:
+        return Actor(found.name, found.role, found.tables, "token", None)
+    if operator is None and not staff.tokens:
+        return 403, SWITCHED_OFF
+    log.warning("refused a wrong or missing token (from %s)", request.remote or "?")
+    wait = guessing.begin(OPERATOR_KEY, PASSWORD, trusted=True)
+    if wait > 0:
+        return await _held(wait, "operator token")
+    guessing.end(OPERATOR_KEY, False)
+    return 401, (
+        "this action needs the operator token (Authorization: Bearer TOKEN) or a console sign-in"
     )
-    response.headers["Retry-After"] = str(int(wait) + 1)
-    return response
+
+
+async def identify(request: web.Request, checks_csrf: bool) -> Actor | tuple[int, str] | None:
+    """Who the request comes from: an Actor, a refusal (status, sentence)
+    when it carries a credential that does not hold, or None without any."""
+    token = _bearer(request)
+    if token is not None:
+        return await _token_actor(request, token)
+    s = _web_session(request)
+    if s is None:
+        return None
+    if checks_csrf:
+        why = cookies.refusal(request, s.csrf)
+        if why is not None:
+            return why
+    return request.app[STAFF_KEY].actor_of(s)
+
+
+def signed_in(request: web.Request) -> bool:
+    """Does the request come from signed-in staff (a live sign-in cookie, or
+    a right bearer token)?  A dictionary lookup and a hash: the connection
+    guard asks it of every request."""
+    token = _bearer(request)
+    if token:
+        operator = _operator_token(request)
+        if operator is not None and cookies.same_secret(token, operator):
+            return True
+        return request.app[STAFF_KEY].token(token) is not None
+    return _web_session(request) is not None
+
+
+def actor(request: web.Request) -> Actor | None:
+    return request.get(ACTOR)
+
+
+def who(request: web.Request) -> str | None:
+    """The name of whoever made this request, as the gate checked it: the
+    one place a handler takes the ``who`` it stores with a change."""
+    a = actor(request)
+    return a.name if a is not None else None
 
 
 async def authorised(request: web.Request) -> web.Response | None:
-    """The bearer token (curl, scripts), or else the console's sign-in."""
+    """For handlers written before the gate: None once the gate let the
+    request through with a credential (it always has, for a listed route)."""
+    if actor(request) is not None:
+        return None
+    return error(401, cookies.SIGN_IN_FIRST, lang_of(request))
+
+
+# ---------------------------------------------------------------------- the gate
+def _pattern(request: web.Request) -> str | None:
+    route = request.match_info.route
+    resource = getattr(route, "resource", None)
+    return resource.canonical if resource is not None else None
+
+
+@web.middleware
+async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
+    method = request.method
+    pattern = _pattern(request)
+    rule = role_table.rule_for(method, pattern)
+    changing = method not in role_table.SAFE_METHODS
+    staff = request.app[STAFF_KEY]
+    db = getattr(request.app[DAEMON_KEY].reader, "db", None)
+    if db is not None:  # what baulk users changed in the file (once a second at most)
+        staff.reload_if_changed(db, time.monotonic())
+    if pattern is None or (rule is None and not changing):
+        response: web.StreamResponse = await handler(request)
+        return response
     lang = lang_of(request)
-    console = "Authorization" not in request.headers and console_session.has_cookie(request)
-    if request.app[DAEMON_KEY].config.operator_token is None or not console:
-        given = request.headers.get("Authorization", "")
-        token = given[7:].strip() if given.startswith("Bearer ") else ""
-        return await check_token(
-            request,
-            token,
-            lang,
-            "this action needs the operator token (Authorization: Bearer TOKEN) "
-            "or a console sign-in",
-        )
-    why = await console_session.refusal(request)
-    return error(*why, lang) if why is not None else None
-
-
-async def console_state(request: web.Request) -> web.Response:
-    """Whether this browser is signed in, and the CSRF token its page keeps."""
-    csrf = await console_session.csrf_token(request)
-    enabled = request.app[DAEMON_KEY].config.operator_token is not None
-    response = json_response(
-        {"signed_in": csrf is not None, "csrf": csrf, "actions_enabled": enabled}
-    )
-    response.headers["Cache-Control"] = "no-store"
+    refused: tuple[int, str] | None
+    who_is: Actor | None = None
+    if rule is None:
+        refused = (403, role_table.UNLISTED)
+    else:
+        found = await identify(request, checks_csrf=rule != role_table.PUBLIC)
+        if isinstance(found, tuple):
+            refused = found if rule != role_table.PUBLIC else None
+        else:
+            who_is = found
+            refused = role_table.refusal(rule, found, request.match_info.get(role_table.TABLE_KEY))
+    request[ACTOR] = who_is
+    if refused is not None:
+        response = error(*refused, lang)
+        if refused[0] == 429:
+            response.headers["Retry-After"] = "".join(c for c in refused[1] if c.isdigit()) or "60"
+    else:
+        try:
+            response = await handler(request)
+        except web.HTTPException as e:
+            if changing:
+                _audit(request, pattern, e.status, e.reason)
+            raise
+        except Exception:
+            if changing:
+                _audit(request, pattern, 500, "the server failed (see its log)")
+            raise
+    if changing:
+        _audit(request, pattern, response.status, _why(response))
     return response
+
+
+def _why(response: web.StreamResponse) -> str | None:
+    if response.status < 300 or not isinstance(response, web.Response):
+        return None
+    try:
+        body = json.loads(response.body) if isinstance(response.body, bytes) else None
+    except ValueError:
+        return None
+    return str(body.get("error"))[:300] if isinstance(body, dict) and "error" in body else None
+
+
+def _audit(request: web.Request, pattern: str | None, status: int, why: str | None) -> None:
+    """The activity log's row for a state-changing request: never raises,
+    never waits (the score path comes first)."""
+    try:
+        clock = request.app[STAFF_KEY].clock
+        at = clock.now()
+        a = actor(request)
+        tried = request.get(TRIED)
+        if a is None and tried is None:
+            quiet = request.app[QUIET_KEY]
+            log_it, left = quiet.admit(at.mono_ms)
+            if left:
+                _log_row(request, _summary_row(at, left))
+            if not log_it:
+                return
+        body = request.get(BODY_KEY)
+        session = request.match_info.get("session")
+        entry = activity.Entry(
+            at,
+            a,
+            tried,
+            request.remote,
+            request.headers.get("User-Agent"),
+            activity.action_of(request.method, pattern, body),
+            activity.summary(request.method, request.path, body),
+            request.match_info.get(role_table.TABLE_KEY),
+            int(session) if session and session.isdigit() and len(session) < 12 else None,
+            activity.result_of(status),
+            why,
+        )
+        _log_row(request, entry.write())
+    except Exception:  # the log must never stop the request it records
+        log.exception("the activity log could not take a row")
+
+
+def _summary_row(at: Any, left: int) -> StaffWrite:
+    return activity.Entry(
+        at,
+        None,
+        None,
+        None,
+        None,
+        "refusals",
+        f"{left} more requests refused without a sign-in in the minute before",
+        None,
+        None,
+        "refused",
+        f"not logged one by one (at most {activity.QUIET_MOST} a minute)",
+    ).write()
+
+
+# ---------------------------------------------------------------------- the sign-in
+async def _check(hashed: str | None, secret: str) -> bool:
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(_HASHING, verify_secret, hashed, secret)
+
+
+async def _sign_in_account(
+    request: web.Request, name: object, secret: object, with_pin: bool
+) -> Actor | tuple[int, str]:
+    staff = request.app[STAFF_KEY]
+    guessing: Guessing = request.app[THROTTLE_KEY]
+    secret_word = "PIN" if with_pin else "password"
+    if not isinstance(name, str) or not isinstance(secret, str) or len(name) > 200:
+        return 400, f"name and {secret_word.lower()} must be text"
+    request[TRIED] = name.strip()[:40] or None
+    account = staff.account(name)
+    device = _device(request)
+    trusted = account is not None and staff.trusted(device, account.id)
+    plan: Schedule
+    if with_pin:
+        key, plan = f"pin:{account.id if account else '?'}", PIN
+    elif trusted:
+        key, plan = f"device:{digest(device or '')}:{account.id if account else 0}", TRUSTED
+    else:
+        key, plan = f"account:{account.id if account else '?'}", PASSWORD
+    wait = guessing.begin(key, plan, trusted and not with_pin)
+    if wait > 0:
+        return await _held(wait, secret_word)
+    if with_pin:
+        # the digits as the PIN was hashed (Persian ones are digits); no PIN
+        # at all is checked all the same, and wrong
+        with contextlib.suppress(ValueError):
+            secret = check_pin(secret)
+    ok = False
+    try:
+        hashed = None
+        if account is not None and not account.disabled:
+            hashed = account.pin if with_pin else account.password
+        ok = await _check(hashed, secret)
+    finally:
+        guessing.end(key, ok)
+    if not ok or account is None:
+        log.warning("sign-in refused for %r (from %s)", name[:40], request.remote or "?")
+        return 401, f"the name or {secret_word.lower()} is wrong"
+    if not with_pin:
+        guessing.clear(f"pin:{account.id}")  # the password unlocks a locked PIN
+    return Actor(account.name, account.role, account.tables, "session", account.id)
+
+
+async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[int, str]:
+    if not isinstance(given, str):
+        return 400, "token must be a string"
+    operator = _operator_token(request)
+    if operator is None:
+        return 403, SWITCHED_OFF
+    request[TRIED] = OPERATOR
+    guessing: Guessing = request.app[THROTTLE_KEY]
+    trusted = request.app[STAFF_KEY].trusted(_device(request), None)
+    key = f"device:{digest(_device(request) or '')}:0" if trusted else OPERATOR_KEY
+    wait = guessing.begin(key, TRUSTED if trusted else PASSWORD, trusted)
+    if wait > 0:
+        return await _held(wait, "operator token")
+    ok = cookies.same_secret(given.strip(), operator)
+    guessing.end(key, ok)
+    if not ok:
+        log.warning("operator refused: wrong token (from %s)", request.remote or "?")
+        return 401, "the operator token is wrong"
+    return _operator("session")
 
 
 async def console_sign_in(request: web.Request) -> web.Response:
     lang = lang_of(request)
-    origin = console_session.foreign_origin(request)
+    origin = cookies.foreign_origin(request)
     if origin is not None:
         return error(403, f"refused: this action came from another site ({origin})", lang)
     data = await read_body(request, lang)
     if isinstance(data, web.Response):
         return data
-    given = data.get("token")
-    if not isinstance(given, str):
-        return error(400, "token must be a string", lang)
-    denied = await check_token(request, given.strip(), lang, "the operator token is wrong")
-    if denied is not None:
-        return denied
-    csrf = await console_session.sign_in(request)
-    log.info("operator console: signed in (from %s)", request.remote or "?")
-    response = json_response({"signed_in": True, "csrf": csrf})
+    extra = sorted(set(data) - {"token", "name", "password", "pin"})
+    if extra:
+        allowed = "name, password, pin, token"
+        return error(400, f"unknown key '{extra[0][:40]}' (allowed: {allowed})", lang)
+    if "token" in data:
+        found = await _sign_in_token(request, data["token"])
+    elif "pin" in data:
+        found = await _sign_in_account(request, data.get("name"), data["pin"], True)
+    elif "password" in data:
+        found = await _sign_in_account(request, data.get("name"), data["password"], False)
+    else:
+        return error(400, "give name and password (or pin), or the operator token", lang)
+    if isinstance(found, tuple):
+        response = error(*found, lang)
+        if found[0] == 429:
+            response.headers["Retry-After"] = "".join(c for c in found[1] if c.isdigit()) or "60"
+        return response
+    config = request.app[DAEMON_KEY].config
+    staff = request.app[STAFF_KEY]
+    old = _web_session(request)
+    try:
+        secret, s = await staff.sign_in(
+            found, config.session_hours, request.remote, request.headers.get("User-Agent")
+        )
+        if old is not None:  # a new sign-in, never the one the browser came with
+            await staff.sign_out(old.hash, "signed in again")
+    except StaffError as e:
+        return error(e.status, e.text, lang)
+    request[ACTOR] = found
+    device = _device(request)
+    response = json_response(_state(s, True))
+    response.headers["Cache-Control"] = "no-store"
+    cookies.set_cookie(
+        response, cookies.SESSION_COOKIE, secret, config.session_hours * 3600, config.tls
+    )
+    if device is None:
+        device = secrets.token_urlsafe(32)
+        cookies.set_cookie(
+            response, cookies.DEVICE_COOKIE, device, cookies.DEVICE_DAYS * 86400, config.tls
+        )
+    await staff.trust(device, found.account_id)
+    log.info("signed in: %s (%s, from %s)", found.name, found.role, request.remote or "?")
+    return response
+
+
+def _state(s: WebSession | None, enabled: bool) -> dict[str, Any]:
+    return {
+        "signed_in": s is not None,
+        "csrf": s.csrf if s is not None else None,
+        "name": s.name if s is not None else None,
+        "role": s.role if s is not None else None,
+        "tables": sorted(s.tables) if s is not None and s.tables is not None else None,
+        "actions_enabled": enabled,
+    }
+
+
+async def console_state(request: web.Request) -> web.Response:
+    """Whether this browser is signed in, as whom, and the CSRF token its
+    page keeps."""
+    staff = request.app[STAFF_KEY]
+    enabled = _operator_token(request) is not None or bool(staff.accounts)
+    response = json_response(_state(_web_session(request), enabled))
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
 async def console_sign_out(request: web.Request) -> web.Response:
     lang = lang_of(request)
-    why = await console_session.refusal(request)
-    if why is not None and why[0] != 401:  # not signed in: nothing to end
-        return error(*why, lang)
-    await console_session.sign_out(request)
-    return json_response({"signed_in": False})
+    s = _web_session(request)
+    config = request.app[DAEMON_KEY].config
+    if s is not None:
+        why = cookies.refusal(request, s.csrf)
+        if why is not None:
+            return error(*why, lang)
+        request[ACTOR] = request.app[STAFF_KEY].actor_of(s)
+        await request.app[STAFF_KEY].sign_out(s.hash, "signed out")
+    response = json_response({"signed_in": False})
+    cookies.clear_cookie(response, cookies.SESSION_COOKIE, config.tls)
+    return response
 
 
 def add_routes(app: web.Application) -> None:
+    app[STAFF_KEY] = registry_for(app)
+    app[QUIET_KEY] = activity.QuietRefusals()
     r = app.router
     r.add_get("/console/session", console_state)
     r.add_post("/console/signin", console_sign_in)

@@ -31,19 +31,23 @@ def parse_match(data: dict[str, Any]) -> dict[str, Any]:
 
 async def act_match(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_match, lambda d, t, setup: d.actions.setup_match(t, **setup)
+        # ``who`` of a set-up is the referee the form names (the result
+        # sheet prints it); the activity log keeps who sent it
+        request,
+        parse_match,
+        lambda d, t, setup, _who: d.actions.setup_match(t, **setup),
     )
 
 
 async def act_command(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_command, lambda d, t, parsed: d.actions.command(t, *parsed)
+        request, parse_command, lambda d, t, parsed, who: d.actions.command(t, parsed[0], who)
     )
 
 
 async def act_names(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_names, lambda d, t, parsed: d.actions.correct_names(t, *parsed)
+        request, parse_names, lambda d, t, parsed, who: d.actions.correct_names(t, parsed[0], who)
     )
 
 

@@ -1,40 +1,35 @@
-"""The operator console's sign-in: the operator token once, then a session
-cookie, and a CSRF check on every action.
+"""The sign-in's cookies and the checks of a request that comes with one:
+its origin and its CSRF token.
 
-The cookie is aiohttp-session's ``EncryptedCookieStorage`` (Fernet: AES with
-an HMAC, from ``cryptography``): the session cannot be read or forged without
-the key, which is made at random when the server starts, so a restart signs
-everyone out and no key is ever written down.  The cookie is HttpOnly (no
-script reads it), SameSite=Strict (another site's page never sends it) and,
-over HTTPS, Secure.
+* ``baulk_session``: a random secret (32 bytes) naming one sign-in; the
+  server knows it by its SHA-256 only, in the store (host/staff/registry.py),
+  so a restarted daemon keeps everyone signed in and sign-out ends the
+  sign-in on the server (a kept copy of the cookie is then no sign-in).
+* ``baulk_device``: a random secret naming the browser, kept a year; an
+  account that signed in from it before is never shut out by the guessing
+  cap that a stranger fills (host/web/throttle.py).
 
-CSRF: the session holds a random token that the console page receives once,
-at sign-in or on load, and keeps in memory; every action carries it in the
-``X-CSRF-Token`` header, which a form or a page of another origin cannot
-set.  The ``Origin`` header, which browsers send with every POST, must be
-this server's own as well.  The operator token itself is never in the page.
+Both are HttpOnly (no script reads them), SameSite=Strict (another site's
+page never sends them) and, over HTTPS, Secure.
 
-Sign-out must end a session even where a copy of its cookie survives, so
-the server also keeps the ids of the sessions signed in (in memory, at most
-SESSIONS of them): a cookie whose id is not among them is no sign-in.
+CSRF: every sign-in has a random token that the page receives at sign-in or
+on load and keeps in memory; every request of a signed-in page carries it in
+``X-CSRF-Token``, which a form or a page of another origin cannot set.  The
+``Origin`` header, which browsers send with every POST, must be this
+server's own as well.
 """
 
 from __future__ import annotations
 
 import hmac
-import os
-import secrets
-import time
-from typing import Any
 
 from aiohttp import web
-from aiohttp_session import get_session, new_session
-from aiohttp_session import setup as setup_sessions
-from aiohttp_session.cookie_storage import EncryptedCookieStorage
 
-COOKIE = "baulk_console"
+SESSION_COOKIE = "baulk_session"
+DEVICE_COOKIE = "baulk_device"
 CSRF_HEADER = "X-CSRF-Token"
-SESSIONS = 1000
+DEVICE_DAYS = 365
+SECRET_CHARS = 100  # a cookie's secret is 43 characters; anything longer is none
 
 SIGN_IN_FIRST = "sign in first: there is no console sign-in, or it has ended"
 NOT_FROM_CONSOLE = (
@@ -42,50 +37,29 @@ NOT_FROM_CONSOLE = (
 )
 
 
-class SignedIn:
-    """The ids of the sessions signed in, each until it expires."""
-
-    def __init__(self, lifetime_s: float, most: int = SESSIONS) -> None:
-        self.lifetime_s = lifetime_s
-        self.most = most
-        self.until: dict[str, float] = {}
-
-    def add(self) -> str:
-        now = time.monotonic()
-        self.until = {k: t for k, t in self.until.items() if t > now}
-        while len(self.until) >= self.most:  # the oldest sign-in gives way
-            del self.until[next(iter(self.until))]
-        sid = secrets.token_urlsafe(16)
-        self.until[sid] = now + self.lifetime_s
-        return sid
-
-    def live(self, sid: Any) -> bool:
-        return isinstance(sid, str) and self.until.get(sid, 0.0) > time.monotonic()
-
-    def end(self, sid: Any) -> None:
-        if isinstance(sid, str):
-            self.until.pop(sid, None)
+def cookie_secret(request: web.Request, name: str) -> str | None:
+    value = request.cookies.get(name)
+    if not value or len(value) > SECRET_CHARS:
+        return None
+    return value
 
 
-SIGNED_IN_KEY: web.AppKey[SignedIn] = web.AppKey("console_signed_in")
-
-
-def setup(app: web.Application, session_hours: int, tls: bool) -> None:
-    app[SIGNED_IN_KEY] = SignedIn(session_hours * 3600)
-    storage = EncryptedCookieStorage(
-        os.urandom(32),
-        cookie_name=COOKIE,
-        max_age=session_hours * 3600,
+def set_cookie(
+    response: web.StreamResponse, name: str, value: str, max_age_s: int, tls: bool
+) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age_s,
+        path="/",
         httponly=True,
         samesite="Strict",
         secure=tls,
-        path="/",
     )
-    setup_sessions(app, storage)
 
 
-def has_cookie(request: web.Request) -> bool:
-    return COOKIE in request.cookies
+def clear_cookie(response: web.StreamResponse, name: str, tls: bool) -> None:
+    response.del_cookie(name, path="/", secure=tls, httponly=True, samesite="Strict")
 
 
 def foreign_origin(request: web.Request) -> str | None:
@@ -101,41 +75,22 @@ def foreign_origin(request: web.Request) -> str | None:
     return None
 
 
-async def sign_in(request: web.Request) -> str:
-    """Open a new session (the token was checked); returns its CSRF token.
-    A new session, not the one the browser came with: nobody can plant a
-    session id and wait for the operator to sign into it."""
-    session = await new_session(request)
-    csrf = secrets.token_urlsafe(32)
-    session["sid"] = request.app[SIGNED_IN_KEY].add()
-    session["csrf"] = csrf
-    return csrf
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
 
 
-async def sign_out(request: web.Request) -> None:
-    session = await get_session(request)
-    request.app[SIGNED_IN_KEY].end(session.get("sid"))
-    session.invalidate()
+def same_secret(given: str, expected: str) -> bool:
+    """Constant-time comparison of two secrets, whatever ``given`` holds
+    (a header decoded with surrogates, a lone surrogate in JSON ...)."""
+    return hmac.compare_digest(_bytes(given), _bytes(expected))
 
 
-async def csrf_token(request: web.Request) -> str | None:
-    """The signed-in session's CSRF token, or None."""
-    session = await get_session(request)
-    if not request.app[SIGNED_IN_KEY].live(session.get("sid")):
-        return None
-    token: Any = session.get("csrf")
-    return token if isinstance(token, str) else None
-
-
-async def refusal(request: web.Request) -> tuple[int, str] | None:
-    """Why this console action may not run (status, sentence), or None."""
+def refusal(request: web.Request, csrf: str) -> tuple[int, str] | None:
+    """Why a request of a signed-in page may not go on (status, sentence),
+    or None: it must come from this server's own page with its CSRF token."""
     origin = foreign_origin(request)
     if origin is not None:
         return 403, f"refused: this action came from another site ({origin})"
-    expected = await csrf_token(request)
-    if expected is None:
-        return 401, SIGN_IN_FIRST
-    given = request.headers.get(CSRF_HEADER, "")
-    if not hmac.compare_digest(given.encode(), expected.encode()):
+    if not same_secret(request.headers.get(CSRF_HEADER, ""), csrf):
         return 403, NOT_FROM_CONSOLE
     return None

@@ -2,15 +2,13 @@
 (docs/API.md, "The desk"; docs/BILLING.md).
 
 Everything here is the desk's, reads included (bills are the club's
-takings): every API route needs the operator's sign-in, checked exactly as
-the operator actions check it (host/web/auth.py: the console's session and
-CSRF token, or the bearer token for scripts).  The pages are static shells
-that sign in through the console's form; the token is never kept.
+takings): every API route needs a staff sign-in or an API token.  The pages
+are static shells that sign in through the shared sign-in form; no password
+or token is kept.
 
-Each action says which role it needs (:data:`ROLES`): the staff accounts
-(host/web/auth.py, issue 22) hold each route to it; until they land, the
-operator's sign-in stands for every role.  Who acted comes from one place,
-:func:`actor`.  A state-changing body may carry ``version``, the bill's
+Each route's role is in the role table (host/staff/roles.py), which the
+web side's gate holds every request to.  Who acted comes from one place,
+:func:`actor`: the signed-in account.  A state-changing body may carry ``version``, the bill's
 version the desk was showing: a tap made on an older view is refused with
 "the table changed: look again" and changes nothing.
 """
@@ -20,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from datetime import date
 from typing import Any
 
 from aiohttp import web
@@ -28,37 +25,23 @@ from aiohttp import web
 from baulk.host.club import daily, money, receipts, views
 from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
-from baulk.host.web import desk_printer, files
+from baulk.host.web import desk_printer
 from baulk.host.web.action_checks import check_name
-from baulk.host.web.auth import authorised
-from baulk.host.web.http import DAEMON_KEY, FILES_KEY, error, json_response, lang_of, read_body
+from baulk.host.web.auth import authorised, who
+from baulk.host.web.http import (
+    DAEMON_KEY,
+    error,
+    json_response,
+    lang_of,
+    page_handler,
+    query_day,
+    read_body,
+)
 
 PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 REASON_BYTES = 200
-# The role each action needs (issue 22's role table): the owner takes money
-# off a bill for good or says it was never owed; the desk runs the day.
-ROLES = {
-    "open": "desk",
-    "confirm": "desk",
-    "close": "desk",
-    "reopen": "desk",
-    "correct": "desk",
-    "item": "desk",
-    "item_back": "desk",
-    "print": "desk",
-    "void": "owner",
-    "refund": "owner",
-    "reverse": "owner",
-}
 Run = Callable[[TableSessions, int, dict[str, Any], str], Awaitable[dict[str, Any]]]
-
-
-def _page(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
-    async def page(request: web.Request) -> web.StreamResponse:
-        return files.respond(request, request.app[FILES_KEY][name])
-
-    return page
 
 
 def _id(request: web.Request, key: str) -> int | web.Response:
@@ -75,12 +58,11 @@ def _id(request: web.Request, key: str) -> int | web.Response:
 
 
 def actor(request: web.Request, data: dict[str, Any]) -> str:
-    """Who acted, as every row the desk appends records it.  The one place
-    that says: the signed-in account's name once staff accounts exist
-    (host/web/auth.py, issue 22); until then the name the desk gives
-    (``who``, held to the rules of names), else "operator"."""
-    who = data.get("who")
-    return "operator" if who is None else check_name(who, "who")
+    """Who acted, as every row the desk appends records it: the signed-in
+    account (host/web/auth.py ``who``), never a name in the body (``who``
+    is still accepted there, and ignored)."""
+    del data
+    return who(request) or "operator"
 
 
 def reason_of(value: object, what: str = "reason") -> str:
@@ -89,11 +71,9 @@ def reason_of(value: object, what: str = "reason") -> str:
     return check_name(value, what, REASON_BYTES)
 
 
-async def _desk_body(
-    request: web.Request, allowed: set[str], role: str
-) -> dict[str, Any] | web.Response:
-    """Sign-in (for ``role``), then the JSON body with only the allowed keys."""
-    del role  # held to it by the staff accounts (issue 22); see ROLES
+async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
+    """Sign-in (the gate held it to the route's role: host/staff/roles.py),
+    then the JSON body with only the allowed keys."""
     denied = await authorised(request)
     if denied is not None:
         return denied
@@ -129,7 +109,7 @@ def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
 async def _act(request: web.Request, what: str, allowed: set[str], run: Run) -> web.Response:
     """A desk action on a session: its body, who acted, the change, the bill."""
     lang = lang_of(request)
-    data = await _desk_body(request, allowed, ROLES[what])
+    data = await _desk_body(request, allowed)
     if isinstance(data, web.Response):
         return data
     sid = _id(request, "session")
@@ -147,7 +127,7 @@ async def _act(request: web.Request, what: str, allowed: set[str], run: Run) -> 
 
 async def open_session(request: web.Request) -> web.Response:
     lang = lang_of(request)
-    data = await _desk_body(request, set(), ROLES["open"])
+    data = await _desk_body(request, set())
     if isinstance(data, web.Response):
         return data
     daemon = request.app[DAEMON_KEY]
@@ -254,7 +234,7 @@ async def take_back_item(request: web.Request) -> web.Response:
 async def print_receipt(request: web.Request) -> web.Response:
     """The receipt on the desk's thermal printer ([printer] in the config)."""
     lang = lang_of(request)
-    data = await _desk_body(request, {"lang"}, ROLES["print"])
+    data = await _desk_body(request, {"lang"})
     if isinstance(data, web.Response):
         return data
     sid = _id(request, "session")
@@ -338,26 +318,6 @@ def _csv(text: str, filename: str) -> web.Response:
     )
 
 
-def _day_asked(request: web.Request, today: date) -> date | web.Response:
-    """The day a report is asked for: ``date`` (Gregorian) or ``jdate``
-    (Solar Hijri), both written YYYY-MM-DD; today's business day else."""
-    lang = lang_of(request)
-    text, jtext = request.query.get("date"), request.query.get("jdate")
-    if text is None and jtext is None:
-        return today
-    try:
-        if not _DAY.fullmatch(text or jtext or ""):
-            raise ValueError
-        if text is not None:
-            return date.fromisoformat(text)
-        y, m, d = (int(x) for x in (jtext or "").split("-"))
-        return views.gregorian(y, m, d)
-    except ValueError:
-        if text is not None:
-            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang)
-        return error(400, "jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD", lang)
-
-
 async def day_report(request: web.Request) -> web.StreamResponse:
     denied = await authorised(request)
     if denied is not None:
@@ -366,7 +326,7 @@ async def day_report(request: web.Request) -> web.StreamResponse:
     daemon = request.app[DAEMON_KEY]
     billing = daemon.config.billing
     now = daemon.sessions.clock.now()
-    day = _day_asked(request, daily.business_day(now.wall_ms, billing))
+    day = query_day(request, daily.business_day(now.wall_ms, billing))
     if isinstance(day, web.Response):
         return day
     table = request.query.get("table")
@@ -386,7 +346,7 @@ def add_routes(app: web.Application) -> None:
     """The desk's pages and API on the daemon's web app (one line in build_app)."""
     r = app.router
     for path, page in PAGES.items():
-        r.add_get(path, _page(page))
+        r.add_get(path, page_handler(page))
     r.add_get("/api/desk", desk)
     r.add_post("/api/tables/{table}/session", open_session)
     r.add_post("/api/sessions/{session}/close", close_session)

@@ -23,6 +23,16 @@ reopen its port.  So:
   system resource" is summed up in the log every ten seconds instead of a
   traceback per attempt.
 
+Signed-in staff come first (``staff``, host/web/auth.py ``signed_in``): an
+address at its cap lets a newcomer in by closing that address's oldest
+connection that waits without a request and has carried no signed-in
+request, or, when every one is busy, on probation (at most ``PROBATION``
+more an address, the oldest of them giving way to a newer one).  A
+connection on probation keeps its place only if its first request is
+signed in; else it is answered 503 and closed.  So a stranger holding
+every connection his address may have cannot shut out a member of staff
+behind the same NAT.
+
 The guard wraps aiohttp's request handler, the protocol of every accepted
 connection; a middleware tells it when a request starts and ends.
 """
@@ -44,6 +54,8 @@ log = logging.getLogger("baulk.web")
 
 HEAD_TIMEOUT_S = 10.0
 PER_CLIENT = 32
+PROBATION = 4  # connections an address at its cap may open on probation
+FULL = "too many connections from your address: sign in, or close some"
 # Descriptors kept free for the tables' serial ports, the store's files and
 # the daemon's own pipes, whatever the web side holds ...
 RESERVED_FDS = 128
@@ -69,13 +81,15 @@ def raise_fd_limit() -> int:
 
 
 class _Connection:
-    __slots__ = ("client", "in_request", "since", "transport")
+    __slots__ = ("client", "in_request", "probation", "since", "staff", "transport")
 
     def __init__(self, client: str, transport: asyncio.BaseTransport) -> None:
         self.client = client
         self.transport = transport
         self.in_request = False
         self.since = time.monotonic()  # waiting for a request since
+        self.staff = False  # has carried a signed-in request
+        self.probation = False  # let in over its address's cap
 
 
 class ConnectionGuard:
@@ -84,8 +98,10 @@ class ConnectionGuard:
         most: int,
         per_client: int = PER_CLIENT,
         head_timeout_s: float = HEAD_TIMEOUT_S,
+        staff: Callable[[web.Request], bool] | None = None,
     ) -> None:
         self.most = most
+        self.staff = staff
         self.per_client = per_client
         self.head_timeout_s = head_timeout_s
         self.open: dict[asyncio.BaseTransport, _Connection] = {}
@@ -101,14 +117,41 @@ class ConnectionGuard:
     def admit(self, transport: asyncio.BaseTransport) -> bool:
         peer = transport.get_extra_info("peername")
         client = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
-        if self.by_client.get(client, 0) >= self.per_client or (
-            len(self.open) >= self.most and not self._evict_one()
-        ):
+        probation = False
+        if self.by_client.get(client, 0) >= self.per_client:
+            probation = not self._make_room(client)
+            if probation and self.staff is None:
+                self.refused += 1
+                return False
+        if len(self.open) >= self.most and not self._evict_one():
             self.refused += 1
             return False
-        self.open[transport] = _Connection(client, transport)
+        c = self.open[transport] = _Connection(client, transport)
+        c.probation = probation
         self.by_client[client] = self.by_client.get(client, 0) + 1
         return True
+
+    def _make_room(self, client: str) -> bool:
+        """An address at its cap: close its oldest idle connection that no
+        signed-in request came on (True), or, when there is none, make room
+        for one more on probation (False) by closing its oldest idle one on
+        probation past PROBATION.  Without ``staff`` nothing is closed."""
+        if self.staff is None:
+            return False
+        mine = [c for c in self.open.values() if c.client == client and not c.in_request]
+        idle = [c for c in mine if not c.staff and not c.probation]
+        if idle:
+            self._close(min(idle, key=lambda c: c.since))
+            return True
+        waiting = [c for c in mine if c.probation]
+        if len(waiting) >= PROBATION:
+            self._close(min(waiting, key=lambda c: c.since))
+        return False
+
+    def _close(self, c: _Connection) -> None:
+        c.transport.close()
+        self.closed(c.transport)
+        self.evicted += 1
 
     def _evict_one(self) -> bool:
         """Close a connection that waits without a request: of the address
@@ -116,7 +159,7 @@ class ConnectionGuard:
         idle = [c for c in self.open.values() if not c.in_request]
         if not idle:
             return False
-        victim = min(idle, key=lambda c: (-self.by_client[c.client], c.since))
+        victim = min(idle, key=lambda c: (c.staff, -self.by_client[c.client], c.since))
         victim.transport.close()
         self.closed(victim.transport)
         self.evicted += 1
@@ -132,10 +175,11 @@ class ConnectionGuard:
         else:
             self.by_client.pop(c.client, None)
 
-    def started(self, transport: asyncio.BaseTransport | None) -> None:
+    def started(self, transport: asyncio.BaseTransport | None) -> _Connection | None:
         c = self.open.get(transport) if transport is not None else None
         if c is not None:
             c.in_request = True
+        return c
 
     def ended(self, transport: asyncio.BaseTransport | None) -> None:
         c = self.open.get(transport) if transport is not None else None
@@ -182,7 +226,16 @@ class ConnectionGuard:
     def middleware(self) -> Any:
         @web.middleware
         async def in_request(request: web.Request, handler: Any) -> web.StreamResponse:
-            self.started(request.transport)
+            c = self.started(request.transport)
+            if c is not None and self.staff is not None and not c.staff and self.staff(request):
+                c.staff = True
+                c.probation = False
+            if c is not None and c.probation:
+                self.ended(request.transport)
+                self.refused += 1
+                refused = web.json_response({"error": FULL}, status=503)
+                refused.force_close()
+                return refused
             try:
                 response: web.StreamResponse = await handler(request)
                 return response

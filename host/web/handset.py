@@ -47,7 +47,7 @@ async def get_handset(request: web.Request) -> web.Response:
 
 async def set_handset(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_lang, lambda d, t, lang: d.actions.set_handset_lang(t, lang)
+        request, parse_lang, lambda d, t, lang, _who: d.actions.set_handset_lang(t, lang)
     )
 
 

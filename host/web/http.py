@@ -9,15 +9,19 @@ Every error is JSON ``{"error": "sentence"}``; an action's error also carries
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Awaitable, Callable
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from baulk.host.club import views
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
 from baulk.host.web.refusals import localise
-from baulk.host.web.throttle import AuthThrottle
+from baulk.host.web.throttle import Guessing
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -26,9 +30,11 @@ STATIC = Path(__file__).resolve().with_name("static")
 MAX_BODY = 16 * 1024
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
-THROTTLE_KEY: web.AppKey[AuthThrottle] = web.AppKey("auth_throttle")
+THROTTLE_KEY: web.AppKey[Guessing] = web.AppKey("guessing")
 GUARD_KEY: web.AppKey[ConnectionGuard] = web.AppKey("connection_guard")
 FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
+# The JSON body read_body took (the activity log shows it in short).
+BODY_KEY: web.RequestKey[dict[str, Any]] = web.RequestKey("body")
 
 
 def error(status: int, text: str, lang: str | None = None) -> web.Response:
@@ -36,6 +42,30 @@ def error(status: int, text: str, lang: str | None = None) -> web.Response:
     if lang is not None:
         body["message"] = localise(text, lang)
     return json_response(body, status=status)
+
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def query_day(request: web.Request, today: date) -> date | web.Response:
+    """The day a report asks for: ``date`` (Gregorian) or ``jdate`` (Solar
+    Hijri, the Persian picker's), both written YYYY-MM-DD; ``today``
+    without either, or the 400 that says how to write it."""
+    lang = lang_of(request)
+    text, jtext = request.query.get("date"), request.query.get("jdate")
+    if text is None and jtext is None:
+        return today
+    try:
+        if not _DAY.fullmatch(text or jtext or ""):
+            raise ValueError
+        if text is not None:
+            return date.fromisoformat(text)
+        y, m, d = (int(x) for x in (jtext or "").split("-"))
+        return views.gregorian(y, m, d)
+    except ValueError:
+        if text is not None:
+            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang)
+        return error(400, "jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD", lang)
 
 
 def lang_of(request: web.Request) -> str:
@@ -51,6 +81,15 @@ def json_response(data: Any, status: int = 200) -> web.Response:
 def page(request: web.Request, name: str) -> web.Response:
     """One of the static pages, from memory."""
     return files.respond(request, request.app[FILES_KEY][name])
+
+
+def page_handler(name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+    """A route's handler that serves one static page."""
+
+    async def serve(request: web.Request) -> web.StreamResponse:
+        return page(request, name)
+
+    return serve
 
 
 async def read_body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:
@@ -70,4 +109,5 @@ async def read_body(request: web.Request, lang: str | None = None) -> dict[str, 
         return error(400, "the body must be a JSON object: it is nested too deeply", lang)
     if not isinstance(data, dict):
         return error(400, "the body must be a JSON object", lang)
+    request[BODY_KEY] = data
     return data

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from aiohttp import web
 
 from baulk.host.errors import ActionError
-from baulk.host.web.auth import authorised
+from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, read_body
 from baulk.host.web.refusals import localise
 
@@ -23,11 +23,11 @@ _Parsed = TypeVar("_Parsed")  # what an action's own check makes of its body
 async def run_action(
     request: web.Request,
     parse: Callable[[dict[str, Any]], _Parsed],
-    run: Callable[[Daemon, str, _Parsed], Awaitable[dict[str, Any]]],
+    run: Callable[[Daemon, str, _Parsed, str | None], Awaitable[dict[str, Any]]],
 ) -> web.Response:
     """An operator action: sign-in, body, its own check, then the daemon,
     which forwards it to the table.  Each refusal is a JSON error, nothing
-    sent."""
+    sent.  ``run`` gets the signed-in actor's name (host/web/auth.py ``who``)."""
     lang = lang_of(request)
     denied = await authorised(request)
     if denied is not None:
@@ -44,7 +44,7 @@ async def run_action(
     if table not in daemon.tables:
         return error(404, f"there is no table '{table}'", lang)
     try:
-        result = await run(daemon, table, parsed)
+        result = await run(daemon, table, parsed, who(request))
     except ActionError as e:
         return error(e.status, e.text, lang)
     if "message" in result:

@@ -32,6 +32,15 @@ _KEY_FA = {
     "kind": "نوع خطا",
 }
 _WHAT_FA = {"who": "نام اپراتور", "referee": "نام داور"}
+_FIELD_FA = {
+    "name": "نام",
+    "password": "گذرواژه",
+    "pin": "رمز عددی",
+    "PIN": "رمز عددی",
+    "token name": "نام توکن",
+    "operator token": "رمز اپراتور",
+}
+ROLE_FA = {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}
 _RULE = "قانون"
 
 # (pattern, Persian).  Patterns match the whole sentence.
@@ -120,6 +129,120 @@ _RULES: list[tuple[str, str]] = [
     (
         r"name corrections need the venue's store: make them on the host of the table",
         "اصلاح نام‌ها روی رایانه‌ی همان میز انجام می‌شود",
+    ),
+    # ------------------------------------------------------------- staff and sign-in
+    # (host/web/auth.py, host/staff/roles.py, accounts.py, registry.py, staff_pages.py)
+    (
+        r"sign in first: this needs a staff sign-in or an API token",
+        "نخست وارد شوید: این کار ورود کارکنان یا توکن لازم دارد",
+    ),
+    (
+        r"refused: this needs the (?P<roles>[a-z ]+?) role, and (?P<id>.*) is (?P<role>\w+)",
+        "رد شد: این کار نقش {roles} می‌خواهد و {id} {role} است",
+    ),
+    (
+        r"refused: (?P<id>.*) referees other tables, not '(?P<text>.*)'",
+        "رد شد: {id} داور میزهای دیگری است، نه میز {text}",
+    ),
+    (
+        r"refused: this route is not in the role table \(host/staff/roles\.py\), "
+        r"so nobody may use it yet",
+        "رد شد: این نشانی هنوز در جدول نقش‌ها نیامده است و کسی نمی‌تواند از آن استفاده کند",
+    ),
+    (
+        r"too many wrong (?P<field>PIN|password|operator token)s: "
+        r"sign in with the password, or ask the owner",
+        "{field} بارها نادرست وارد شد: با گذرواژه وارد شوید یا از مالک بخواهید",
+    ),
+    (
+        r"too many attempts with a wrong (?P<field>PIN|password|operator token); "
+        r"try again in (?P<n>\d+) s",
+        "تلاش نادرست با {field} بیش از اندازه شد؛ {n} ثانیه‌ی دیگر دوباره بکوشید",
+    ),
+    (r"the name or (?P<field>pin|password) is wrong", "نام یا {field} نادرست است"),
+    (r"name and (?P<field>pin|password) must be text", "نام و {field} باید متن باشند"),
+    (
+        r"give name and password \(or pin\), or the operator token",
+        "نام و گذرواژه (یا رمز عددی) را بدهید، یا رمز اپراتور را",
+    ),
+    (
+        r"too many connections from your address: sign in, or close some",
+        "اتصال‌های نشانی شما بیش از اندازه است: وارد شوید یا چندتایی را ببندید",
+    ),
+    (
+        r"(?P<field>name|password|pin|token name) must be text"
+        r"(?: \(it holds a broken character\))?",
+        "{field} باید متن باشد",
+    ),
+    (r"(?P<field>name) must have 1 to (?P<n>\d+) characters", "{field} باید ۱ تا {n} نویسه باشد"),
+    (
+        r"(?P<field>name) may hold letters, digits, spaces and \. - _ ' only "
+        r"\(not (?P<text>U\+\w+)\)",
+        "{field} فقط حرف، رقم، فاصله و . - _ ' می‌پذیرد (نه {text})",
+    ),
+    (
+        r"(?P<field>name) '(?P<text>.*)' is kept for the configured operator token",
+        "{field} {text} برای رمز اپراتور کنار گذاشته شده است",
+    ),
+    (r"role must be one of: (?P<text>.*)", "نقش باید یکی از اینها باشد: {text}"),
+    (
+        r"password must have at least (?P<n>\d+) characters",
+        "گذرواژه باید دست‌کم {n} نویسه باشد",
+    ),
+    (r"password must be at most (?P<n>\d+) bytes", "گذرواژه حداکثر {n} بایت است"),
+    (
+        r"pin must be (?P<n>\d+) to (?P<m>\d+) digits",
+        "رمز عددی باید {n} تا {m} رقم باشد",
+    ),
+    (
+        r"tables must be a list of 1 to 64 table ids, or null for every table",
+        "میزها باید فهرستی از ۱ تا ۶۴ شناسه‌ی میز باشند، یا خالی برای همه‌ی میزها",
+    ),
+    (
+        r"tables must be a list of table ids \(letters, digits, '-' or '_'\)",
+        "میزها باید فهرستی از شناسه‌های میز باشند",
+    ),
+    (
+        r"token name must be 1 to (?P<n>\d+) printable characters",
+        "نام توکن باید ۱ تا {n} نویسه باشد",
+    ),
+    (r"only a referee is limited to tables", "فقط داور به میزهایی محدود می‌شود"),
+    (
+        r"this server keeps no staff accounts \(it has no store\)",
+        "این سرور حساب کارکنان ندارد (پایگاه داده‌ای ندارد)",
+    ),
+    (
+        r"the store could not save this now; nothing changed",
+        "پایگاه داده اکنون نتوانست این را ذخیره کند؛ چیزی تغییر نکرد",
+    ),
+    (r"there is already an account '(?P<id>.*)'", "حساب {id} از پیش وجود دارد"),
+    (
+        r"an account needs a password \(and a desk clerk may have a PIN\)",
+        "حساب گذرواژه لازم دارد (و کارمند پیشخوان می‌تواند رمز عددی هم داشته باشد)",
+    ),
+    (
+        r"only a desk account signs in with a PIN",
+        "فقط حساب پیشخوان با رمز عددی وارد می‌شود",
+    ),
+    (r"there is no account '(?P<id>.*)'", "حساب {id} وجود ندارد"),
+    (r"disabled must be true or false", "غیرفعال باید بله یا نه باشد"),
+    (
+        r"nothing to change: give disabled, password, pin, role or tables",
+        "چیزی برای تغییر نیست: غیرفعال، گذرواژه، رمز عددی، نقش یا میزها را بدهید",
+    ),
+    (r"there is no token (?P<id>.*) in use", "توکن {id} در کار نیست"),
+    (
+        r"date must be a day written YYYY-MM-DD \(Gregorian\)",
+        "تاریخ باید روزی به شکل سال-ماه-روز میلادی باشد",
+    ),
+    (r"table must be a table id", "میز باید شناسه‌ی میز باشد"),
+    (
+        r"who must be a name of at most (?P<n>\d+) characters",
+        "نام حداکثر {n} نویسه است",
+    ),
+    (
+        r"no device keys to check with: set \[verify\] keys to a folder of TABLE\.key files",
+        "کلید دستگاه‌ها برای بررسی در دست نیست: پوشه‌ی کلیدها را در پیکربندی بدهید",
     ),
     # ------------------------------------------------------------- the pocket check
     # (host/venue/actions.py, firmware/app.py's start_check: the device's own words)
@@ -327,6 +450,10 @@ def _key(value: str) -> str:
     return _KEY_FA.get(value) or isolate(value)
 
 
+def _roles(value: str) -> str:
+    return " یا ".join(ROLE_FA.get(r, isolate(r)) for r in value.split(" or "))
+
+
 _CONVERT: dict[str, Callable[[str], str]] = {
     "ball": _ball,
     "kind": _kind,
@@ -335,6 +462,10 @@ _CONVERT: dict[str, Callable[[str], str]] = {
     "key": _key,
     "id": isolate,
     "text": isolate,
+    "m": lambda v: digits(v, "fa"),
+    "field": lambda v: _FIELD_FA.get(v) or isolate(v),
+    "role": lambda v: ROLE_FA.get(v) or isolate(v),
+    "roles": _roles,
 }
 
 

@@ -48,7 +48,7 @@ async def get_sensors(request: web.Request) -> web.Response:
 
 async def start_check(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_check, lambda d, t, who: d.actions.start_pocket_check(t, who)
+        request, parse_check, lambda d, t, _, who: d.actions.start_pocket_check(t, who)
     )
 
 

@@ -19,8 +19,8 @@ import cbor2
 import pytest
 
 from baulk.host import config as config_mod
-from baulk.host.web import auth as web_auth
-from baulk.host.web import throttle
+from baulk.host.web import auth, console_session, throttle
+from baulk.host.web.http import THROTTLE_KEY
 from baulk.protocol import cobs, messages
 from tests.chaos.host_crash import TOKEN as PROCESS_TOKEN
 from tests.chaos.host_crash import DaemonProcess, write_config
@@ -45,7 +45,7 @@ def test_actions_need_the_token_compared_in_constant_time(
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(web_auth.hmac, "compare_digest", spy)
+    monkeypatch.setattr(console_session.hmac, "compare_digest", spy)
     url = daemon.url + "/api/tables/t1/match"
     assert http(url, MATCH)[0] == 401
     assert http(url, MATCH, token="wrong-token-of-some-length")[0] == 401
@@ -57,24 +57,35 @@ def test_actions_need_the_token_compared_in_constant_time(
     assert (TOKEN.encode(), TOKEN.encode()) in calls
 
 
-def test_wrong_tokens_are_throttled_but_never_lock_out_the_right_one(
+def test_wrong_tokens_are_capped_and_a_named_token_always_works(
     daemon: DaemonThread, peer: DevicePeer
 ) -> None:
+    status, made = http(
+        daemon.url + "/api/staff/tokens", {"name": "scoreboard script", "role": "referee"}, TOKEN
+    )
+    assert status == 200, made
     url = daemon.url + "/api/tables/t1/command"
-    codes = [http(url, {"ev": "strike"}, token=f"guess-{i:08d}")[0] for i in range(14)]
-    assert codes[: throttle.PER_CLIENT] == [401] * throttle.PER_CLIENT
-    assert set(codes[throttle.PER_CLIENT :]) == {429}
+    free = throttle.PASSWORD.free
+    codes = [http(url, {"ev": "strike"}, token=f"guess-{i:08d}")[0] for i in range(free + 4)]
+    assert codes[:free] == [401] * free
+    assert 429 in codes[free:] and codes.count(401) <= free + 2
     assert peer.last_seq() == 0
-    # Ten wrong guesses from the operator's own address (a shared NAT address)
-    # used to lock the right token out for a minute.
-    status, body = http(daemon.url + "/api/tables/t1/match", MATCH, token=TOKEN)
+    # As after an hour of guessing (the wait has grown to its ceiling) ...
+    assert daemon.web is not None
+    guessing = daemon.web.runner.app[THROTTLE_KEY]
+    guessing.states[auth.OPERATOR_KEY].failures = 30
+    # ... the right operator token gets the same 429 as a wrong one:
+    # guessing it learns nothing ...
+    assert http(daemon.url + "/api/tables/t1/match", MATCH, token=TOKEN)[0] == 429
+    # ... and a named token (32 random bytes: no guess finds one) always works.
+    status, body = http(daemon.url + "/api/tables/t1/match", MATCH, token=made["token"])
     assert status == 200 and body["status"] == "done"
 
 
-def test_wrong_tokens_from_many_addresses_are_throttled_in_all(daemon: DaemonThread) -> None:
+def test_wrong_tokens_from_many_addresses_are_capped_in_all(daemon: DaemonThread) -> None:
     host, port = _hostport(daemon.url)
     codes = []
-    for i in range(throttle.IN_ALL + 5):
+    for i in range(throttle.PASSWORD.free + 20):
         # each guess from an address of its own: 127.0.0.x are all this machine
         conn = httpclient.HTTPConnection(
             host, port, timeout=10, source_address=(f"127.0.{1 + i // 250}.{2 + i % 250}", 0)
@@ -87,21 +98,49 @@ def test_wrong_tokens_from_many_addresses_are_throttled_in_all(daemon: DaemonThr
         )
         codes.append(conn.getresponse().status)
         conn.close()
-    assert codes[: throttle.IN_ALL] == [401] * throttle.IN_ALL
-    assert set(codes[throttle.IN_ALL :]) == {429}
+    free = throttle.PASSWORD.free
+    assert codes[:free] == [401] * free
+    # past the free ones, only a guess a growing wait (2, 4, 8 s ...) apart is checked
+    assert codes.count(401) <= free + 4 and codes.count(429) >= 15
 
 
-def test_throttle_forgets_failures_after_the_window() -> None:
-    t = throttle.AuthThrottle(per_client=3, in_all=100, window_s=10, clients=2)
-    assert [t.failed("a", now=i) for i in range(3)] == [0, 0, 0]
-    assert t.failed("a", now=3) == pytest.approx(7)  # the fourth within the window
-    assert t.failed("a", now=13.5) == 0  # those four left the window
-    t.failed("b", now=11)
-    t.failed("c", now=11)  # a third client: the oldest is forgotten (memory stays bounded)
-    assert len(t.failures) <= 2
-    everyone = throttle.AuthThrottle(per_client=100, in_all=3, window_s=10)
-    assert [everyone.failed(f"x{i}", now=1) for i in range(3)] == [0, 0, 0]
-    assert everyone.failed("a new address", now=2) == pytest.approx(9)
+def test_the_guessing_cap_grows_forgets_and_stays_bounded() -> None:
+    g = throttle.Guessing(bucket=100)
+    plan = throttle.PASSWORD
+    for i in range(plan.free):  # the free failures: no wait
+        assert g.begin("a", plan, trusted=False, now=i) == 0
+        g.end("a", False, now=i)
+    waits = []
+    t = float(plan.free)
+    for _ in range(4):  # then each failure doubles the wait
+        wait = g.begin("a", plan, trusted=False, now=t)
+        waits.append(wait)
+        t += wait
+        assert g.begin("a", plan, trusted=False, now=t) == 0
+        assert g.begin("a", plan, trusted=False, now=t) == 1.0  # one check of an account at a time
+        g.end("a", False, now=t)
+    assert waits == [
+        1.0,
+        4.0,
+        8.0,
+        16.0,
+    ]  # 2 s after the last free failure (1 s ago), then doubling
+    assert g.begin("a", plan, False, now=t + plan.forget_s) == 0  # an hour later: forgotten
+    # a PIN locks after ten failures in a row, until cleared by a password sign-in
+    for _ in range(throttle.PIN.lock_after):
+        g.failed("pin", now=0)
+    assert g.begin("pin", throttle.PIN, False, now=10**6) == throttle.LOCKED
+    g.clear("pin")
+    assert g.begin("pin", throttle.PIN, False, now=10**6) == 0
+    # in all: unknown browsers share one bucket, however many accounts they try
+    few = throttle.Guessing(bucket=3, refill_per_s=0.5)
+    assert [few.begin(f"x{i}", plan, False, now=0) for i in range(3)] == [0, 0, 0]
+    assert few.begin("another account", plan, False, now=0) == pytest.approx(2.0)
+    assert few.begin("known browser", plan, True, now=0) == 0  # not from the bucket
+    many = throttle.Guessing()
+    for i in range(throttle.KEYS_MOST + 50):
+        many.failed(f"k{i}", now=0)
+    assert len(many.states) <= throttle.KEYS_MOST
 
 
 # ---------------------------------------------------------------------- logs

@@ -120,8 +120,12 @@ def test_one_address_cannot_take_every_connection(daemon: DaemonThread) -> None:
         s.connect(_server(daemon))
         hog.append(s)
     try:
-        wait_for(lambda: guard.refused >= 8, what="the extra connections refused")
-        assert sum(_closed_by_server(s, timeout=5) for s in hog[-8:]) == 8
+        # Each newcomer over the address's cap pushes out that address's own
+        # oldest idle connection (a signed-in one never: test_roles.py), so
+        # the address never holds more than its share.
+        wait_for(lambda: guard.evicted >= 8, what="the address's oldest connections closed")
+        assert sum(_closed_by_server(s, timeout=5) for s in hog[:8]) == 8
+        assert guard.by_client["127.0.0.7"] == guard.per_client
         assert http(daemon.url + "/api/tables")[0] == 200  # another address is still served
     finally:
         for s in hog:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.chromium import PHONE, expect
+from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_console_browser import click_and_wait, result, sign_in
 from tests.host.harness import TOKEN, DaemonThread, http, make_config
@@ -45,8 +46,7 @@ def test_the_console_opens_the_table_its_address_names(browser: Any, tmp_path: P
         page = context.new_page()
         page.goto(daemon.url + "/console?table=t3")
         expect(page.locator("#signin")).to_be_visible()
-        page.fill("#token", TOKEN)
-        page.click("#signin-form button[type=submit]")
+        fill_sign_in(page, TOKEN)
         expect(page.locator(".tablebtn")).to_have_count(3)
         expect(page.locator(".tablebtn.selected")).to_contain_text("Table t3")
         expect(page.locator("#summary")).to_contain_text("Table t3")

@@ -21,6 +21,7 @@ from pypdf import PdfReader
 from baulk.host.club import tariffs
 from tests.e2e.chromium import PHONE
 from tests.e2e.layout import problems
+from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.e2e.test_boards_browser import PERSIAN_DIGITS, setup_match, shot
 from tests.host.harness import TOKEN, DaemonThread, wait_for
@@ -71,9 +72,7 @@ def new_page(browser: Any, **kw: Any) -> Any:
 
 def sign_in(page: Any) -> None:
     page.set_default_timeout(60_000)  # the table is real firmware on a shared machine
-    page.wait_for_selector("#token-form:not([hidden])")
-    page.fill("#token", TOKEN)
-    page.click("#token-save")
+    fill_sign_in(page, TOKEN)
 
 
 def relay_lit(table: TableDriver) -> bool:

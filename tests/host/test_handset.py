@@ -146,7 +146,7 @@ def test_the_api_sets_the_language_with_the_token_only(tmp_path: Path, peer: Dev
         wait_for(lambda: received(peer, messages.SETTINGS) == [{0: 0}], what="en at hello")
         url = daemon.url + "/api/tables/t1/handset"
         status, body = http(url, {"lang": "fa"})
-        assert status == 401 and "operator token" in body["error"]
+        assert status == 401 and "sign in first" in body["error"]
         for bad, words in (
             ({"lang": "de"}, "lang must be one of: en, fa"),
             ({"lang": 1}, "lang must be one of: en, fa"),

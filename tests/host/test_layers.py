@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("store", ("store",)),
     ("rules", ("referee",)),
     ("club", ("club",)),
+    ("staff", ("staff",)),  # accounts, roles, sign-ins, the activity log
     ("settings", ("config",)),  # the venue's settings: its tables, server, club
     ("state", ("handset", "venue")),  # in this order: the venue drives the handsets
     ("web and MQTT", ("web", "mqtt")),

@@ -104,7 +104,7 @@ def test_corrected_names_reach_the_boards_reports_and_sheet_and_stay(
         # The correction is the venue's: carried as its annotation, with who.
         fix = report["annotations"]["names"]
         assert fix["signed"] == ["Ali Zadn", "Reza"] and fix["players"] == ["Ali Zand", "Reza"]
-        assert fix["who"] == "desk"
+        assert fix["who"] == "operator"  # the signed-in account (the operator token)
         for lang, said in (("en", "Names corrected by the venue"), ("fa", "باشگاه اصلاح")):
             page = http(d.url + f"/report/{match_id}?lang={lang}")[1]
             assert said in page and "Ali Zadn" in page

@@ -37,6 +37,19 @@ SAMPLES = {
     "PAYER_BYTES": "48",
     "REASON_BYTES": "200",
     "QUANTITY_MOST": "20",
+    "allowed": "owner or desk",
+    "actor.role": "desk",
+    "secret_word": "password",
+    "secret_word.lower()": "password",
+    "field": "name",
+    "OPERATOR": "operator",
+    "NAME_CHARS": "32",
+    "low": "4",
+    "high": "8",
+    "PASSWORD_MIN": "8",
+    "PASSWORD_BYTES": "256",
+    "TOKEN_NAME_CHARS": "40",
+    "ord(c)": "200B",
 }
 PERCENT = re.compile(r"%[sd]")
 
@@ -97,6 +110,41 @@ WEB = (
         and isinstance(node.value, ast.Constant)
         and isinstance(node.value.value, str)
         and " " in node.value.value
+    ]
+)
+
+
+def tuples(path: Path) -> list[str]:
+    """The sentences of ``(status, sentence)`` refusals a module returns."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Tuple)
+            and len(node.elts) == 2
+            and isinstance(node.elts[0], ast.Constant)
+            and isinstance(node.elts[0].value, int)
+        ):
+            text = _sample(node.elts[1])
+            if text and " " in text:
+                found.append(text)
+    return found
+
+
+STAFF = ROOT / "host" / "staff"
+WEB += (
+    sentences(STAFF / "accounts.py", {"ValueError"})
+    + sentences(STAFF / "registry.py", {"StaffError"}, 1)
+    + sentences(ROOT / "host" / "web" / "staff_pages.py", {"error"}, 1)
+    + tuples(STAFF / "roles.py")
+    + tuples(ROOT / "host" / "web" / "auth.py")
+    + [
+        node.value.value
+        for path in (STAFF / "roles.py", ROOT / "host" / "web" / "auth.py")
+        for node in ast.parse(path.read_text()).body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and len(node.value.value.split()) > 3  # a sentence, not a word like "public"
     ]
 )
 

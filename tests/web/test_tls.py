@@ -73,8 +73,10 @@ def test_the_boards_and_the_console_are_served_over_https(tmp_path: Path) -> Non
         assert b.send("GET", "/api").body["actions_enabled"] is True
         signed = b.sign_in(TOKEN)
         assert signed.status == 200
-        (cookie,) = signed.header("Set-Cookie")
-        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        cookies = signed.header("Set-Cookie")
+        assert {c.split("=")[0] for c in cookies} == {"baulk_session", "baulk_device"}
+        for cookie in cookies:
+            assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
         # A client that does not trust the certificate gets no answer at all.
         with pytest.raises(ssl.SSLError):
             Browser(d.url, context=ssl.create_default_context()).send("GET", "/api")

@@ -1,6 +1,7 @@
-// The operator console: sign in with the operator token once (the server
-// answers with a session cookie the page cannot read, and a CSRF token kept
-// here in memory only), then run every table from a phone: start a match,
+// The operator console: sign in once, by name and password or with the
+// operator token (js/signin.js: the server answers with a cookie the page
+// cannot read, and a CSRF token kept here in memory only), then run every
+// table the account may run from a phone: start a match,
 // correct it, and score by hand when the handset is broken (R5.21).  Every
 // action shows what the table answered, in the page's language.
 import {
@@ -10,6 +11,7 @@ import { alertWords } from "./alerts.js";
 import { connect } from "./live.js";
 import { ball, linkClass, pair, statusText } from "./parts.js";
 import { showPockets } from "./pockets.js";
+import { sessionState, signInForm, signOut as endSignIn, whoText } from "./signin.js";
 
 setupPage();
 document.title = t("console") + " | " + t("brand");
@@ -84,7 +86,7 @@ async function act(path, bodies, clicked) {
   }
   if (status === 401 && csrf) {
     csrf = null;
-    showSignedIn(false);
+    showSignedIn(null);
     showResult("error", [t("session_ended")], clicked);
     return false;
   }
@@ -521,49 +523,29 @@ async function showAlerts() {
 }
 
 // ------------------------------------------------------------------ sign-in
-function showSignedIn(yes) {
+function showSignedIn(state) {
+  const yes = !!(state && state.signed_in);
   byId("signin").hidden = yes;
   byId("work").hidden = !yes;
   byId("sign-out").hidden = !yes;
+  setKids("who-box", [whoText(state)]);
 }
 
-async function signIn(event) {
-  event.preventDefault();
-  const input = byId("token");
-  const token = input.value;
-  input.value = ""; // the token is not kept in the page, not even in the field
-  if (!token.trim()) {
-    showResult("error", [t("err_token")]);
-    return;
-  }
-  try {
-    const { status, data } = await post("/console/signin", { token });
-    if (status !== 200) {
-      showResult("error", [data.message || data.error || String(status)]);
-      return;
-    }
-    csrf = data.csrf;
-  } catch (e) {
-    showResult("error", [t("no_answer")]);
-    return;
-  }
-  showSignedIn(true);
+function signedIn(state) {
+  csrf = state.csrf;
+  showSignedIn(state);
   showResult("done", [t("signed_in")]);
 }
 
 async function signOut() {
-  try {
-    await post("/console/signout", {});
-  } catch (e) {
-    // signed out here all the same
-  }
+  await endSignIn(csrf);
   csrf = null;
-  showSignedIn(false);
+  showSignedIn(null);
   showResult("done", [t("signed_out")]);
 }
 
 async function start() {
-  const session = await (await fetch("/console/session", { credentials: "same-origin" })).json();
+  const session = await sessionState();
   vocabulary = await (await fetch("/api/vocabulary")).json();
   if (!session.actions_enabled) {
     byId("notice-off").hidden = false;
@@ -602,7 +584,7 @@ async function start() {
       command([ev], clicked);
     });
   }
-  byId("signin-form").addEventListener("submit", signIn);
+  signInForm(byId("signin-box"), signedIn);
   byId("sign-out").addEventListener("click", signOut);
   byId("match-form").addEventListener("submit", startMatch);
   byId("names-form").addEventListener("submit", fixNames);
@@ -617,7 +599,7 @@ async function start() {
   for (const b of document.querySelectorAll("#handset-box button")) {
     b.addEventListener("click", () => setHandset(b.dataset.handset, performance.now()));
   }
-  showSignedIn(!!csrf);
+  showSignedIn(session);
   connect(null, onBoard);
   showAlerts();
   setInterval(showAlerts, ALERTS_EVERY_MS);

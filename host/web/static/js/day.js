@@ -4,7 +4,7 @@
 // month, year; the server turns it into the business day, ?jdate=).  On a
 // phone each row stacks, every cell beside its column's name.
 import { LANG, el, num, params } from "./i18n.js";
-import { api, download, dt, label, name, setup, withLang } from "./desk_common.js";
+import { api, download, dt, label, name, role, setup, withLang } from "./desk_common.js";
 
 let shown = null; // the report on the page
 
@@ -49,17 +49,21 @@ function render(data) {
   add(dt("venue"), r.venue, r.formatted.venue, "venue-row");
   document.getElementById("day-rows").replaceChildren(...rows);
   const scols = heads("sessions-head", ["h_session", "table", "opened", "closed", "minutes_open", "in_play",
-    "frames", "items", "total"]);
+    "frames", "items", "total", "opened_by", "closed_by", "voided_by", "corrected_by"]);
   const names = {};
   for (const tb of r.tables) names[tb.table] = tb.name;
   const srows = r.bills.map((b) => {
     const tr = el("tr", "session-row " + b.state);
+    tr.dataset.session = String(b.session_id);
     const link = el("a", null, dt("session", { n: b.session_id }));
     link.href = withLang("/desk/receipt/" + b.session_id);
     const f = r.formatted.bills[String(b.session_id)];
+    // who opened, closed, voided and corrected it: the signed-in accounts
+    const fixers = [...new Set((b.corrections || []).map((c) => c.who).filter(Boolean))];
     return cells(tr, scols, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
       dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }),
-      num(b.frames_played), f.items, f.total]);
+      num(b.frames_played), f.items, f.total, name(b.opened_by || ""), name(b.closed_by || ""),
+      name(b.voided_by || ""), name(fixers.join(", "))]);
   });
   document.getElementById("session-rows").replaceChildren(...srows);
 }
@@ -101,7 +105,24 @@ function asked() {
 
 async function loadDay(q) {
   const query = q === undefined ? (params.get("date") ? "date=" + params.get("date") : "") : q;
-  try { render(await api("/api/reports/day" + (query ? "?" + query : ""))); } catch (e) { /* shown */ }
+  try { render(await api("/api/reports/day" + (query ? "?" + query : ""))); } catch (e) { return; }
+  if (role() === "owner") flagDay(document.body.dataset.day);
+}
+
+// The owner's report flags each bill the tables' signed record does not
+// bear out (GET /api/staff/verify, host/staff/takings.py; docs/LEDGER.md).
+async function flagDay(day) {
+  let checked;
+  try { checked = await api("/api/staff/verify?date=" + day); } catch (e) { return; }
+  for (const b of checked.bills) {
+    const tr = document.querySelector("#session-rows tr[data-session='" + b.session_id + "']");
+    if (!tr) continue;
+    tr.dataset.verdict = b.status;
+    if (b.status === "flagged" || b.status === "differs") {
+      const first = tr.querySelector("td");
+      first.append(" ", el("strong", "verdict", dt(b.status)));
+    }
+  }
 }
 
 function init() {

@@ -1,14 +1,16 @@
 // What the desk's three pages share (desk.js, receipt.js, day.js): the
 // sign-in, the API, the question a destructive tap asks first, what was done,
-// and amounts typed in either language.  The API needs the operator's sign-in:
-// the console's (a session cookie the page cannot read, and a CSRF token it
-// sends with every request); the operator token is typed once into the
-// sign-in form and never kept by the page.  Everything typed by a person
-// (names, reasons, items) is drawn with textContent, inside a <bdi>.
+// and amounts typed in either language.  The API needs a staff sign-in
+// (signin.js: a cookie the page cannot read, and a CSRF token it sends with
+// every request); nothing typed into the sign-in is kept by the page, and a
+// first visit shows the sign-in form and nothing else.  Who made a change is
+// the signed-in account, as the server knows it.  Everything typed by a
+// person (names, reasons, items) is drawn with textContent, inside a <bdi>.
 import { LANG, bdi, el, t } from "./i18n.js";
+import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
 let CSRF = null; // the signed-in session's CSRF token, from /console/session
-const WHO_KEY = "baulk-desk-who";
+let ROLE = null; // the signed-in account's role
 
 // The desk's words: the keys of words.json that begin with "desk_".
 export function dt(key, vars) {
@@ -72,55 +74,36 @@ export function showDone(node) {
   e.dataset.n = String(Number(e.dataset.n || 0) + 1);
 }
 
-// The clerk's name, kept on this device: every change the desk makes says who.
-export function who() {
-  const field = document.getElementById("who");
-  const typed = field ? field.value.trim() : "";
-  return typed || localStorage.getItem(WHO_KEY) || null;
-}
-
-function setupWho() {
-  const field = document.getElementById("who");
-  if (!field) return;
-  label("who-label", "who");
-  field.value = localStorage.getItem(WHO_KEY) || "";
-  field.addEventListener("change", () => {
-    const v = field.value.trim();
-    if (v) localStorage.setItem(WHO_KEY, v); else localStorage.removeItem(WHO_KEY);
-  });
-}
-
-async function session() {
-  const r = await fetch("/console/session", { cache: "no-store" });
-  const data = r.ok ? await r.json() : {};
-  CSRF = data.signed_in ? data.csrf : null;
-  return CSRF !== null;
-}
+// The signed-in account's role (owner, desk, referee), or null.
+export function role() { return ROLE; }
 
 function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 
-function askToken(refused) {
-  document.getElementById("token-form").hidden = false;
-  if (refused) showError(dt("bad_token"));
+// Signed in or not: the sign-in form, or who is signed in and a sign-out.
+function showState(state) {
+  CSRF = state && state.signed_in ? state.csrf : null;
+  ROLE = CSRF ? state.role : null;
+  document.getElementById("signin-box").hidden = CSRF !== null;
+  document.getElementById("sign-out").hidden = CSRF === null;
+  document.getElementById("who-box").replaceChildren(whoText(state));
 }
 
 export class Refused extends Error {}
 
-// GET (no body) or POST a desk request; a change carries who made it.  A
-// refusal is shown in the page's language and thrown; a 409 "the table
+// GET (no body) or POST a desk request.  A refusal (a role that may not, a
+// bad amount) is shown in the page's language and thrown; a 409 "the table
 // changed" means another phone got there first: the caller looks again.
 export async function api(path, body) {
   const init = { headers: headers() };
   if (body !== undefined) {
     init.method = "POST";
     init.headers["Content-Type"] = "application/json";
-    const by = who();
-    init.body = JSON.stringify(by ? { who: by, ...body } : body);
+    init.body = JSON.stringify(body);
   }
   const r = await fetch(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
-  if (r.status === 401 || r.status === 403) {
-    askToken(true);
-    throw new Refused("token");
+  if (r.status === 401) { // the sign-in ended (or there was none): sign in again
+    showState(null);
+    throw new Refused("signed out");
   }
   const type = r.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await r.json() : await r.text();
@@ -180,32 +163,24 @@ export function plainAmount(text) {
     .replace(/^[−–]/, "-");
 }
 
-// The page's frame: language, sign-in, the clerk's name; ``init`` once,
-// then ``load`` (again after a sign-in).
+// The page's frame: language, the sign-in and sign-out; ``init`` once, then
+// ``load`` once signed in (again after a sign-in).
 export async function setup(init, load) {
   document.documentElement.lang = LANG;
   document.documentElement.dir = LANG === "fa" ? "rtl" : "ltr";
   langLink();
-  label("token-label", "token");
-  label("token-save", "save");
-  setupWho();
-  const form = document.getElementById("token-form");
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const field = document.getElementById("token");
-    const r = await fetch("/console/signin?lang=" + LANG, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ token: field.value.trim() }),
-    });
-    field.value = ""; // the token is not kept, not even in the form
-    if (!r.ok) { askToken(true); return; }
-    CSRF = (await r.json()).csrf;
-    form.hidden = true;
+  signInForm(document.getElementById("signin-box"), (state) => {
+    showState(state);
     showError("");
     load();
   });
+  const out = document.getElementById("sign-out");
+  out.textContent = t("sign_out");
+  out.addEventListener("click", async () => {
+    await signOut(CSRF);
+    showState(null);
+  });
   init();
-  if (!(await session())) askToken(false);
-  load();
+  showState(await sessionState());
+  if (CSRF) load();
 }

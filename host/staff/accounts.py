@@ -1,0 +1,105 @@
+"""What an account's name, password and PIN may be: each checked at the
+edge with a sentence that says field is wrong (ValueError)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from baulk.host.staff.roles import REFEREE, ROLES
+
+NAME_CHARS = 32
+PASSWORD_MIN = 8
+PASSWORD_BYTES = 256
+PIN_DIGITS = (4, 8)
+TOKEN_NAME_CHARS = 40
+_PUNCT = " .-_'"
+_DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
+_TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
+# The bootstrap owner's name: the configured operator_token signs in as him.
+OPERATOR = "operator"
+
+
+def _text(value: object, field: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be text")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{field} must be text (it holds a broken character)") from None
+    return value
+
+
+def check_person(value: object, field: str = "name") -> str:
+    """A person's name as he signs in: letters, digits, spaces and . - _ '
+    (any script: Persian names are names), 1–32 characters."""
+    text = unicodedata.normalize("NFC", _text(value, field).strip())
+    if not 1 <= len(text) <= NAME_CHARS:
+        raise ValueError(f"{field} must have 1 to {NAME_CHARS} characters")
+    for c in text:
+        if not (c.isalnum() or c in _PUNCT) or unicodedata.category(c) in ("Cf", "Cc"):
+            raise ValueError(
+                f"{field} may hold letters, digits, spaces and . - _ ' only (not U+{ord(c):04X})"
+            )
+    if key_of(text) == OPERATOR:
+        raise ValueError(f"{field} '{OPERATOR}' is kept for the configured operator token")
+    return text
+
+
+def key_of(name: str) -> str:
+    """The name as it is looked up: one case, no spaces around."""
+    return unicodedata.normalize("NFC", name).strip().casefold()
+
+
+def check_role(value: object) -> str:
+    if value not in ROLES:
+        raise ValueError(f"role must be one of: {', '.join(ROLES)}")
+    return str(value)
+
+
+def check_password(value: object) -> str:
+    text = _text(value, "password")
+    if len(text) < PASSWORD_MIN:
+        raise ValueError(f"password must have at least {PASSWORD_MIN} characters")
+    if len(text.encode()) > PASSWORD_BYTES:
+        raise ValueError(f"password must be at most {PASSWORD_BYTES} bytes")
+    return text
+
+
+def check_pin(value: object) -> str:
+    """A PIN of 4 to 8 digits (Persian or Arabic-Indic digits count)."""
+    text = _text(value, "pin").strip().translate(_DIGITS)
+    low, high = PIN_DIGITS
+    if not (low <= len(text) <= high and text.isascii() and text.isdigit()):
+        raise ValueError(f"pin must be {low} to {high} digits")
+    return text
+
+
+def check_tables(value: object) -> list[str] | None:
+    """A referee's tables: a list of table ids, or null for every table."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value or len(value) > 64:
+        raise ValueError("tables must be a list of 1 to 64 table ids, or null for every table")
+    out: list[str] = []
+    for t in value:
+        if not isinstance(t, str) or not _TABLE.fullmatch(t):
+            raise ValueError("tables must be a list of table ids (letters, digits, '-' or '_')")
+        if t not in out:
+            out.append(t)
+    return out
+
+
+def check_token_name(value: object) -> str:
+    text = _text(value, "token name").strip()
+    if not 1 <= len(text) <= TOKEN_NAME_CHARS or any(not c.isprintable() for c in text):
+        raise ValueError(f"token name must be 1 to {TOKEN_NAME_CHARS} printable characters")
+    return text
+
+
+def tables_for(role: str, tables: Any) -> list[str] | None:
+    """Only a referee is limited to tables."""
+    if tables is not None and role != REFEREE:
+        raise ValueError("only a referee is limited to tables")
+    return check_tables(tables)

@@ -1,0 +1,498 @@
+"""The staff the daemon holds in memory: accounts, API tokens, sign-ins and
+the devices each account signed in from, loaded from the store at start
+and written through the store's writer (host/store/staff_schema.py) at
+every change.  A change is applied here only once the store has it, so
+what the daemon believes is what a restart finds.
+
+``baulk users`` changes the store file directly, the daemon running or not:
+:meth:`Registry.reload_if_changed` (the web gate calls it at most once a
+second) sees the file's ``staff_version`` move and reads accounts and
+tokens again; an account disabled or reset there loses its sign-ins.
+
+Secrets are never kept: a session's cookie and an API token are 32 random
+bytes, known here by their SHA-256 only; passwords and PINs by their argon2
+hash (passwords.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import secrets
+import sqlite3
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from baulk.host.club.clock import VenueClock
+from baulk.host.staff import accounts as rules
+from baulk.host.staff.passwords import hash_secret
+from baulk.host.staff.roles import OWNER, REFEREE, Actor
+from baulk.host.store import StaffWrite, staff_queries
+
+log = logging.getLogger("baulk.staff")
+
+SESSIONS_MOST = 2000  # sign-ins held at once; the oldest gives way
+DEVICE_BYTES = 200  # how much of a User-Agent is kept
+
+Save = Callable[[StaffWrite], Awaitable[bool]]
+
+
+class StaffError(ValueError):
+    """A change the registry refuses, with the status to answer."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def digest(secret: str) -> str:
+    """The SHA-256 a random secret (a cookie, a token) is known by."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Account:
+    id: int
+    name: str
+    role: str
+    tables: frozenset[str] | None
+    password: str | None  # argon2 hashes
+    pin: str | None
+    disabled: bool
+    changed_ms: int
+
+    @property
+    def key(self) -> str:
+        return rules.key_of(self.name)
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "tables": sorted(self.tables) if self.tables is not None else None,
+            "has_password": self.password is not None,
+            "has_pin": self.pin is not None,
+            "disabled": self.disabled,
+            "changed_ms": self.changed_ms,
+        }
+
+
+@dataclass(frozen=True)
+class Token:
+    id: int
+    name: str
+    role: str
+    tables: frozenset[str] | None
+    hash: str
+    created_ms: int
+    created_by: str | None
+    revoked: bool
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "role": self.role,
+            "tables": sorted(self.tables) if self.tables is not None else None,
+            "created_ms": self.created_ms,
+            "created_by": self.created_by,
+            "revoked": self.revoked,
+        }
+
+
+@dataclass(frozen=True)
+class WebSession:
+    hash: str
+    account_id: int | None  # None: the configured operator token's owner
+    name: str
+    role: str
+    tables: frozenset[str] | None
+    csrf: str
+    expires_ms: int
+
+
+def _tables(text: Any) -> frozenset[str] | None:
+    if not text:
+        return None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return frozenset()  # unreadable: limited to nothing, never to everything
+    return frozenset(str(t) for t in found) if isinstance(found, list) else frozenset()
+
+
+def _frozen(tables: list[str] | None) -> frozenset[str] | None:
+    return frozenset(tables) if tables is not None else None
+
+
+def _tables_text(tables: list[str] | None) -> str | None:
+    return json.dumps(sorted(tables)) if tables is not None else None
+
+
+def _account(r: dict[str, Any]) -> Account:
+    return Account(
+        int(r["id"]),
+        str(r["name"]),
+        str(r["role"]),
+        _tables(r["tables"]),
+        r["password"],
+        r["pin"],
+        bool(r["disabled"]),
+        int(r["changed_ms"]),
+    )
+
+
+def _token(r: dict[str, Any]) -> Token:
+    return Token(
+        int(r["id"]),
+        str(r["name"]),
+        str(r["role"]),
+        _tables(r["tables"]),
+        str(r["hash"]),
+        int(r["created_ms"]),
+        r["created_by"],
+        r["revoked_ms"] is not None,
+    )
+
+
+def end_sessions_write(account_id: int, at_ms: int, why: str) -> StaffWrite:
+    """Every sign-in of an account, ended in the store."""
+    return StaffWrite("session", {"account_id": account_id, "ended_ms": at_ms, "ended_why": why})
+
+
+class Registry:
+    """Accounts, tokens, sign-ins and trusted devices, as the store has them."""
+
+    def __init__(
+        self,
+        save: Save | None,
+        clock: VenueClock | None = None,
+        offload: Callable[[Callable[[], str]], Awaitable[str]] | None = None,
+    ) -> None:
+        self.save = save  # None: a server without a store (baulk board) keeps no staff
+        self.offload = offload  # where argon2 runs (the daemon: not on its event loop)
+        self.clock = clock or VenueClock()
+        self.accounts: dict[int, Account] = {}
+        self.by_key: dict[str, Account] = {}
+        self.tokens: dict[str, Token] = {}
+        self.sessions: dict[str, WebSession] = {}
+        self.devices: set[tuple[str, int]] = set()
+        self.version = -1
+        self._checked_at = 0.0
+
+    # ------------------------------------------------------------------ loading
+    def load(self, db: sqlite3.Connection, sessions: bool = True) -> None:
+        self.version = staff_queries.staff_version(db)
+        before = self.accounts
+        self.accounts = {a.id: a for a in map(_account, staff_queries.accounts(db))}
+        self.by_key = {a.key: a for a in self.accounts.values()}
+        self.tokens = {t.hash: t for t in map(_token, staff_queries.tokens(db))}
+        if sessions:
+            now = self.clock.wall_ms()
+            self.sessions = {
+                r["hash"]: WebSession(
+                    r["hash"],
+                    r["account_id"],
+                    r["name"],
+                    r["role"],
+                    _tables(r["tables"]),
+                    r["csrf"],
+                    r["expires_ms"],
+                )
+                for r in staff_queries.live_sessions(db, now)
+            }
+            self.devices = staff_queries.devices(db)
+        # An account changed elsewhere (baulk users) keeps no sign-in of before.
+        for a in self.accounts.values():
+            old = before.get(a.id)
+            if old is not None and (a.disabled or a.password != old.password or a.role != old.role):
+                self._end_sessions_of(a.id, "changed by baulk users")
+
+    def reload_if_changed(self, db: sqlite3.Connection, now_s: float) -> None:
+        """Read accounts and tokens again when the file's staff_version
+        moved; looked at once a second at most."""
+        if now_s - self._checked_at < 1.0:
+            return
+        self._checked_at = now_s
+        try:
+            if staff_queries.staff_version(db) != self.version:
+                self.load(db, sessions=False)
+        except sqlite3.Error as e:
+            log.warning("staff: the store could not be read (%s); accounts stay as they were", e)
+
+    # ------------------------------------------------------------------ looking up
+    def account(self, name: str) -> Account | None:
+        return self.by_key.get(rules.key_of(name))
+
+    def session(self, secret: str) -> WebSession | None:
+        """The live sign-in of a cookie's secret, or None."""
+        s = self.sessions.get(digest(secret))
+        if s is None:
+            return None
+        if s.expires_ms <= self.clock.wall_ms():
+            self.sessions.pop(s.hash, None)
+            return None
+        if s.account_id is not None:
+            a = self.accounts.get(s.account_id)
+            if a is None or a.disabled:
+                return None
+        return s
+
+    def actor_of(self, s: WebSession) -> Actor:
+        return Actor(s.name, s.role, s.tables, "session", s.account_id)
+
+    def token(self, secret: str) -> Token | None:
+        t = self.tokens.get(digest(secret))
+        return t if t is not None and not t.revoked else None
+
+    def trusted(self, device: str | None, account_id: int | None) -> bool:
+        """Has this account signed in from this device before?"""
+        if not device:
+            return False
+        return (digest(device), account_id if account_id is not None else 0) in self.devices
+
+    # ------------------------------------------------------------------ changes
+    async def _hash(self, secret: str) -> str:
+        if self.offload is None:
+            return hash_secret(secret)
+        return await self.offload(lambda: hash_secret(secret))
+
+    async def _save(self, w: StaffWrite) -> None:
+        if self.save is None:
+            raise StaffError(503, "this server keeps no staff accounts (it has no store)")
+        if not await self.save(w):
+            raise StaffError(503, "the store could not save this now; nothing changed")
+
+    async def add(
+        self,
+        name: object,
+        role: object,
+        password: object = None,
+        pin: object = None,
+        tables: object = None,
+        by: str | None = None,
+    ) -> Account:
+        clean = rules.check_person(name)
+        if self.account(clean) is not None:
+            raise StaffError(409, f"there is already an account '{clean}'")
+        kind = rules.check_role(role)
+        limited = rules.tables_for(kind, tables)
+        if password is None and pin is None:
+            raise StaffError(400, "an account needs a password (and a desk clerk may have a PIN)")
+        if pin is not None and kind != "desk":
+            raise StaffError(400, "only a desk account signs in with a PIN")
+        hashed = await self._hash(rules.check_password(password)) if password is not None else None
+        pin_hash = await self._hash(rules.check_pin(pin)) if pin is not None else None
+        now = self.clock.wall_ms()
+        w = StaffWrite(
+            "account",
+            {
+                "name": clean,
+                "name_key": rules.key_of(clean),
+                "role": kind,
+                "tables": _tables_text(limited),
+                "password": hashed,
+                "pin": pin_hash,
+                "disabled": 0,
+                "created_ms": now,
+                "changed_ms": now,
+                "changed_by": by,
+            },
+        )
+        await self._save(w)
+        a = Account(
+            w.row_id,
+            clean,
+            kind,
+            _frozen(limited),
+            hashed,
+            pin_hash,
+            False,
+            now,
+        )
+        self.accounts[a.id] = a
+        self.by_key[a.key] = a
+        return a
+
+    async def change(
+        self,
+        name: object,
+        by: str | None,
+        disabled: object = None,
+        password: object = None,
+        pin: object = None,
+        role: object = None,
+        tables: object = ...,
+    ) -> Account:
+        """Disable or enable an account, give it a new password or PIN, a
+        role or tables.  A disable, a new password or a new role ends its
+        sign-ins."""
+        if not isinstance(name, str) or (a := self.account(name)) is None:
+            raise StaffError(404, f"there is no account '{str(name)[:40]}'")
+        new = a
+        if disabled is not None:
+            if not isinstance(disabled, bool):
+                raise StaffError(400, "disabled must be true or false")
+            new = replace(new, disabled=disabled)
+        if role is not None:
+            new = replace(new, role=rules.check_role(role))
+        if tables is not ... or role is not None:
+            kept = sorted(a.tables) if a.tables is not None and new.role == REFEREE else None
+            limited = rules.tables_for(new.role, kept if tables is ... else tables)
+            new = replace(new, tables=_frozen(limited))
+        if password is not None:
+            new = replace(new, password=await self._hash(rules.check_password(password)))
+        if pin is not None:
+            if new.role != "desk":
+                raise StaffError(400, "only a desk account signs in with a PIN")
+            new = replace(new, pin=await self._hash(rules.check_pin(pin)))
+        if new == a:
+            raise StaffError(400, "nothing to change: give disabled, password, pin, role or tables")
+        now = self.clock.wall_ms()
+        new = replace(new, changed_ms=now)
+        await self._save(
+            StaffWrite(
+                "account",
+                {
+                    "id": a.id,
+                    "role": new.role,
+                    "tables": _tables_text(sorted(new.tables) if new.tables is not None else None),
+                    "password": new.password,
+                    "pin": new.pin,
+                    "disabled": int(new.disabled),
+                    "changed_ms": now,
+                    "changed_by": by,
+                },
+            )
+        )
+        self.accounts[a.id] = new
+        self.by_key[new.key] = new
+        if new.disabled or (new.password, new.role, new.tables) != (a.password, a.role, a.tables):
+            await self.end_sessions_of(a.id, "the account was changed")
+        return new
+
+    async def new_token(
+        self, name: object, role: object, tables: object = None, by: str | None = None
+    ) -> tuple[str, Token]:
+        """A named API token; the secret is shown once, here, and never kept."""
+        clean = rules.check_token_name(name)
+        kind = rules.check_role(role)
+        limited = rules.tables_for(kind, tables)
+        secret = secrets.token_urlsafe(32)
+        now = self.clock.wall_ms()
+        w = StaffWrite(
+            "token",
+            {
+                "name": clean,
+                "role": kind,
+                "tables": _tables_text(limited),
+                "hash": digest(secret),
+                "created_ms": now,
+                "created_by": by,
+            },
+        )
+        await self._save(w)
+        t = Token(
+            w.row_id,
+            clean,
+            kind,
+            _frozen(limited),
+            digest(secret),
+            now,
+            by,
+            False,
+        )
+        self.tokens[t.hash] = t
+        return secret, t
+
+    async def revoke_token(self, token_id: int, by: str | None) -> Token:
+        t = next((t for t in self.tokens.values() if t.id == token_id), None)
+        if t is None or t.revoked:
+            raise StaffError(404, f"there is no token {token_id} in use")
+        await self._save(
+            StaffWrite("token", {"id": t.id, "revoked_ms": self.clock.wall_ms(), "revoked_by": by})
+        )
+        t = replace(t, revoked=True)
+        self.tokens[t.hash] = t
+        return t
+
+    async def sign_in(
+        self, actor: Actor, hours: int, address: str | None, device: str | None
+    ) -> tuple[str, WebSession]:
+        """A new sign-in: its cookie secret (given to the browser once) and
+        the session, stored before it is answered, so a restart keeps it."""
+        secret = secrets.token_urlsafe(32)
+        now = self.clock.wall_ms()
+        s = WebSession(
+            digest(secret),
+            actor.account_id,
+            actor.name,
+            actor.role,
+            actor.tables,
+            secrets.token_urlsafe(32),
+            now + hours * 3_600_000,
+        )
+        await self._save(
+            StaffWrite(
+                "session",
+                {
+                    "hash": s.hash,
+                    "account_id": s.account_id,
+                    "name": s.name,
+                    "role": s.role,
+                    "tables": _tables_text(sorted(s.tables) if s.tables is not None else None),
+                    "csrf": s.csrf,
+                    "created_ms": now,
+                    "expires_ms": s.expires_ms,
+                    "address": address,
+                    "device": (device or "")[:DEVICE_BYTES] or None,
+                },
+            )
+        )
+        while len(self.sessions) >= SESSIONS_MOST:
+            oldest = next(iter(self.sessions))
+            await self.sign_out(oldest, "too many sign-ins: the oldest gave way")
+        self.sessions[s.hash] = s
+        return secret, s
+
+    async def sign_out(self, session_hash: str, why: str) -> None:
+        """End a sign-in on the server: a kept copy of its cookie is then none."""
+        if self.sessions.pop(session_hash, None) is None:
+            return
+        if self.save is not None:
+            await self.save(
+                StaffWrite(
+                    "session",
+                    {"hash": session_hash, "ended_ms": self.clock.wall_ms(), "ended_why": why},
+                )
+            )
+
+    def _end_sessions_of(self, account_id: int, why: str) -> int:
+        """Forget an account's sign-ins here (the store's rows are ended by
+        whoever changed the account: end_sessions_of, or baulk users)."""
+        ended = [h for h, s in self.sessions.items() if s.account_id == account_id]
+        for h in ended:
+            del self.sessions[h]
+        return len(ended)
+
+    async def end_sessions_of(self, account_id: int, why: str) -> None:
+        self._end_sessions_of(account_id, why)
+        await self._save(end_sessions_write(account_id, self.clock.wall_ms(), why))
+
+    async def trust(self, device: str, account_id: int | None) -> None:
+        """Remember that an account signed in from this device."""
+        key = (digest(device), account_id if account_id is not None else 0)
+        if key in self.devices or self.save is None:
+            return
+        self.devices.add(key)
+        await self.save(
+            StaffWrite(
+                "device", {"hash": key[0], "account_id": key[1], "first_ms": self.clock.wall_ms()}
+            )
+        )
+
+    def owners(self) -> list[Account]:
+        return [a for a in self.accounts.values() if a.role == OWNER and not a.disabled]

@@ -1,0 +1,128 @@
+"""Who may use which route: the one table of it.
+
+Three roles (docs/VENUE.md, "Staff"):
+
+* **owner**: everything: users and tokens, corrections, the reports, the
+  activity log and ``verify``; the configured ``operator_token`` signs in
+  as the owner ``operator``;
+* **desk**: table sessions, receipts and the day's report;
+* **referee**: the console's match actions, optionally only on the tables
+  his account lists.
+
+``ROUTES`` names every route that is not a public read, by method and the
+route's pattern as aiohttp writes it (``/api/tables/{table}/match``).  The
+web side's gate (host/web/auth.py) holds every request to it: a
+state-changing route (any method but GET and HEAD) that is missing here is
+refused to everyone, so a route added later is closed until someone lists
+it; a GET that is missing is a public read.  tests/web/test_roles.py walks
+every state-changing route of the built app under every role.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OWNER = "owner"
+DESK = "desk"
+REFEREE = "referee"
+ROLES = (OWNER, DESK, REFEREE)
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
+
+PUBLIC = "public"  # anyone, signed in or not (the sign-in itself)
+SIGNED_IN = "signed in"  # any role
+
+Rule = frozenset[str] | str
+
+
+def _only(*roles: str) -> frozenset[str]:
+    return frozenset(roles)
+
+
+_MATCH = _only(OWNER, REFEREE)
+_DESK = _only(OWNER, DESK)
+
+ROUTES: dict[tuple[str, str], Rule] = {
+    # the sign-in (host/web/auth.py)
+    ("POST", "/console/signin"): PUBLIC,
+    ("POST", "/console/signout"): PUBLIC,
+    # the console's match actions (host/web/console.py, handset.py, sensors.py)
+    ("POST", "/api/tables/{table}/match"): _MATCH,
+    ("POST", "/api/tables/{table}/command"): _MATCH,
+    ("POST", "/api/tables/{table}/names"): _only(OWNER, REFEREE, DESK),
+    ("POST", "/api/tables/{table}/handset"): _MATCH,
+    ("POST", "/api/tables/{table}/pocket-check"): _MATCH,
+    # the desk (host/web/desk.py): sessions, receipts, the day's report
+    ("POST", "/api/tables/{table}/session"): _DESK,
+    ("POST", "/api/sessions/{session}/close"): _DESK,
+    ("POST", "/api/sessions/{session}/confirm"): _DESK,
+    ("POST", "/api/sessions/{session}/reopen"): _DESK,
+    ("POST", "/api/sessions/{session}/items"): _DESK,
+    ("POST", "/api/sessions/{session}/items/{item}/take-back"): _DESK,
+    ("POST", "/api/sessions/{session}/print"): _DESK,
+    # money taken off a bill, or a session that was never owed: the owner's
+    ("POST", "/api/sessions/{session}/corrections"): _only(OWNER),
+    ("POST", "/api/sessions/{session}/corrections/{correction}/reverse"): _only(OWNER),
+    ("POST", "/api/sessions/{session}/refunds"): _only(OWNER),
+    ("POST", "/api/sessions/{session}/void"): _only(OWNER),
+    ("GET", "/api/desk"): _DESK,
+    ("GET", "/api/sessions/{session}"): _DESK,
+    ("GET", "/api/sessions/{session}/bill.{fmt}"): _DESK,
+    ("GET", "/api/reports/day"): _DESK,
+    ("GET", "/api/reports/day.{fmt}"): _DESK,
+    # the owner's pages (host/web/staff_pages.py)
+    ("GET", "/api/staff/me"): SIGNED_IN,
+    ("GET", "/api/staff/users"): _only(OWNER),
+    ("POST", "/api/staff/users"): _only(OWNER),
+    ("POST", "/api/staff/users/{name}"): _only(OWNER),
+    ("GET", "/api/staff/tokens"): _only(OWNER),
+    ("POST", "/api/staff/tokens"): _only(OWNER),
+    ("POST", "/api/staff/tokens/{token}/revoke"): _only(OWNER),
+    ("GET", "/api/staff/activity"): _only(OWNER),
+    ("GET", "/api/staff/activity.{fmt}"): _only(OWNER),
+    ("GET", "/api/staff/verify"): _only(OWNER),
+}
+
+# Routes whose ``{table}`` a referee's list of tables limits.
+TABLE_KEY = "table"
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who a request comes from, once the gate has checked it."""
+
+    name: str
+    role: str
+    tables: frozenset[str] | None = None  # a referee limited to these tables
+    via: str = "session"  # session, token, operator (the configured token)
+    account_id: int | None = None
+
+
+def rule_for(method: str, pattern: str | None) -> Rule | None:
+    """The rule of a route; None for a route the table does not list."""
+    if pattern is None:
+        return None
+    return ROUTES.get(("GET" if method == "HEAD" else method, pattern))
+
+
+def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, str] | None:
+    """Why ``actor`` may not use a route with this rule (status, sentence),
+    or None when he may."""
+    if rule == PUBLIC:
+        return None
+    if actor is None:
+        return 401, "sign in first: this needs a staff sign-in or an API token"
+    if rule == SIGNED_IN:
+        return None
+    assert isinstance(rule, frozenset)
+    if actor.role not in rule:
+        allowed = " or ".join(r for r in ROLES if r in rule)
+        return 403, f"refused: this needs the {allowed} role, and {actor.name} is {actor.role}"
+    limited = actor.role == REFEREE and actor.tables is not None and table is not None
+    if limited and table not in (actor.tables or ()):
+        return 403, f"refused: {actor.name} referees other tables, not '{table}'"
+    return None
+
+
+UNLISTED = (
+    "refused: this route is not in the role table (host/staff/roles.py), so nobody may use it yet"
+)

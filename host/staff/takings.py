@@ -1,0 +1,277 @@
+"""A day's takings against the tables' signed record (``baulk verify --day``,
+and the owner's page): docs/LEDGER.md, "What the owner can check".
+
+For every bill of the business day:
+
+1. every match the session's events belong to is verified against the
+   device's checkpoints (host/referee/verify.py): a bill built on events
+   that fail is **flagged**;
+2. the frames and minutes in play are worked again from those signed event
+   bodies alone, by the daemon's own shadow referee and store writer in a
+   store of their own, and the bill worked out again with them: every figure
+   that differs from the bill the store gives is a finding;
+3. every difference between the bill's total and what it charged must be a
+   correction in ``bill_corrections`` with a name and a reason, and with its
+   row in the activity log (made through the desk, not written into the file).
+
+A bill it cannot cover says why: no key for its table, events not signed
+yet (a frame in play), a match the store does not hold.  Table time itself
+is the PC's clock, which no table signs: it is checked against nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from baulk.host.club import bills, daily
+from baulk.host.club.clock import Stamp
+from baulk.host.club.tariffs import Billing
+from baulk.host.referee.verify import (
+    LedgerError,
+    LedgerEvent,
+    read_key,
+    replayed_store,
+    verify_store,
+)
+from baulk.host.store import StoreReader
+
+COMPARED = ("frames_played", "play_s", "minutes_in_play", "time_total", "frames_total", "charged")
+
+
+@dataclass
+class Keys:
+    """The device keys, per table: a folder of TABLE.key files, or the
+    simulated tables' known key for every table (baulk demo, the tests)."""
+
+    folder: Path | None = None
+    everyone: bytes | None = None
+    cache: dict[str, bytes | None] = field(default_factory=dict)
+
+    def key_for(self, table_id: str) -> bytes | None:
+        if self.everyone is not None:
+            return self.everyone
+        if table_id not in self.cache:
+            path = self.folder / f"{table_id}.key" if self.folder is not None else None
+            try:
+                self.cache[table_id] = read_key(path) if path and path.is_file() else None
+            except LedgerError:
+                self.cache[table_id] = None
+        return self.cache[table_id]
+
+
+def keys_from(folder: Path | None, sim_key: bool) -> Keys:
+    if sim_key:
+        from baulk.firmware.sim.board import SIM_KEY
+
+        return Keys(everyone=bytes.fromhex(SIM_KEY))
+    if folder is None:
+        raise ValueError(
+            "no device keys to check with: set [verify] keys to a folder of TABLE.key files"
+        )
+    return Keys(folder=folder)
+
+
+def _matches_in(reader: StoreReader, session: dict[str, Any]) -> list[str]:
+    upto = session["close_event_id"] or reader.newest_event_id()
+    rows = reader.db.execute(
+        "SELECT DISTINCT match_id FROM events WHERE table_id = ? AND id > ? AND id <= ? "
+        "AND match_id IS NOT NULL ORDER BY match_id",
+        (session["table_id"], session["open_event_id"], upto),
+    )
+    return [str(r[0]) for r in rows]
+
+
+def _venue_ids(reader: StoreReader, table_id: str) -> dict[tuple[int, int], int]:
+    rows = reader.db.execute("SELECT boot_id, seq, id FROM events WHERE table_id = ?", (table_id,))
+    return {(int(b), int(s)): int(i) for b, s, i in rows}
+
+
+def _replayed_frames(
+    reader: StoreReader, session: dict[str, Any], match_id: str, events: list[LedgerEvent]
+) -> list[dict[str, Any]]:
+    """The session's frames of one match as the signed events make them,
+    chosen by the same rule as the store's (host/store/queries.py
+    session_frames), with the venue's event ids."""
+    table = session["table_id"]
+    ids = _venue_ids(reader, table)
+    opened = session["open_event_id"]
+    upto = session["close_event_id"] or reader.newest_event_id()
+    out: list[dict[str, Any]] = []
+    with replayed_store(table, events) as replay:
+        db = replay.db
+        key_of = {int(i): (int(b), int(s)) for i, b, s in db.execute(
+            "SELECT id, boot_id, seq FROM events"
+        )}  # fmt: skip
+        players_row = db.execute(
+            "SELECT players FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        # The names the bill charges are the venue's, corrected at the desk
+        # (its annotation, as the store's own session_frames reads them).
+        players = reader.name_fix(match_id) or (json.loads(players_row[0]) if players_row else None)
+        rows = db.execute(
+            "SELECT frame, start_id, start_t, end_id, end_t, winner FROM frame_play "
+            "WHERE match_id = ? ORDER BY start_id",
+            (match_id,),
+        ).fetchall()
+        for frame, start_id, start_t, end_id, end_t, winner in rows:
+            start = ids.get(key_of.get(int(start_id), (-1, -1)))
+            end = ids.get(key_of.get(int(end_id), (-1, -1))) if end_id is not None else None
+            if start is None or start > upto:
+                continue
+            ended_in = end is not None and opened < end <= upto
+            running = start > opened and (end is None or end > upto)
+            if not (ended_in or running):
+                continue
+            finished = end is not None and end <= upto
+            if not finished:
+                end_t = _last_t(db, key_of, ids, match_id, int(frame), upto)
+            # A frame begun before the session opened counts from its newest
+            # event then (the store's rule: host/store/club_queries.py).
+            open_t = (
+                _last_t(db, key_of, ids, match_id, int(frame), opened) if start <= opened else None
+            )
+            out.append(
+                {
+                    "match_id": match_id,
+                    "frame": int(frame),
+                    "start_t": start_t,
+                    "end_t": end_t,
+                    "open_t": open_t,
+                    "winner": winner if finished else None,
+                    "finished": finished,
+                    "players": players,
+                    "_start": start,
+                }
+            )
+    return out
+
+
+def _last_t(
+    db: Any,
+    key_of: dict[int, tuple[int, int]],
+    ids: dict[tuple[int, int], int],
+    match_id: str,
+    frame: int,
+    upto: int,
+) -> int | None:
+    rows = db.execute(
+        "SELECT id, ev FROM events WHERE match_id = ? AND frame = ? AND rejected IS NULL "
+        "ORDER BY id DESC",
+        (match_id, frame),
+    )
+    for i, ev in rows:
+        venue = ids.get(key_of.get(int(i), (-1, -1)))
+        if venue is not None and venue <= upto and ev:
+            t = json.loads(ev).get("t")
+            return t if isinstance(t, int) and not isinstance(t, bool) else None
+    return None
+
+
+def _corrections_logged(reader: StoreReader, session_id: int) -> int:
+    row = reader.db.execute(
+        "SELECT count(*) FROM staff_activity WHERE session_id = ? AND action = 'correction' "
+        "AND result = 'done'",
+        (session_id,),
+    ).fetchone()
+    return int(row[0])
+
+
+def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp) -> dict[str, Any]:
+    """One bill against the signed record: its status (verified, differs,
+    flagged, uncovered) and each finding as a sentence."""
+    sid = bill["session_id"]
+    session = reader.session(sid)
+    findings: list[dict[str, str]] = []
+    uncovered: list[str] = []
+    flagged = False
+    assert session is not None
+    key = keys.key_for(session["table_id"])
+    frames: list[dict[str, Any]] = []
+    if key is None:
+        uncovered.append(f"there is no device key for table {session['table_id']}")
+    else:
+        for match_id in _matches_in(reader, session):
+            try:
+                verdict = verify_store(reader, match_id, key)
+            except LedgerError as e:
+                uncovered.append(str(e))
+                continue
+            for f in verdict.findings:
+                if f.kind == "uncovered":
+                    uncovered.append(f"match {match_id}: {f.text}")
+                else:
+                    flagged = True
+                    findings.append({"kind": "tampered", "text": f"match {match_id}: {f.text}"})
+            ledger = reader.ledger(match_id) or {"events": []}
+            events = [
+                LedgerEvent(e["seq"], e["boot_id"], e["body"], e)
+                for e in ledger["events"]
+                if e["body"] is not None
+            ]
+            frames += _replayed_frames(reader, session, match_id, events)
+    if key is not None and not uncovered:
+        frames.sort(key=lambda f: f.pop("_start"))
+        fixes = reader.corrections([sid])[sid]
+        again = bills.work_out(session, frames, fixes, now, reader.items([sid])[sid])
+        for k in COMPARED:
+            if again[k] != bill[k]:
+                findings.append(
+                    {
+                        "kind": "differs",
+                        "text": f"the bill's {k} is {bill[k]}; the tables' signed events "
+                        f"make {again[k]}",
+                    }
+                )
+    # every difference from what was charged: an audited correction
+    corrections = bill["corrections"]
+    for c in corrections:
+        if not c["who"] or not str(c["reason"] or "").strip():
+            findings.append(
+                {
+                    "kind": "unaudited",
+                    "text": f"correction {c['id']} ({c['amount']}) names nobody or no reason",
+                }
+            )
+    logged = _corrections_logged(reader, sid)
+    if len(corrections) > logged:
+        findings.append(
+            {
+                "kind": "unaudited",
+                "text": f"{len(corrections)} corrections in the store, {logged} in the "
+                "activity log: some were not made through the desk",
+            }
+        )
+    if flagged:
+        status = "flagged"
+    elif findings:
+        status = "differs"
+    elif uncovered:
+        status = "uncovered"
+    else:
+        status = "verified"
+    return {
+        "session_id": sid,
+        "table_id": bill["table_id"],
+        "opened_by": bill["opened_by"],
+        "closed_by": bill["closed_by"],
+        "total": bill["total"],
+        "charged": bill["charged"],
+        "currency": bill["currency"],
+        "status": status,
+        "findings": findings,
+        "uncovered": uncovered,
+    }
+
+
+def check_day(
+    reader: StoreReader, billing: Billing, day: date, keys: Keys, now: Stamp
+) -> dict[str, Any]:
+    checked = [check_bill(reader, b, keys, now) for b in daily.day_bills(reader, billing, day, now)]
+    counts: dict[str, int] = {}
+    for c in checked:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    return {"day": day.isoformat(), "bills": checked, "counts": counts}

@@ -1,0 +1,238 @@
+"""The staff's tables in the store (host/staff/ keeps them in memory at run
+time; docs/VENUE.md, "Staff"):
+
+* ``staff_accounts``: one row a person: his name, role (owner, desk,
+  referee), the tables a referee is limited to, his password's and PIN's
+  argon2 hashes, and whether he is disabled.  A change (a reset, a disable)
+  updates his row; the activity log keeps who made it and when.
+* ``staff_tokens``: named API tokens, each with a role; only the token's
+  SHA-256 is kept (a token is 32 random bytes: a fast hash is enough, and
+  the token is never stored).  A token is revoked, never deleted.
+* ``staff_sessions``: the console's and the desk's sign-ins, by the SHA-256
+  of the cookie's secret, with their CSRF token and when they end, so a
+  restarted daemon keeps everyone signed in; sign-out writes ``ended_ms``.
+* ``staff_devices``: the browsers an account has signed in from (the
+  SHA-256 of a device cookie): the guessing cap never shuts those out.
+* ``staff_activity``: the activity log, append-only like
+  ``bill_corrections``: triggers refuse UPDATE and DELETE.
+* ``meta.staff_version`` counts changes to accounts and tokens, so a daemon
+  sees within a second what ``baulk users`` changed in the file.
+
+Rows come to the writer as :class:`StaffWrite`; :func:`write_staff` writes
+each in a savepoint of its own, so a row the file refuses is logged and
+skipped and can never hold up the events of the same commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("baulk.store")
+
+STAFF_SCHEMA = """
+CREATE TABLE IF NOT EXISTS staff_accounts (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    name_key TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL,
+    tables TEXT,
+    password TEXT,
+    pin TEXT,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    created_ms INTEGER NOT NULL,
+    changed_ms INTEGER NOT NULL,
+    changed_by TEXT
+);
+CREATE TABLE IF NOT EXISTS staff_tokens (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    tables TEXT,
+    hash TEXT NOT NULL UNIQUE,
+    created_ms INTEGER NOT NULL,
+    created_by TEXT,
+    revoked_ms INTEGER,
+    revoked_by TEXT
+);
+CREATE TABLE IF NOT EXISTS staff_sessions (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    account_id INTEGER,
+    name TEXT NOT NULL,
+    role TEXT NOT NULL,
+    tables TEXT,
+    csrf TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    address TEXT,
+    device TEXT,
+    ended_ms INTEGER,
+    ended_why TEXT
+);
+CREATE INDEX IF NOT EXISTS staff_sessions_live ON staff_sessions (expires_ms)
+    WHERE ended_ms IS NULL;
+CREATE TABLE IF NOT EXISTS staff_devices (
+    hash TEXT NOT NULL,
+    account_id INTEGER NOT NULL,
+    first_ms INTEGER NOT NULL,
+    PRIMARY KEY (hash, account_id)
+);
+CREATE TABLE IF NOT EXISTS staff_activity (
+    id INTEGER PRIMARY KEY,
+    wall_ms INTEGER NOT NULL,
+    mono_ms INTEGER NOT NULL,
+    boot TEXT NOT NULL,
+    who TEXT,
+    role TEXT,
+    address TEXT,
+    device TEXT,
+    action TEXT NOT NULL,
+    what TEXT NOT NULL,
+    table_id TEXT,
+    session_id INTEGER,
+    result TEXT NOT NULL,
+    why TEXT
+);
+CREATE INDEX IF NOT EXISTS staff_activity_when ON staff_activity (wall_ms);
+CREATE TRIGGER IF NOT EXISTS staff_activity_no_update BEFORE UPDATE ON staff_activity
+BEGIN SELECT RAISE(ABORT, 'staff_activity is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS staff_activity_no_delete BEFORE DELETE ON staff_activity
+BEGIN SELECT RAISE(ABORT, 'staff_activity is append-only'); END;
+"""
+
+ACCOUNT_COLUMNS = (
+    "id, name, name_key, role, tables, password, pin, disabled, created_ms, changed_ms, changed_by"
+)
+TOKEN_COLUMNS = "id, name, role, tables, hash, created_ms, created_by, revoked_ms, revoked_by"
+SESSION_COLUMNS = (
+    "id, hash, account_id, name, role, tables, csrf, created_ms, expires_ms, address, device"
+)
+ACTIVITY_COLUMNS = (
+    "id, wall_ms, mono_ms, boot, who, role, address, device, action, what, table_id, "
+    "session_id, result, why"
+)
+
+
+@dataclass
+class StaffWrite:
+    """One change to the staff's tables.  ``op`` names it:
+
+    * ``account``: insert or update an account (``values``: its columns; an
+      ``id`` updates that row, none inserts one);
+    * ``token``: insert a token, or revoke one (``values``: ``id``,
+      ``revoked_ms``, ``revoked_by``);
+    * ``session``: insert a sign-in, or end one (``values``: ``hash``,
+      ``ended_ms``, ``ended_why``) or every one of an account (``account_id``
+      instead of ``hash``);
+    * ``device``: remember that an account signed in from a device;
+    * ``activity``: append a row to the activity log.
+
+    ``done`` hears whether it was stored (True), or refused (False), once
+    the transaction that held it is committed (called on the writer's thread).
+    """
+
+    op: str
+    values: dict[str, Any] = field(default_factory=dict)
+    done: Any = None  # Callable[[bool], None] | None, run on the writer's thread
+    row_id: int = 0  # an inserted row's id, once written
+
+
+_ACTIVITY_KEYS = (
+    "wall_ms", "mono_ms", "boot", "who", "role", "address", "device", "action", "what",
+    "table_id", "session_id", "result", "why",
+)  # fmt: skip
+
+
+def _insert(db: sqlite3.Connection, table: str, values: dict[str, Any]) -> int:
+    keys = list(values)
+    cur = db.execute(
+        f"INSERT INTO {table} ({', '.join(keys)}) VALUES ({', '.join('?' * len(keys))})",
+        [values[k] for k in keys],
+    )
+    return int(cur.lastrowid or 0)
+
+
+def _update(db: sqlite3.Connection, table: str, key: str, values: dict[str, Any]) -> int:
+    rest = [k for k in values if k != key]
+    cur = db.execute(
+        f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in rest)} WHERE {key} = ?",
+        [values[k] for k in rest] + [values[key]],
+    )
+    return cur.rowcount
+
+
+def _bump(db: sqlite3.Connection) -> None:
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES ('staff_version', '1') ON CONFLICT (key) "
+        "DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+    )
+
+
+def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
+    v = w.values
+    if w.op == "activity":
+        _insert(db, "staff_activity", {k: v.get(k) for k in _ACTIVITY_KEYS})
+    elif w.op == "account":
+        if v.get("id") is None:
+            w.row_id = _insert(db, "staff_accounts", {k: x for k, x in v.items() if k != "id"})
+        elif _update(db, "staff_accounts", "id", v) != 1:
+            raise sqlite3.IntegrityError(f"there is no account {v['id']}")
+        _bump(db)
+    elif w.op == "token":
+        if "revoked_ms" in v:
+            _update(db, "staff_tokens", "id", v)
+        else:
+            w.row_id = _insert(db, "staff_tokens", v)
+        _bump(db)
+    elif w.op == "session":
+        if "ended_ms" in v and "hash" in v:
+            db.execute(
+                "UPDATE staff_sessions SET ended_ms = ?, ended_why = ? "
+                "WHERE hash = ? AND ended_ms IS NULL",
+                (v["ended_ms"], v.get("ended_why"), v["hash"]),
+            )
+        elif "ended_ms" in v:  # every sign-in of an account
+            db.execute(
+                "UPDATE staff_sessions SET ended_ms = ?, ended_why = ? "
+                "WHERE account_id = ? AND ended_ms IS NULL",
+                (v["ended_ms"], v.get("ended_why"), v["account_id"]),
+            )
+        else:
+            _insert(db, "staff_sessions", v)
+    elif w.op == "device":
+        db.execute(
+            "INSERT OR IGNORE INTO staff_devices (hash, account_id, first_ms) VALUES (?,?,?)",
+            (v["hash"], v["account_id"], v["first_ms"]),
+        )
+    else:
+        raise sqlite3.IntegrityError(f"{w.op!r} is not a staff change")
+
+
+def write_staff(db: sqlite3.Connection, rows: list[StaffWrite]) -> list[tuple[StaffWrite, bool]]:
+    """Write the staff's rows inside the writer's open transaction, each in
+    a savepoint: one the file refuses is rolled back alone, logged, and
+    reported False; the events beside it are not touched."""
+    out: list[tuple[StaffWrite, bool]] = []
+    for w in rows:
+        db.execute("SAVEPOINT staff")
+        try:
+            _one(db, w)
+        except (sqlite3.IntegrityError, sqlite3.OperationalError, KeyError, TypeError) as e:
+            db.execute("ROLLBACK TO staff")
+            db.execute("RELEASE staff")
+            log.error("staff: the store refused a %s row (%s); skipped", w.op, e)
+            out.append((w, False))
+            continue
+        db.execute("RELEASE staff")
+        out.append((w, True))
+    return out
+
+
+def tell(outcomes: list[tuple[StaffWrite, bool]]) -> None:
+    """After the commit: each row's ``done`` hears how it went."""
+    for w, ok in outcomes:
+        if w.done is not None:
+            w.done(ok)

@@ -1,0 +1,212 @@
+"""The owner's pages and their API (docs/API.md, "Staff"): the users and
+the API tokens, the activity log (by day, table and person, and as CSV), and
+the check of a day's takings against the tables' signed record.  Every API
+route here is the owner's (host/staff/roles.py); the pages are static
+shells that sign in through the console's form.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from aiohttp import web
+
+from baulk.host.club import daily, views
+from baulk.host.staff import activity, takings
+from baulk.host.staff.registry import StaffError
+from baulk.host.store import staff_queries
+from baulk.host.web.auth import STAFF_KEY, actor, who
+from baulk.host.web.http import (
+    DAEMON_KEY,
+    error,
+    json_response,
+    lang_of,
+    page_handler,
+    query_day,
+    read_body,
+)
+from baulk.host.web.refusals import localise
+
+PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
+_USER_KEYS = {"name", "role", "password", "pin", "tables"}
+_CHANGE_KEYS = {"disabled", "password", "pin", "role", "tables"}
+_TOKEN_KEYS = {"name", "role", "tables"}
+
+
+def _unknown(data: dict[str, Any], allowed: set[str]) -> str | None:
+    extra = sorted(set(data) - allowed)
+    if extra:
+        return f"unknown key '{extra[0][:40]}' (allowed: {', '.join(sorted(allowed))})"
+    return None
+
+
+async def _body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
+    lang = lang_of(request)
+    data = await read_body(request, lang)
+    if isinstance(data, web.Response):
+        return data
+    wrong = _unknown(data, allowed)
+    return error(400, wrong, lang) if wrong else data
+
+
+async def me(request: web.Request) -> web.Response:
+    a = actor(request)
+    assert a is not None  # the gate let a signed-in request through
+    tables = sorted(a.tables) if a.tables is not None else None
+    return json_response({"name": a.name, "role": a.role, "tables": tables, "via": a.via})
+
+
+# ---------------------------------------------------------------------- users
+async def users(request: web.Request) -> web.Response:
+    staff = request.app[STAFF_KEY]
+    return json_response({"users": [a.public() for a in staff.accounts.values()]})
+
+
+async def add_user(request: web.Request) -> web.Response:
+    data = await _body(request, _USER_KEYS)
+    if isinstance(data, web.Response):
+        return data
+    try:
+        a = await request.app[STAFF_KEY].add(
+            data.get("name"),
+            data.get("role"),
+            data.get("password"),
+            data.get("pin"),
+            data.get("tables"),
+            who(request),
+        )
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    except ValueError as e:
+        return error(400, str(e), lang_of(request))
+    return json_response({"user": a.public()})
+
+
+async def change_user(request: web.Request) -> web.Response:
+    data = await _body(request, _CHANGE_KEYS)
+    if isinstance(data, web.Response):
+        return data
+    try:
+        a = await request.app[STAFF_KEY].change(
+            request.match_info["name"],
+            who(request),
+            disabled=data.get("disabled"),
+            password=data.get("password"),
+            pin=data.get("pin"),
+            role=data.get("role"),
+            tables=data.get("tables", ...),
+        )
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    except ValueError as e:
+        return error(400, str(e), lang_of(request))
+    return json_response({"user": a.public()})
+
+
+# ---------------------------------------------------------------------- tokens
+async def tokens(request: web.Request) -> web.Response:
+    staff = request.app[STAFF_KEY]
+    return json_response({"tokens": [t.public() for t in staff.tokens.values()]})
+
+
+async def add_token(request: web.Request) -> web.Response:
+    data = await _body(request, _TOKEN_KEYS)
+    if isinstance(data, web.Response):
+        return data
+    try:
+        secret, t = await request.app[STAFF_KEY].new_token(
+            data.get("name"), data.get("role"), data.get("tables"), who(request)
+        )
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    except ValueError as e:
+        return error(400, str(e), lang_of(request))
+    response = json_response({"token": secret, **t.public()})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+async def revoke_token(request: web.Request) -> web.Response:
+    text = request.match_info["token"]
+    if not text.isdigit() or len(text) > 12:
+        return error(404, f"there is no token {text[:20]} in use", lang_of(request))
+    try:
+        t = await request.app[STAFF_KEY].revoke_token(int(text), who(request))
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    return json_response(t.public())
+
+
+# ---------------------------------------------------------------------- the day
+def _day(request: web.Request) -> date | web.Response:
+    daemon = request.app[DAEMON_KEY]
+    today = daily.business_day(daemon.sessions.clock.wall_ms(), daemon.config.billing)
+    return query_day(request, today)
+
+
+async def activity_log(request: web.Request) -> web.StreamResponse:
+    lang = lang_of(request)
+    day = _day(request)
+    if isinstance(day, web.Response):
+        return day
+    daemon = request.app[DAEMON_KEY]
+    billing = daemon.config.billing
+    table = request.query.get("table") or None
+    person = request.query.get("who") or None
+    if table is not None and len(table) > 32:
+        return error(400, "table must be a table id", lang)
+    if person is not None and len(person) > 40:
+        return error(400, "who must be a name of at most 40 characters", lang)
+    lo, hi = daily.day_bounds(day, billing)
+    rows = staff_queries.activity(daemon.reader.db, lo, hi, table, person)
+    if request.match_info.get("fmt") == "csv":
+        return web.Response(
+            text=activity.to_csv(rows, billing.timezone, lang),
+            content_type="text/csv",
+            charset="utf-8",
+            headers={"Content-Disposition": f'attachment; filename="activity-{day}.csv"'},
+        )
+    for r in rows:
+        r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
+        r["why_text"] = localise(r["why"], lang) if r["why"] else None
+    return json_response(
+        {
+            "day": day.isoformat(),
+            "label": views.day_label(day, lang),
+            "rows": rows,
+            "people": sorted({r["who"] for r in rows if r["who"]}),
+            "tables": daemon.table_ids(),
+        }
+    )
+
+
+async def verify_day(request: web.Request) -> web.Response:
+    day = _day(request)
+    if isinstance(day, web.Response):
+        return day
+    daemon = request.app[DAEMON_KEY]
+    try:
+        keys = takings.keys_from(daemon.config.verify_keys, daemon.config.verify_sim_key)
+    except ValueError as e:
+        return error(409, str(e), lang_of(request))
+    result = takings.check_day(
+        daemon.reader, daemon.config.billing, day, keys, daemon.sessions.clock.now()
+    )
+    return json_response(result)
+
+
+def add_routes(app: web.Application) -> None:
+    r = app.router
+    for path, name in PAGES.items():
+        r.add_get(path, page_handler(name))
+    r.add_get("/api/staff/me", me)
+    r.add_get("/api/staff/users", users)
+    r.add_post("/api/staff/users", add_user)
+    r.add_post("/api/staff/users/{name}", change_user)
+    r.add_get("/api/staff/tokens", tokens)
+    r.add_post("/api/staff/tokens", add_token)
+    r.add_post("/api/staff/tokens/{token}/revoke", revoke_token)
+    r.add_get("/api/staff/activity", activity_log)
+    r.add_get(r"/api/staff/activity.{fmt:(json|csv)}", activity_log)
+    r.add_get("/api/staff/verify", verify_day)

@@ -1,0 +1,258 @@
+// The owner's pages (<body data-page="staff|activity">): the accounts and
+// API tokens, the check of a day's takings against the tables, and the
+// activity log by day, table and person.  Names, reasons and anything a
+// person typed are drawn as text, isolated (<bdi>).  Dates come from the
+// server in the page's language (Solar Hijri, Persian digits in Persian).
+import { LANG, bdi, byId, el, has, params, setKids, setupPage, t } from "./i18n.js";
+import { sessionState, signInForm, signOut, whoText } from "./signin.js";
+
+setupPage();
+const PAGE = document.body.dataset.page;
+document.title = t(PAGE === "staff" ? "staff_title" : "activity_title") + " | " + t("brand");
+let csrf = null;
+
+function showError(text) {
+  byId("error").textContent = text || "";
+}
+
+function showState(state) {
+  csrf = state && state.signed_in ? state.csrf : null;
+  byId("signin-box").hidden = csrf !== null;
+  byId("work").hidden = csrf === null;
+  byId("sign-out").hidden = csrf === null;
+  setKids("who-box", [whoText(state)]);
+}
+
+async function api(path, body) {
+  const init = { headers: { "X-CSRF-Token": csrf || "" }, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const r = await fetch(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
+  let data = {};
+  try { data = await r.json(); } catch (e) { data = {}; }
+  if (r.status === 401) {
+    showState(null);
+    throw new Error("signed out");
+  }
+  if (!r.ok) {
+    showError(data.message || data.error || String(r.status));
+    throw new Error(String(r.status));
+  }
+  showError("");
+  return data;
+}
+
+function name(text) {
+  return bdi(text, "name");
+}
+
+function cell(...kids) {
+  const td = el("td");
+  td.append(...kids);
+  return td;
+}
+
+function button(key, onClick) {
+  const b = el("button", "", t(key));
+  b.type = "button";
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// ---------------------------------------------------------------------- the staff page
+async function loadUsers() {
+  const { users } = await api("/api/staff/users");
+  setKids("user-rows", users.map((u) => {
+    const tr = el("tr", u.disabled ? "user disabled" : "user");
+    tr.dataset.name = u.name;
+    const tables = u.tables ? name(u.tables.join(", ")) : t("staff_all_tables");
+    const actions = el("td");
+    actions.append(button(u.disabled ? "staff_enable" : "staff_disable", async () => {
+      await api("/api/staff/users/" + encodeURIComponent(u.name), { disabled: !u.disabled });
+      loadUsers();
+    }));
+    const pw = el("input");
+    pw.type = "password";
+    pw.autocomplete = "new-password";
+    pw.placeholder = t("staff_new_password");
+    actions.append(" ", pw, button("staff_set", async () => {
+      const password = pw.value;
+      pw.value = "";
+      await api("/api/staff/users/" + encodeURIComponent(u.name), { password });
+      showError(t("staff_changed"));
+    }));
+    tr.append(cell(name(u.name)), cell(t("role_" + u.role) + (u.disabled ? " · " + t("staff_disabled") : "")),
+      cell(tables), actions);
+    return tr;
+  }));
+}
+
+async function loadTokens() {
+  const { tokens } = await api("/api/staff/tokens");
+  setKids("tokens", tokens.map((tok) => {
+    const li = el("li", tok.revoked ? "token revoked" : "token");
+    li.append(name(tok.name), " · " + t("role_" + tok.role));
+    if (tok.revoked) li.append(" · " + t("staff_revoked"));
+    else li.append(" ", button("staff_revoke", async () => {
+      await api("/api/staff/tokens/" + tok.id + "/revoke", {});
+      loadTokens();
+    }));
+    return li;
+  }));
+}
+
+const VERDICTS = ["verified", "differs", "flagged", "uncovered"];
+
+async function verifyDay(event) {
+  event.preventDefault();
+  const day = byId("verify-date").value;
+  const data = await api("/api/staff/verify" + (day ? "?date=" + day : ""));
+  const rows = data.bills.map((b) => {
+    const li = el("li", "verdict " + b.status);
+    li.dataset.status = b.status;
+    li.append(t("desk_session", { n: b.session_id }) + " · ", name(b.table_id), " · ",
+      t(VERDICTS.includes(b.status) ? "verify_" + b.status : "verify_uncovered"));
+    const why = el("ul");
+    for (const f of [...b.findings.map((x) => x.text), ...b.uncovered]) {
+      const item = el("li");
+      item.append(name(f));
+      why.append(item);
+    }
+    li.append(why);
+    return li;
+  });
+  if (!rows.length) rows.push(el("li", "quiet", t("verify_none")));
+  setKids("verify-rows", rows);
+}
+
+function initStaff() {
+  byId("add-user").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const body = { name: byId("new-name").value.trim(), role: byId("new-role").value,
+      password: byId("new-password").value };
+    const pin = byId("new-pin").value.trim();
+    if (pin) body.pin = pin;
+    const tables = byId("new-tables").value.split(",").map((x) => x.trim()).filter(Boolean);
+    if (tables.length) body.tables = tables;
+    byId("new-password").value = "";
+    byId("new-pin").value = "";
+    try {
+      await api("/api/staff/users", body);
+    } catch (e) {
+      return;
+    }
+    byId("new-name").value = "";
+    byId("new-tables").value = "";
+    showError(t("staff_added"));
+    loadUsers();
+  });
+  byId("add-token").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    let made;
+    try {
+      made = await api("/api/staff/tokens", { name: byId("token-name").value.trim(), role: byId("token-role").value });
+    } catch (e) {
+      return;
+    }
+    byId("token-secret").textContent = made.token;
+    byId("token-once").hidden = false;
+    loadTokens();
+  });
+  byId("verify").addEventListener("submit", verifyDay);
+}
+
+function loadStaff() {
+  loadUsers().catch(() => {});
+  loadTokens().catch(() => {});
+}
+
+// ---------------------------------------------------------------------- the activity page
+function actionText(action) {
+  const key = "action_" + action.replace(/[ -]/g, "_");
+  return has(key) ? t(key) : name(action);
+}
+
+function options(id, values, allKey) {
+  const select = byId(id);
+  const keep = select.value;
+  const all = el("option", "", t(allKey));
+  all.value = "";
+  setKids(select, [all, ...values.map((v) => {
+    const o = el("option", "", v);
+    o.value = v;
+    return o;
+  })]);
+  select.value = values.includes(keep) ? keep : "";
+}
+
+function query() {
+  const q = new URLSearchParams();
+  if (byId("day").value) q.set("date", byId("day").value);
+  if (byId("table").value) q.set("table", byId("table").value);
+  if (byId("person").value) q.set("who", byId("person").value);
+  return q.toString();
+}
+
+async function loadActivity() {
+  let data;
+  try { data = await api("/api/staff/activity?" + query()); } catch (e) { return; }
+  byId("day-label").textContent = data.label;
+  document.body.dataset.day = data.day;
+  options("table", data.tables, "staff_all_tables");
+  options("person", data.people, "activity_everyone");
+  setKids("rows", data.rows.map((r) => {
+    const tr = el("tr", "row " + r.result);
+    tr.dataset.result = r.result;
+    const who = el("span");
+    if (r.who) who.append(name(r.who));
+    if (r.role) who.append(" (" + t("role_" + r.role) + ")");
+    const from = el("span");
+    if (r.address) from.append(name(r.address));
+    if (r.device) {
+      const device = el("small");
+      device.append(name(r.device.slice(0, 40)));
+      from.append(" ", device);
+    }
+    tr.append(cell(r.when), cell(who), cell(actionText(r.action)), cell(r.table_id ? name(r.table_id) : ""),
+      cell(t("result_" + r.result)), cell(r.why_text ? name(r.why_text) : ""), cell(from));
+    return tr;
+  }));
+  byId("none").hidden = data.rows.length > 0;
+  document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
+}
+
+async function downloadCsv() {
+  const r = await fetch("/api/staff/activity.csv?" + query() + "&lang=" + LANG,
+    { headers: { "X-CSRF-Token": csrf || "" }, credentials: "same-origin" });
+  if (!r.ok) { showError(String(r.status)); return; }
+  const url = URL.createObjectURL(await r.blob());
+  const a = el("a");
+  a.href = url;
+  a.download = "activity-" + (document.body.dataset.day || "") + ".csv";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  URL.revokeObjectURL(url);
+}
+
+function initActivity() {
+  if (params.get("date")) byId("day").value = params.get("date");
+  for (const id of ["day", "table", "person"]) byId(id).addEventListener("change", loadActivity);
+  byId("csv").addEventListener("click", downloadCsv);
+}
+
+// ---------------------------------------------------------------------- both
+async function start() {
+  const load = PAGE === "staff" ? loadStaff : loadActivity;
+  if (PAGE === "staff") initStaff(); else initActivity();
+  signInForm(byId("signin-box"), (state) => { showState(state); load(); });
+  byId("sign-out").addEventListener("click", async () => { await signOut(csrf); showState(null); });
+  const state = await sessionState();
+  showState(state);
+  if (csrf) load();
+}
+
+start();

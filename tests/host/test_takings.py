@@ -1,0 +1,150 @@
+"""``baulk verify --day``: a day's bills against the tables' signed record.
+A best-of-3 match played by the real firmware (which chains and signs its
+journal) and stored by a real daemon, billed in one session: untouched it
+verifies; a frame taken out of the store's projection is a bill that
+differs from what the signed events make; an edited event flags the bill; a
+correction written into the file behind the desk's back is not audited."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baulk.firmware.sim.board import SIM_KEY
+from baulk.host.cli import main as cli
+from baulk.host.club import tariffs
+from baulk.host.club.clock import Stamp
+from baulk.host.staff import takings
+from baulk.host.store import StoreReader
+from tests.host.ledger_fixture import device_stream, store_stream
+
+pytestmark = pytest.mark.slow
+DAY = date(2026, 3, 21)
+OPENED_MS = int(datetime(2026, 3, 21, 18, 0, tzinfo=UTC).timestamp() * 1000)
+BILLING = tariffs.parse(
+    {"tariff": [{"name": "std", "currency": "EUR", "per_hour": 800, "per_frame": 100}]}
+)
+KEYS = takings.Keys(everyone=bytes.fromhex(SIM_KEY))
+
+
+@pytest.fixture(scope="module")
+def billed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The match's events in one closed session of DAY."""
+    path = tmp_path_factory.mktemp("takings") / "store.sqlite"
+    store_stream(path, device_stream(seed=5, best_of=3))
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        last = db.execute("SELECT max(id) FROM events").fetchone()[0]
+        tariff = json.dumps(BILLING.tariffs[0].to_json())
+        # As the desk writes a session opened and closed (host/store/club_writer.py):
+        # the session, its close as a mark, and the state the marks make.
+        db.execute(
+            "INSERT INTO table_sessions (id, table_id, how, opened_by, opened_wall_ms, "
+            "opened_mono_ms, opened_boot, open_event_id, tariff) "
+            "VALUES (1, 't1', 'desk', 'Dina', ?, 0, 'b', 0, ?)",
+            (OPENED_MS, tariff),
+        )
+        db.execute(
+            "INSERT INTO session_marks (session_id, kind, wall_ms, mono_ms, boot, event_id, who, "
+            "reason) VALUES (1, 'close', ?, 5400000, 'b', ?, 'Dina', 'desk')",
+            (OPENED_MS + 5_400_000, last),
+        )
+        db.execute("INSERT INTO session_state (session_id, table_id, open) VALUES (1, 't1', 0)")
+    finally:
+        db.close()
+    return path
+
+
+@pytest.fixture
+def store(billed: Path, tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "store.sqlite"
+    shutil.copy(billed, path)
+    yield path
+
+
+def check(store: Path) -> dict[str, Any]:
+    reader = StoreReader(store)
+    try:
+        day = takings.check_day(reader, BILLING, DAY, KEYS, Stamp(OPENED_MS + 10**8, 0, "x"))
+    finally:
+        reader.close()
+    assert len(day["bills"]) == 1
+    bill: dict[str, Any] = day["bills"][0]
+    return bill
+
+
+def sql(store: Path, text: str, *args: Any) -> None:
+    db = sqlite3.connect(store, isolation_level=None)
+    try:
+        db.execute(text, args)
+    finally:
+        db.close()
+
+
+def test_an_untouched_day_verifies(store: Path) -> None:
+    bill = check(store)
+    assert bill["status"] == "verified", bill
+    assert bill["findings"] == [] and bill["uncovered"] == []
+    assert (bill["opened_by"], bill["closed_by"]) == ("Dina", "Dina")
+    assert cli.main(["verify", "--sim-key", "--store", str(store), "--day", "2026-03-21"]) == 0
+
+
+def test_a_frame_taken_out_of_the_store_makes_a_bill_that_differs(store: Path) -> None:
+    sql(store, "DELETE FROM frame_play WHERE frame = (SELECT max(frame) FROM frame_play)")
+    bill = check(store)
+    # The bill differs from what the signed events make, and the missing
+    # projection row is itself a finding of the match's verification.
+    assert bill["status"] == "flagged"
+    assert any(f["kind"] == "differs" for f in bill["findings"])
+    texts = [f["text"] for f in bill["findings"]]
+    assert any(t.startswith("the bill's frames_played is") for t in texts), texts
+    assert any(t.startswith("the bill's charged is") for t in texts), texts
+    assert cli.main(["verify", "--sim-key", "--store", str(store), "--day", "2026-03-21"]) == 1
+
+
+def test_an_edited_event_flags_the_bill(store: Path) -> None:
+    db = sqlite3.connect(store, isolation_level=None)
+    try:
+        i, body = db.execute(
+            "SELECT id, body FROM events WHERE name = 'pot' ORDER BY id LIMIT 1"
+        ).fetchone()
+        changed = bytes(body[:-1]) + bytes([body[-1] ^ 1])  # one bit of the pot's last byte
+        db.execute("UPDATE events SET body = ? WHERE id = ?", (changed, i))
+    finally:
+        db.close()
+    bill = check(store)
+    assert bill["status"] == "flagged"
+    assert any(f["kind"] == "tampered" for f in bill["findings"])
+
+
+def test_a_correction_behind_the_desks_back_is_not_audited(store: Path) -> None:
+    sql(
+        store,
+        "INSERT INTO bill_corrections (session_id, created_wall_ms, who, amount, reason) "
+        "VALUES (1, ?, 'Dina', -500, 'regular')",
+        OPENED_MS,
+    )
+    bill = check(store)
+    assert bill["status"] == "differs"
+    assert [f["kind"] for f in bill["findings"]] == ["unaudited"]
+    assert "not made through the desk" in bill["findings"][0]["text"]
+
+
+def test_a_table_without_its_key_cannot_be_covered(store: Path) -> None:
+    reader = StoreReader(store)
+    try:
+        day = takings.check_day(
+            reader, BILLING, DAY, takings.Keys(folder=store.parent), Stamp(0, 0, "x")
+        )
+    finally:
+        reader.close()
+    (bill,) = day["bills"]
+    assert bill["status"] == "uncovered"
+    assert bill["uncovered"] == ["there is no device key for table t1"]

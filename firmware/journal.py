@@ -381,6 +381,11 @@ class Journal:
             self._save_meta()
             self._prune()
 
+    def oldest(self):
+        """The oldest seq still on flash: a host that lost what it had
+        acknowledged (a store restored from a backup) gets it again from here."""
+        return self.segs[0] if self.segs else self.next
+
     def image_due(self):
         return self.next - 1 - self.image_seq >= IMAGE_EVERY
 

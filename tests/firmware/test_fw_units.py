@@ -299,3 +299,28 @@ def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) 
     assert cl.white == white == readings[7][0]
     for ball in range(8):
         assert cl.classify(*readings[ball]) == ball and cl.confidence > 90
+
+
+def test_a_rewind_below_what_the_journal_keeps_says_hello_again() -> None:
+    """SPEC.md "Handshake": the host's ack is older than the oldest event the
+    journal still keeps (it let one go between the hello and the welcome):
+    the device starts from what it keeps and says hello again, announcing it,
+    so the host counts the gap instead of waiting for an event that is gone."""
+    from baulk.firmware.link import Link
+    from baulk.protocol import messages
+
+    class Port:
+        def any(self) -> int:
+            return 0
+
+        def write(self, data: bytes) -> int:
+            return len(data)
+
+    link = Link(Port(), 0, "fw", "t1", 7, 40, 0, newest=40)
+    link.session.open = True
+    assert link.rewind(30, 21) == 30  # the journal keeps 21..40: from 31
+    assert link.session.open and link.session.sender.base == 31
+    assert link.rewind(10, 21) == 20  # it keeps 21.. only: from 21, and hello again
+    assert not link.session.open
+    hello = [m for m in link.session.poll(5) if m[0] == messages.HELLO]
+    assert hello and hello[0][3][4] == 21 and hello[0][3][3] == 40

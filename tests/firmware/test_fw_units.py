@@ -16,7 +16,7 @@ from baulk.firmware.hw.beam import PocketBeam
 from baulk.firmware.hw.clock import Monotonic, diff
 from baulk.firmware.hw.keypad import Keypad
 from baulk.firmware.hw.ring import EdgeRing
-from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
+from baulk.firmware.journal import IMAGE_EVERY, KEEP_ACKED, MAX_SEGMENTS, SEG_RECORDS, Journal
 from baulk.firmware.sim.board import between, nearest, reading_for
 from baulk.firmware.sim.devices import SimPin
 from baulk.host.sim.matches import generate_match
@@ -223,6 +223,32 @@ def test_the_journal_stays_bounded(tmp_path: Path) -> None:
     segs = [n for n in os.listdir(tmp_path) if n.startswith("s")]
     # acknowledged and covered by the image: only the segments since the image stay
     assert len(segs) <= IMAGE_EVERY // SEG_RECORDS + 2
+    # and the newest KEEP_ACKED acknowledged records, for a host whose store is
+    # restored from a backup (SPEC.md "Handshake")
+    assert j.oldest() <= j.next - KEEP_ACKED
+    assert [seq for seq, _, _ in j.records(j.next - KEEP_ACKED, KEEP_ACKED)] == list(
+        range(j.next - KEEP_ACKED, j.next)
+    )
+
+
+@pytest.mark.parametrize("extra", [0, 1, 31, 32, 33, 95, 128, 129])
+def test_the_newest_acknowledged_records_stay_on_flash(tmp_path: Path, extra: int) -> None:
+    """Wherever the last engine image and segment boundary fall, a host that
+    lost up to KEEP_ACKED acknowledged records gets every one of them again."""
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    e.apply({"ev": "match", "players": ["A", "B"], "best_of": 35})
+    for i in range(IMAGE_EVERY * 2 + extra):
+        ev = {"ev": "strike" if i % 2 == 0 else "rest", "t": i}
+        e.apply(ev)
+        j.append(body(ev, e), i)
+        if j.image_due():
+            j.write_image(e)
+        j.ack(j.next - 1)
+    newest = j.next - 1
+    assert j.oldest() <= newest - KEEP_ACKED + 1
+    assert len(list(j.records(newest - KEEP_ACKED + 1, KEEP_ACKED))) == KEEP_ACKED
 
 
 @pytest.mark.slow

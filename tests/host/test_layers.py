@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("rules", ("referee",)),
     ("club", ("club",)),
     ("settings", ("config",)),  # the venue's settings: its tables, server, club
+    ("backup", ("backup",)),  # the store replicated, in a process of its own
     ("state", ("handset", "venue")),  # in this order: the venue drives the handsets
     ("web and MQTT", ("web", "mqtt")),
     ("command", ("cli",)),

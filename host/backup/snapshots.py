@@ -67,6 +67,16 @@ def copy_database(source: sqlite3.Connection, target: Path) -> None:
     fsync_folder(target.parent)
 
 
+def _copy(src: sqlite3.Connection, name: Path, target: Path) -> None:
+    """``src`` (then closed) into ``target``; BackupError naming both."""
+    try:
+        copy_database(src, target)
+    except (sqlite3.Error, OSError) as e:
+        raise BackupError(f"cannot copy {name} to {target}: {e}") from None
+    finally:
+        src.close()
+
+
 def take(store: Path, folder: Path, name: str | None = None) -> Path:
     """A snapshot of ``store`` in ``folder`` (made if missing); its path."""
     if not store.is_file():
@@ -80,12 +90,7 @@ def take(store: Path, folder: Path, name: str | None = None) -> Path:
         src = connect(store, readonly=True)
     except StoreError as e:
         raise BackupError(str(e)) from None
-    try:
-        copy_database(src, target)
-    except (sqlite3.Error, OSError) as e:
-        raise BackupError(f"cannot copy {store} to {target}: {e}") from None
-    finally:
-        src.close()
+    _copy(src, store, target)
     return target
 
 
@@ -115,9 +120,4 @@ def restore_copy(snapshot: Path, target: Path) -> None:
         src = sqlite3.connect(f"file:{snapshot}?mode=ro", uri=True)
     except sqlite3.Error as e:
         raise BackupError(f"cannot open {snapshot}: {e}") from None
-    try:
-        copy_database(src, target)
-    except (sqlite3.Error, OSError) as e:
-        raise BackupError(f"cannot copy {snapshot} to {target}: {e}") from None
-    finally:
-        src.close()
+    _copy(src, snapshot, target)

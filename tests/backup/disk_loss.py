@@ -22,9 +22,7 @@ frame it held before the disk died."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
 import sqlite3
 import subprocess
 import time
@@ -50,13 +48,9 @@ sync_ms = 200
 """
 
 
-class BackupProcess:
-    """``baulk backup --config`` as a child process; its log goes to a file."""
-
-    def __init__(self, config: Path, log: Path) -> None:
-        self.config = config
-        self.log = log
-        self.proc: subprocess.Popen[bytes] | None = None
+class BackupProcess(DaemonProcess):
+    """``baulk backup --config`` as a child process; its log goes to a file
+    (killed and stopped as the daemon is)."""
 
     def start(self, timeout: float = 30) -> BackupProcess:
         with self.log.open("ab") as err:
@@ -70,25 +64,6 @@ class BackupProcess:
         if b"replicating" not in line:
             raise RuntimeError(f"baulk backup did not start: {self.log.read_text()[-2000:]}")
         return self
-
-    def kill9(self) -> None:
-        """The replication stops dead (its Litestream goes with it)."""
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(10)
-        self.proc = None
-
-    def stop(self) -> int:
-        if self.proc is None:
-            return 0
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            rc = self.proc.wait(10)
-        self.proc = None
-        return rc
 
 
 def baulk(*args: str) -> subprocess.CompletedProcess[str]:

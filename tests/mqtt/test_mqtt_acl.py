@@ -4,9 +4,11 @@ table from one host only, whatever a broker without that ACL lets through."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -92,26 +94,55 @@ def shown(mirror: BrokerMirror, table: str) -> dict[str, Any]:
     return mirror.board(table) or {}
 
 
-def playing(mirror: BrokerMirror, bridge: MqttBridge, t1: TableStream, score: int) -> None:
-    """pc-a's t1 on the board: its events, its board, online."""
-    bridge.board_changed("t1", board_of("t1", score))
-    wait_for(lambda: received_all(mirror, "t1", t1.written), "t1's events on the board")
-    wait_for(lambda: shown(mirror, "t1").get("state") == {"scores": [score, 0]}, "t1's board shown")
-    wait_for(lambda: mirror.hosts.get("pc-a") is not None, "pc-a's status")
-    assert mirror.hosts["pc-a"].online
+@dataclass
+class Venue:
+    """pc-a's table t1 playing, on a board, and a client that may publish
+    anything its broker user may."""
+
+    store: Store
+    t1: TableStream
+    mirror: BrokerMirror
+    bridge: MqttBridge
+    raw: RawClient
+
+
+@contextlib.contextmanager
+def pc_a_playing(
+    tmp: Path, host_url: str, board_url: str, raw_url: str, events: int
+) -> Iterator[Venue]:
+    store = Store(tmp / "a.sqlite")
+    v = Venue(
+        store,
+        TableStream(store, "t1"),
+        make_mirror(board_url),
+        make_bridge(host_url, store.path, host="pc-a"),
+        RawClient(raw_url, "raw-client"),
+    )
+    try:
+        assert v.mirror.start() and v.bridge.start()
+        v.t1.add(events, v.bridge)
+        v.bridge.board_changed("t1", board_of("t1", events))
+        wait_for(lambda: received_all(v.mirror, "t1", v.t1.written), "t1's events on the board")
+        wait_for(
+            lambda: shown(v.mirror, "t1").get("state") == {"scores": [events, 0]}, "t1's board"
+        )
+        wait_for(lambda: v.mirror.hosts.get("pc-a") is not None, "pc-a's status")
+        assert v.mirror.hosts["pc-a"].online
+        yield v
+    finally:
+        v.raw.close()
+        v.bridge.stop()
+        v.mirror.stop()
+        store.close()
 
 
 def test_a_host_can_publish_only_under_its_own_id(acl_broker: Broker, tmp_path: Path) -> None:
-    store = Store(tmp_path / "a.sqlite")
-    t1 = TableStream(store, "t1")
-    mirror = make_mirror(url(acl_broker, "board"))
-    bridge = make_bridge(url(acl_broker, "pc-a"), store.path, host="pc-a")
-    forger = RawClient(url(acl_broker, "pc-b"), "forger")
-    late: BrokerMirror | None = None
-    try:
-        assert mirror.start() and bridge.start()
-        t1.add(5, bridge)
-        playing(mirror, bridge, t1, 5)
+    b = acl_broker
+    with (
+        contextlib.ExitStack() as stack,
+        pc_a_playing(tmp_path, url(b, "pc-a"), url(b, "board"), url(b, "pc-b"), 5) as v,
+    ):
+        mirror, t1, forger = v.mirror, v.t1, v.raw  # the raw client logs in as pc-b
 
         # pc-b posts a board, an event, a link and an offline for pc-a: the
         # broker refuses each one.
@@ -140,7 +171,8 @@ def test_a_host_can_publish_only_under_its_own_id(acl_broker: Broker, tmp_path: 
         assert mirror.tables["t1"].received == 5  # the forged event never came
 
         # A board that joins now reads the retained messages: pc-a's only.
-        late = make_mirror(url(acl_broker, "board"), client_id="late-board")
+        late = make_mirror(url(b, "board"), client_id="late-board")
+        stack.callback(late.stop)
         assert late.start()
         # Whichever retained message comes first, pc-a's status lists t1.
         wait_for(
@@ -152,7 +184,7 @@ def test_a_host_can_publish_only_under_its_own_id(acl_broker: Broker, tmp_path: 
 
         # A board cannot pose as a host, nor a host ask another host's tables
         # for replays; a board can ask a replay of any host.
-        board_client = RawClient(url(acl_broker, "board"), "board-raw")
+        board_client = RawClient(url(b, "board"), "board-raw")
         try:
             posed = wire.table_topic(VENUE, "board", "t9", wire.STATE)
             payload = wire.state_payload(VENUE, "board", "t9", None, 0, HACKED)
@@ -163,28 +195,21 @@ def test_a_host_can_publish_only_under_its_own_id(acl_broker: Broker, tmp_path: 
             assert forger.send(replay, ask) == "Not authorized"
         finally:
             board_client.close()
-        wait_for(lambda: bridge.stats.replays == 1, "pc-a serving the board's replay")
+        wait_for(lambda: v.bridge.stats.replays == 1, "pc-a serving the board's replay")
         wait_for(lambda: mirror.tables["t1"].duplicates == 4, "events 2-5 again, dropped")
 
         # The host itself goes on under the ACL: new events, and after a
         # restart it finds its position in its own retained state.
-        t1.add(3, bridge)
+        t1.add(3, v.bridge)
         wait_for(lambda: received_all(mirror, "t1", t1.written), "the next events")
-        wait_for(bridge.drained, "pc-a drained")
-        bridge.stop()
+        wait_for(v.bridge.drained, "pc-a drained")
+        v.bridge.stop()
         t1.add(2)
-        bridge = make_bridge(url(acl_broker, "pc-a"), store.path, host="pc-a")
-        assert bridge.start()
-        bridge.events_stored("t1")
+        v.bridge = make_bridge(url(b, "pc-a"), v.store.path, host="pc-a")
+        assert v.bridge.start()
+        v.bridge.events_stored("t1")
         wait_for(lambda: received_all(mirror, "t1", t1.written), "the events stored meanwhile")
         assert mirror.tables["t1"].duplicates == 4  # none from the restart
-    finally:
-        if late is not None:
-            late.stop()
-        forger.close()
-        bridge.stop()
-        mirror.stop()
-        store.close()
 
 
 def test_a_board_refuses_a_table_from_a_second_host(
@@ -193,15 +218,8 @@ def test_a_board_refuses_a_table_from_a_second_host(
     """A broker without the ACL lets anything through: the board still never
     shows another host's message as pc-a's table."""
     caplog.set_level(logging.INFO, logger="baulk.mqtt.mirror")
-    store = Store(tmp_path / "a.sqlite")
-    t1 = TableStream(store, "t1")
-    mirror = make_mirror(broker.url)
-    bridge = make_bridge(broker.url, store.path, host="pc-a")
-    raw = RawClient(broker.url)
-    try:
-        assert mirror.start() and bridge.start()
-        t1.add(4, bridge)
-        playing(mirror, bridge, t1, 4)
+    with pc_a_playing(tmp_path, broker.url, broker.url, broker.url, 4) as v:
+        mirror, bridge, t1, raw = v.mirror, v.bridge, v.t1, v.raw
 
         on = lambda leaf: wire.table_topic(VENUE, "pc-x", "t1", leaf)  # noqa: E731
         raw.publish(on(wire.STATE), wire.state_payload(VENUE, "pc-x", "t1", None, 0, HACKED), True)
@@ -241,11 +259,6 @@ def test_a_board_refuses_a_table_from_a_second_host(
         wait_for(lambda: shown(mirror, "t1").get("state") == {"scores": [147, 0]}, "handed over")
         assert shown(mirror, "t1")["mqtt"]["host"] == "pc-x"
         assert mirror.snapshot()["conflicts"] == []
-    finally:
-        raw.close()
-        bridge.stop()
-        mirror.stop()
-        store.close()
 
 
 def test_deep_and_huge_payloads_cost_a_count_never_a_traceback(
@@ -253,15 +266,8 @@ def test_deep_and_huge_payloads_cost_a_count_never_a_traceback(
 ) -> None:
     """On the board and on the host: bounded before they are parsed."""
     caplog.set_level(logging.WARNING, logger="baulk.mqtt")
-    store = Store(tmp_path / "a.sqlite")
-    t1 = TableStream(store, "t1")
-    mirror = make_mirror(broker.url)
-    bridge = make_bridge(broker.url, store.path, host="pc-a")
-    raw = RawClient(broker.url)
-    try:
-        assert mirror.start() and bridge.start()
-        t1.add(2, bridge)
-        playing(mirror, bridge, t1, 2)
+    with pc_a_playing(tmp_path, broker.url, broker.url, broker.url, 2) as v:
+        mirror, bridge, t1, raw = v.mirror, v.bridge, v.t1, v.raw
         deep = [b"[" * 200_000, b"{" * 200_000, b'{"v": 1, "a": ' * 5_000 + b"1" + b"}" * 5_000]
         for payload in deep:
             for leaf in (wire.STATE, wire.EVENTS, wire.LINK, wire.REPLAY):
@@ -281,8 +287,3 @@ def test_deep_and_huge_payloads_cost_a_count_never_a_traceback(
         assert [r.getMessage() for r in caplog.records if r.exc_info] == []
         assert any("nests deeper than 32" in r.getMessage() for r in caplog.records)
         assert any("over the 262144-byte limit" in r.getMessage() for r in caplog.records)
-    finally:
-        raw.close()
-        bridge.stop()
-        mirror.stop()
-        store.close()

@@ -147,7 +147,11 @@ def _replicate(cfg: config_mod.Config, bc: config_mod.BackupConfig) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     print(f"baulk backup: replicating {store} to {where} ({how.tool}, {every})", flush=True)
-    replicate.Replication(bc, store, how).run(stop)
+    try:
+        replicate.Replication(bc, store, how).run(stop)
+    except OSError as e:  # the replica's disk went away, say: the service manager restarts us
+        print(f"baulk backup: cannot go on: {e}", file=sys.stderr)
+        return 1
     print("baulk backup: stopped", flush=True)
     return 0
 

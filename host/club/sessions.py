@@ -6,9 +6,11 @@ follows them, and the console is told what needs the desk (docs/BILLING.md).
   confirm.  It closes at the desk, or (``auto_close_min``) once a frame is
   over and no stroke has followed for that many minutes; such a close ends
   the session at its last stroke.  One table holds one session at a time.
-* Every change is on the disk before the desk hears it went through (the
-  group committer's flush), so a ``kill -9`` of the daemon at any point
-  leaves either the session as it was or as changed, never half.
+* Every change is on the disk before the desk hears it went through (its
+  receipt from the group committer), so a ``kill -9`` of the daemon at any
+  point leaves either the session as it was or as changed, never half.  A
+  change the store refuses, or cannot write (a full disk), is undone here
+  too, and the desk hears why at once.
 * The light: the host sends the table's controller the state it wants
   (``light``, protocol/SPEC.md 7.6) at every change and after every
   handshake.  The device acknowledges it once its relay is switched and the
@@ -24,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.club import bills, money
@@ -157,7 +160,7 @@ class TableSessions:
         who: str | None,
         how: str,
         from_event: tuple[int, int] | None = None,
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], asyncio.Future[None]]:
         desk = self.desk(table_id)
         if desk.session is not None:
             raise ActionError(
@@ -167,7 +170,7 @@ class TableSessions:
         at = self.clock.now()
         sid = self.next_id
         self.next_id += 1
-        desk.session = {
+        session = {
             "id": sid,
             "table_id": table_id,
             "how": how,
@@ -186,7 +189,8 @@ class TableSessions:
             "closed_by": None,
             "close_reason": None,
         }
-        self.venue.committer.submit_session(
+        # Submitted first: a row the store refuses changes nothing here.
+        stored = self.venue.committer.submit_session(
             SessionWrite(
                 "open",
                 sid,
@@ -200,15 +204,27 @@ class TableSessions:
                 from_event=from_event,
             )
         )
+        desk.session = session
         desk.light_wanted = True
+        stored.add_done_callback(partial(self._opened, desk, session))
         log.info("table %s: session %d opened (%s, by %s)", table_id, sid, how, who or "?")
-        return desk.session
+        return session, stored
+
+    def _opened(
+        self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
+    ) -> None:
+        """A session the store refused (or could not write) was never opened."""
+        if stored.cancelled() or stored.exception() is None or desk.session is not session:
+            return
+        desk.session = None
+        desk.light_wanted = False
+        self.send_light(desk.table_id)
 
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
         if table_id not in self.venue.table_ids():
             raise ActionError(404, f"there is no table '{table_id}'")
-        session = self._begin(table_id, who, "desk")
-        await self.venue.committer.flush()
+        session, stored = self._begin(table_id, who, "desk")
+        await stored  # a refusal (ActionError) has undone it: nothing opened
         self._refresh(table_id)
         self.send_light(table_id)
         return self.bill(session["id"])
@@ -220,30 +236,32 @@ class TableSessions:
         if session["how"] != "auto" or session["confirmed_wall_ms"] is not None:
             raise ActionError(409, f"session {session_id} needs no confirmation")
         at = self.clock.now()
-        session["confirmed_wall_ms"] = at.wall_ms
-        session["confirmed_by"] = who
-        self.venue.committer.submit_session(
+        stored = self.venue.committer.submit_session(
             SessionWrite("confirm", session_id, session["table_id"], who, at.wall_ms)
         )
-        await self.venue.committer.flush()
+        session["confirmed_wall_ms"] = at.wall_ms
+        session["confirmed_by"] = who
+        try:
+            await stored
+        except ActionError:
+            session["confirmed_wall_ms"] = session["confirmed_by"] = None
+            raise
         return self.bill(session_id)
 
     async def close(self, session_id: int, who: str | None = None) -> dict[str, Any]:
         desk, session = self._session(session_id)
         if desk is None or session["closed_wall_ms"] is not None:
             raise ActionError(409, f"session {session_id} is already closed")
-        self._end(desk, who, "desk", self.clock.now())
-        await self.venue.committer.flush()
+        await self._end(desk, who, "desk", self.clock.now())  # refused: still open
         self.send_light(session["table_id"])
         return self.bill(session_id)
 
-    def _end(self, desk: TableDesk, who: str | None, reason: str, at: Stamp) -> None:
+    def _end(
+        self, desk: TableDesk, who: str | None, reason: str, at: Stamp
+    ) -> asyncio.Future[None]:
         session = desk.session
         assert session is not None
-        desk.session = None
-        desk.light_wanted = False
-        session.update(closed_wall_ms=at.wall_ms, closed_mono_ms=at.mono_ms, closed_boot=at.boot)
-        self.venue.committer.submit_session(
+        stored = self.venue.committer.submit_session(
             SessionWrite(
                 "close",
                 session["id"],
@@ -255,7 +273,24 @@ class TableSessions:
                 reason=reason,
             )
         )
+        desk.session = None
+        desk.light_wanted = False
+        session.update(closed_wall_ms=at.wall_ms, closed_mono_ms=at.mono_ms, closed_boot=at.boot)
+        stored.add_done_callback(partial(self._closed, desk, session))
         log.info("table %s: session %d closed (%s)", desk.table_id, session["id"], reason)
+        return stored
+
+    def _closed(
+        self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
+    ) -> None:
+        """A close the store refused (or could not write) left the session open."""
+        if stored.cancelled() or stored.exception() is None:
+            return
+        session.update(closed_wall_ms=None, closed_mono_ms=None, closed_boot=None)
+        if desk.session is None:
+            desk.session = session
+            desk.light_wanted = True
+            self.send_light(desk.table_id)
 
     async def correct(
         self, session_id: int, amount: object, reason: object, payer: object, who: str | None
@@ -277,7 +312,7 @@ class TableSessions:
             raise ActionError(400, f"amount {e}") from None
         if minor == 0:
             raise ActionError(400, "amount must not be 0: a correction changes the bill")
-        self.venue.committer.submit_session(
+        await self.venue.committer.submit_session(
             SessionWrite(
                 "correct",
                 session_id,
@@ -289,7 +324,6 @@ class TableSessions:
                 payer=payer.strip() if isinstance(payer, str) else None,
             )
         )
-        await self.venue.committer.flush()
         return self.bill(session_id)
 
     def _refresh(self, table_id: str) -> None:

@@ -180,7 +180,7 @@ class Store:
         return written
 
     # ------------------------------------------------------------------ savepoints
-    def _isolated(self, fn: Callable[[], None]) -> Exception | None:
+    def _isolated(self, fn: Callable[[], object]) -> Exception | None:
         """Run ``fn`` in a savepoint: kept when it returns, undone when it
         raises (the exception is returned).  Raises when the transaction
         itself is gone (SQLite rolls a whole one back after some errors)."""
@@ -310,7 +310,8 @@ class Store:
 
     def _bare_event(self, row: EventRow, why: str) -> None:
         """The event as little as it can be kept: its place in the stream,
-        the device's bytes (the chain covers them) and why the rest is not."""
+        the device's bytes (the chain covers them) and why the rest is not;
+        its raw frame too, when that can still be written."""
         log.error(
             "table %s: event (boot %d, seq %d) could not be stored as decoded (%s); "
             "kept with its bytes only",
@@ -333,7 +334,8 @@ class Store:
             ),
         )
         if row.raw is not None:
-            self.db.execute(_INSERT_RAW, (row.table_id, row.rx_ms, row.mtype, row.seq, row.raw))
+            raw = (row.table_id, row.rx_ms, row.mtype, row.seq, row.raw)
+            self._isolated(partial(self.db.execute, _INSERT_RAW, raw))
 
     def _bare_checkpoint(self, cp: CheckpointRow, why: str) -> None:
         """A checkpoint that cannot be kept keeps its place in the stream as
@@ -350,9 +352,8 @@ class Store:
             ),
         )
         if cp.raw is not None:
-            self.db.execute(
-                _INSERT_RAW, (cp.table_id, cp.rx_ms, messages.CHECKPOINT, cp.seq, cp.raw)
-            )
+            raw = (cp.table_id, cp.rx_ms, messages.CHECKPOINT, cp.seq, cp.raw)
+            self._isolated(partial(self.db.execute, _INSERT_RAW, raw))
 
     # ------------------------------------------------------------------ beside the score path
     def _others(self, batch: Batch, w: Written) -> None:

@@ -124,7 +124,6 @@ def test_sigterm_ends_the_daemon_within_10_s(tmp_path: Path, state: str) -> None
         rc = daemon.proc.wait(timeout=30)
         took = time.monotonic() - start
         daemon.proc = None
-        print(f"stopped in {took:.1f} s ({state})")
         assert took < STOP_WITHIN_S, (state, took)
         assert rc in (0, 128 + signal.SIGTERM), rc
     finally:

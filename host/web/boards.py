@@ -46,11 +46,11 @@ async def venue_page(request: web.Request) -> web.StreamResponse:
 
 
 # A live feed pings every HEARTBEAT_S and is closed when its pong is
-# HEARTBEAT_S / 2 late; a board it does not take within SEND_TIMEOUT_S (it
-# stopped reading: its socket's buffers are full) closes it as well.  Either
-# way it loses its socket, and a viewer's page is never kept waiting for it.
+# HEARTBEAT_S / 2 late; one that does not take what it is sent for
+# FEED_STALL_S (host/web/guard.py: it stopped reading, its buffers are full)
+# is closed as well.  Either way it loses its socket, and a viewer's page is
+# never kept waiting for it.
 HEARTBEAT_S = 10.0
-SEND_TIMEOUT_S = 5.0
 FEEDS_KEY: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("live_feeds")
 
 
@@ -83,7 +83,7 @@ async def api_live(request: web.Request) -> web.StreamResponse:
     feeds = request.app[FEEDS_KEY]
     feeds.add(ws)
     sub = daemon.hub.subscribe(tables)
-    sender = asyncio.get_running_loop().create_task(_send_feed(ws, sub, daemon, request.transport))
+    sender = asyncio.get_running_loop().create_task(_send_feed(ws, sub, daemon))
     try:
         async for msg in ws:  # clients send nothing we need; this notices closes
             if msg.type == WSMsgType.ERROR:
@@ -99,19 +99,14 @@ async def api_live(request: web.Request) -> web.StreamResponse:
     return ws
 
 
-async def _send_feed(
-    ws: web.WebSocketResponse, sub: Any, daemon: Daemon, transport: asyncio.Transport | None
-) -> None:
+async def _send_feed(ws: web.WebSocketResponse, sub: Any, daemon: Daemon) -> None:
+    # No timeout here for each message: a send waits only once the socket's
+    # buffers are full, and the guard's sweep closes a feed that stays so.
     try:
-        await asyncio.wait_for(ws.send_str(daemon.hub.hello()), SEND_TIMEOUT_S)
+        await ws.send_str(daemon.hub.hello())
         while not ws.closed:
             for message in await sub.take():
-                await asyncio.wait_for(ws.send_str(message), SEND_TIMEOUT_S)
-    except TimeoutError:
-        # It stopped reading: its socket goes, at once (a close would wait
-        # to write what it never takes).
-        if transport is not None:
-            transport.abort()
+                await ws.send_str(message)
     except (ConnectionError, RuntimeError):
         pass
 

@@ -31,8 +31,8 @@ table controller plugged back in cannot reopen its port.  So:
   keep-alive) is closed after ``head_timeout_s`` — whether it is silent or
   trickles a request head — so it costs a descriptor for seconds, not hours;
   a request (not a live feed) still running after ``request_timeout_s`` is
-  cut; a live feed that stops reading is closed by its own ping timeout and
-  send timeout (host/web/boards.py);
+  cut; a live feed that has not taken what it was sent for FEED_STALL_S is
+  closed, as is one that does not answer its pings (host/web/boards.py);
 * a refused connection is closed at once, and counted, not logged one by one;
   when the process runs out of descriptors anyway, asyncio's "accept out of
   system resource" is summed up in the log instead of a traceback per
@@ -72,6 +72,7 @@ log = logging.getLogger("baulk.web")
 HEAD_TIMEOUT_S = 10.0
 GRACE_S = 1.0  # a connection just accepted is pushed out last, to let it send its request
 IN_FLIGHT_BYTES = 8192  # queued in the kernel beyond this, a live feed is not reading
+FEED_STALL_S = 5.0  # a live feed behind for this long (in every sweep) is closed
 STALE_S = 4.0  # ... and pushed out by a stranger only this much later
 SAMPLE = 24  # connections looked at to choose one to push out
 PEEKS = 4  # a victim found with its request waiting is skipped, this many times at most
@@ -110,6 +111,7 @@ class _Connection:
     __slots__ = (
         "asked",
         "behind",
+        "behind_since",
         "client",
         "feed",
         "heard",
@@ -133,6 +135,7 @@ class _Connection:
         self.asked = False  # a whole request head came, its handler not yet begun
         self.slot = -1  # its place in ConnectionGuard._all
         self.behind = 0  # a feed: bytes its client has not taken, as the last sweep saw
+        self.behind_since = 0.0  # ... and since when it has not taken them
 
 
 def _backlog(transport: asyncio.BaseTransport) -> int:
@@ -242,6 +245,7 @@ class ConnectionGuard:
         self.timed_out = 0  # connections closed for dawdling without a request
         self.cut = 0  # requests cut for running past request_timeout_s
         self.feeds_refused = 0  # live feeds refused over feeds_per_client
+        self.stalled = 0  # live feeds closed for not taking what they were sent
         self._told_refused = 0
         self._told_at = 0.0
         self._sweeper: asyncio.Task[None] | None = None
@@ -440,7 +444,17 @@ class ConnectionGuard:
         long; tell of refusals."""
         for c in list(self.open.values()):
             if c.feed:
-                c.behind = _backlog(c.transport)
+                behind = _backlog(c.transport)
+                if not behind:
+                    c.behind_since = 0.0
+                elif not c.behind_since:
+                    c.behind_since = now
+                elif now - c.behind_since >= FEED_STALL_S:
+                    self.stalled += 1  # it stopped reading: its socket goes, at once
+                    _abort(c.transport)
+                    self.closed(c.transport)
+                    continue
+                c.behind = behind
             if not c.in_request and now - c.since >= self.head_timeout_s:
                 self.timed_out += 1
                 _abort(c.transport)

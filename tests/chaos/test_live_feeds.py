@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from baulk.host.web import boards
+from baulk.host.web import boards, guard
 from tests.chaos.fd_exhaustion import Swarm, ViewerFeed, page_load, ws_handshake
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, wait_for
@@ -52,7 +52,7 @@ def closed_by_server(s: socket.socket, timeout: float) -> bool:
 def swift(monkeypatch: pytest.MonkeyPatch) -> None:
     """A ping every second and a second to take a board, instead of 10 and 5."""
     monkeypatch.setattr(boards, "HEARTBEAT_S", 1.0)
-    monkeypatch.setattr(boards, "SEND_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(guard, "FEED_STALL_S", 1.0)
 
 
 def test_one_address_holds_at_most_its_feeds(daemon: DaemonThread) -> None:

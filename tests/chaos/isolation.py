@@ -252,7 +252,8 @@ def run(tmp: Path, seconds: float, seed: int = 5, speed: float = 50.0) -> dict[s
         inject = Injector(d, rng)
         desk = Desk(d.url, stop)
         events = generate_match(seed, best_of=35)
-        played = threading.Thread(target=peer.play, args=(events, 0.004), daemon=True)
+        gap_s = 0.9 * seconds / len(events)  # the device peer plays all along
+        played = threading.Thread(target=peer.play, args=(events, gap_s), daemon=True)
         played.start()
         desk.start()
         inject.bugs_on()

@@ -5,7 +5,10 @@ event loop.
 Writes go through :class:`GroupCommitter`: everything that arrives while one
 commit is on its way to the disk goes into the next, and the device's ack is
 sent only after the commit that holds its event (docs/DESIGN.md, "Nothing is
-lost").
+lost").  The score path comes first (docs/DESIGN.md, principle 3): each part
+of a transaction is tried in a savepoint, and a batch whose transaction
+fails is narrowed (:meth:`Store.commit`), so a row that fails is refused
+alone and never holds up the events.
 """
 
 from __future__ import annotations

@@ -121,11 +121,10 @@ async def store_must_write(request: web.Request, handler: Any) -> web.StreamResp
     at once with why, in the operator's language, instead of waiting for a
     disk that is full (and blaming the table).  What is already waiting
     hears the same from the store's writer (host/store/writer.py)."""
-    if request.method in CHANGES:
+    route = request.match_info.route.resource
+    if request.method in CHANGES and route is not None and route.canonical not in STORE_FREE:
         status = request.app[DAEMON_KEY].store_status()
-        route = request.match_info.route.resource
-        path = route.canonical if route is not None else request.path
-        if not status.get("ok", True) and path not in STORE_FREE:
+        if not status.get("ok", True):
             return error(503, StoreFailing(str(status.get("error"))).text, lang_of(request))
     response: web.StreamResponse = await handler(request)
     return response

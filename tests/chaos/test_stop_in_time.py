@@ -93,6 +93,7 @@ def test_sigterm_ends_the_daemon_within_10_s(tmp_path: Path, state: str) -> None
     held: list[socket.socket] = []
     events = generate_match(9, best_of=3)
     lock = contextlib.ExitStack()
+    player: threading.Thread | None = None
     try:
         wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
         assert desk_post(daemon.url, "/api/tables/t1/session")[0] == 200
@@ -101,7 +102,8 @@ def test_sigterm_ends_the_daemon_within_10_s(tmp_path: Path, state: str) -> None
             wait_for(lambda: peer.acked() == 100, what="the first events acked")
         if state == "playing":
             held += [live_feed(daemon.url, i % 2 == 0, i // 4 + 1) for i in range(20)]
-            threading.Thread(target=peer.play, args=(events[100:], 0.01), daemon=True).start()
+            player = threading.Thread(target=peer.play, args=(events[100:300], 0.01))
+            player.start()
         elif state == "store locked":
             lock.enter_context(locked(tmp_path / "store.sqlite"))
             peer.play(events[100:150])
@@ -132,6 +134,8 @@ def test_sigterm_ends_the_daemon_within_10_s(tmp_path: Path, state: str) -> None
         for s in held:
             s.close()
         daemon.stop()
+        if player is not None:
+            player.join(60)  # it plays into the peer's pipes, which stop() closes
         peer.stop()
     stored = [s for _, s, _ in stored_events(tmp_path / "store.sqlite")]
     assert stored == list(range(1, len(stored) + 1)) and len(stored) >= acked

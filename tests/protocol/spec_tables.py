@@ -24,7 +24,7 @@ TABLES = {
     id(names.BALLS): "BALLS",
     id(names.POCKETS): "POCKETS",
     id(names.FOUL_KINDS): "FOUL_KINDS",
-    id(M.WARNINGS): "WARNINGS",
+    id(names.WARNINGS): "WARNINGS",
     id(names.LANGS): "LANGS",
 }
 SENDER = {M.DEVICE: "device → host", M.HOST: "host → device", M.BOTH: "both ways"}
@@ -72,8 +72,8 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
 
 def render() -> str:
     lines = [BEGIN, ""]
-    for mtype in sorted(M.TYPES):
-        name, sender, reliable = M.TYPES[mtype]
+    for mtype in sorted(C.TYPES):
+        name, sender, reliable = C.TYPES[mtype]
         lines.append(
             f"#### {mtype} `{name}` ({SENDER[sender]}, {'reliable' if reliable else 'unreliable'})"
         )

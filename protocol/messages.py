@@ -94,9 +94,9 @@ def type_name(mtype):
     return t[0] if t else "type %d" % mtype
 
 
-def is_reliable(mtype):
-    t = type_of(mtype)
-    return bool(t and t[2])
+def is_reliable(mtype):  # on every send: its line's stream word, no tuple
+    at = _TYPES.find("\n%d " % mtype)
+    return at >= 0 and _words(_TYPES, at + 1)[3] == "reliable"
 
 
 # Value kinds of the schema; a kind's word in the catalogue is its place in

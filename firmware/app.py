@@ -622,6 +622,14 @@ class App:
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
                     self.state_at = -_STATE_MS
+            elif what == "behind":
+                # The host lost events it had acknowledged (its store was
+                # restored from a backup): what the journal keeps after its
+                # ack goes again, and stays on flash until it is acked again.
+                # Unacknowledged again on flash, so a reset sends them too.
+                j = self.journal
+                self.offered = j.acked = link.rewind(seq, j.oldest())
+                j._save_meta()
             elif what == "open" or what == "down" or what == "refused":
                 self.state_due = self.dirty = True
                 self.page_at = now  # a Persian screen shows its first page
@@ -631,6 +639,8 @@ class App:
         acked = link.acked()
         if acked > self.journal.acked:
             self.journal.ack(acked)
+        if not link.up:
+            link.session.kept = self.journal.oldest()  # what the next hello announces
         if link.up != self.was_up:
             self.was_up = link.up
             self.dirty = True

@@ -27,8 +27,10 @@
 # new version, never half of one.  A stale `tmp` is a write the cut interrupted.
 #
 # Bounded: the segment being filled lives in one preallocated buffer, and
-# segments are deleted once the host acknowledged them and an engine image
-# covers them.  The image is rewritten every IMAGE_EVERY events, so a reset
+# segments are deleted once the host acknowledged them, an engine image
+# covers them and KEEP_ACKED newer records are acknowledged too: a host whose
+# store was restored from a backup that far behind gets them again (SPEC.md
+# "Handshake").  The image is rewritten every IMAGE_EVERY events, so a reset
 # replays at most that many.  If the host stays away so long that more than
 # MAX_SEGMENTS segments wait, the oldest are dropped and counted in `lost`
 # (the host sees the gap through the handshake, SPEC.md "Reliability").
@@ -60,6 +62,7 @@ _NOTE = const(0x4000)
 _CHECKPOINT = const(0x8000)
 _LENGTH = const(0x3FFF)
 MARKS = const(32)  # events one checkpoint lists at most: the next one is due then
+KEEP_ACKED = const(64)  # acknowledged records kept for a host restored from a backup
 ACTIONS = const(16)  # operator action ids remembered, 8 bytes each (SPEC.md "Actions")
 
 
@@ -381,6 +384,11 @@ class Journal:
             self._save_meta()
             self._prune()
 
+    def oldest(self):
+        """The oldest seq still on flash: a host that lost what it had
+        acknowledged (a store restored from a backup) gets it again from here."""
+        return self.segs[0] if self.segs else self.next
+
     def image_due(self):
         return self.next - 1 - self.image_seq >= IMAGE_EVERY
 
@@ -423,7 +431,7 @@ class Journal:
         segs = self.segs
         while len(segs) > 1:
             last = segs[1] - 1  # last seq of the oldest segment
-            if last <= self.acked and last <= self.image_seq:
+            if last <= self.acked - KEEP_ACKED and last <= self.image_seq:
                 pass
             elif len(segs) > MAX_SEGMENTS and last <= self.image_seq:
                 self.lost += last - self.acked  # the host never got these

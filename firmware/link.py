@@ -54,6 +54,19 @@ class Link:
     def acked(self):
         return self.session.sender.base - 1
 
+    def rewind(self, ack, kept):
+        """The host holds only up to ack (SPEC.md "Handshake"): the stream is
+        numbered again from there, or from what the journal still keeps, and
+        the handshake is taken again when that is later than the host's ack."""
+        s = self.session
+        back = ack if ack + 1 >= kept else kept - 1
+        s.sender.rewind(back)
+        if back > ack:  # the journal let events go since the hello: say it again
+            s.kept = kept
+            s.open = False
+            s.hello_at = 0
+        return back
+
     def assigned(self, seq):
         """The journal numbered an event; hello must announce it (SPEC.md 7.6)."""
         self.session.assigned(seq)

@@ -34,6 +34,14 @@ handset_lang = "fa"         # the referee's handset in Persian ("en": English);
 
 [verify]                    # the owner's check of a day's takings (docs/LEDGER.md)
 keys = "/etc/baulk/keys"    # a folder of TABLE.key device keys (readable by the daemon only)
+
+[backup]                    # baulk backup: the store replicated (docs/VENUE.md, "Backups")
+replica = "/mnt/backup/baulk"   # a folder on a second disk, a NAS share, another PC's share
+method = "litestream"       # or "snapshots": SQLite's online backup API, on a schedule
+sync_ms = 1000              # litestream: how often changes go to the replica (100-60000)
+every_min = 10              # snapshots: how often one is taken (1-1440), and at the end
+keep = 48                   # snapshots: how many are kept (1-10000)
+litestream = "/usr/local/bin/litestream"   # the tool, if not the one installed with baulk
 ```
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
@@ -79,6 +87,21 @@ class ConfigError(ValueError):
     """The configuration cannot be used; the message says what to fix."""
 
 
+BACKUP_METHODS = ("litestream", "snapshots")
+
+
+@dataclass(frozen=True)
+class BackupConfig:
+    """``[backup]``: where ``baulk backup`` keeps a copy of the store, and how."""
+
+    replica: Path
+    method: str = "litestream"
+    sync_ms: int = 1000
+    every_min: int = 10
+    keep: int = 48
+    litestream: Path | None = None
+
+
 @dataclass(frozen=True)
 class TableConfig:
     id: str
@@ -110,6 +133,7 @@ class Config:
         return self.tls_cert is not None
 
     billing: tariffs_mod.Billing = field(default_factory=tariffs_mod.Billing)
+    backup: BackupConfig | None = None
 
     def table(self, table_id: str) -> TableConfig | None:
         for t in self.tables:
@@ -180,6 +204,7 @@ def parse(
             "item",
             "printer",
             "verify",
+            "backup",
         ),
         "config",
     )
@@ -275,6 +300,7 @@ def parse(
     sim_key = verify.get("sim_key", False)
     if not isinstance(sim_key, bool):
         raise ConfigError("verify.sim_key must be true or false")
+    backup = _backup(_section(data, "backup"), store_path, base) if "backup" in data else None
     try:
         billing = tariffs_mod.parse(data, set(ids))
     except tariffs_mod.TariffError as e:
@@ -294,6 +320,49 @@ def parse(
         billing=billing,
         verify_keys=keys_path,
         verify_sim_key=sim_key,
+        backup=backup,
+    )
+
+
+def _bounded(section: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
+    value = _expect(section, key, int, "backup")
+    if value is None:
+        return default
+    if not lo <= value <= hi:
+        raise ConfigError(f"backup.{key} must be {lo}..{hi}, not {_shown(value)}")
+    return int(value)
+
+
+def _backup(section: dict[str, Any], store_path: Path, base: Path | None) -> BackupConfig | None:
+    """``[backup]``.  Only what can be checked without touching the disk:
+    the replica may be a share that is mounted later."""
+    _unknown(section, ("replica", "method", "sync_ms", "every_min", "keep", "litestream"), "backup")
+    raw = _expect(section, "replica", str, "backup")
+    if not raw:
+        raise ConfigError("backup.replica must name the folder the store is copied to")
+    replica = Path(raw)
+    if base is not None and not replica.is_absolute():
+        replica = base / replica
+    if replica in (store_path, store_path.parent):
+        raise ConfigError(
+            f"backup.replica {replica} is the store's own place: name a folder on another disk"
+        )
+    method = _expect(section, "method", str, "backup") or "litestream"
+    if method not in BACKUP_METHODS:
+        raise ConfigError(
+            f"backup.method must be one of {', '.join(BACKUP_METHODS)}, not {_shown(method)}"
+        )
+    tool = _expect(section, "litestream", str, "backup")
+    litestream = None if tool is None else Path(tool)
+    if litestream is not None and base is not None and not litestream.is_absolute():
+        litestream = base / litestream
+    return BackupConfig(
+        replica=replica,
+        method=method,
+        sync_ms=_bounded(section, "sync_ms", 1000, 100, 60_000),
+        every_min=_bounded(section, "every_min", 10, 1, 24 * 60),
+        keep=_bounded(section, "keep", 48, 1, 10_000),
+        litestream=litestream,
     )
 
 

@@ -139,6 +139,18 @@ class Sender:
         self.deadline = -1
         self.dups = 0
 
+    def rewind(self, ack):
+        """The peer holds only up to ack, less than it acknowledged before (a
+        host whose store was restored from a backup): forget what is held and
+        number the stream again from ack + 1; the caller offers it again from
+        its journal (SPEC.md "Handshake")."""
+        for i in range(self.capacity):
+            self.slots[i] = None
+        self.base = self.next = self.send_next = ack + 1
+        self.rto = self.rto_first
+        self.deadline = -1
+        self.dups = 0
+
     def next_deadline(self):
         """When poll() next has work without new input (-1: not by itself)."""
         if self.send_next < min(self.next, self.base + self.window):

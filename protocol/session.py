@@ -14,6 +14,9 @@
 #   ("open", 0, 0, body)            handshake done; body is the peer's hello/welcome
 #   ("down", 0, 0, None)            no valid frame for DEAD_MS
 #   ("refused", 0, 0, text)         the peer speaks another major version
+#   ("behind", 0, ack, None)        device: the host's welcome acknowledges less
+#                                   than it did before (its store was restored):
+#                                   the caller rewinds and sends again from ack
 
 try:
     from micropython import const
@@ -77,6 +80,9 @@ class Session:
         self.role = role
         self.info = info
         self.newest = newest
+        # Device: the oldest seq its journal can still send (0: the sender's
+        # base); hello announces it, so a host that lost events takes them again.
+        self.kept = 0
         self.sender = Sender(capacity, window, last=last)
         self.receiver = Receiver(window, delivered, auto_commit)
         self.live = Liveness(now)
@@ -123,7 +129,7 @@ class Session:
             1: self.info[1],
             2: self.info[2],
             3: s.last if s.last > self.newest else self.newest,
-            4: s.base,
+            4: self.kept if 0 < self.kept < s.base else s.base,
             5: self.receiver.committed,
             6: s.window,
             7: s.capacity,
@@ -320,6 +326,8 @@ class Session:
         self.sender.resume(body[1], now)
         self.peer = body
         self.open = True
+        if body[1] < self.sender.base - 1:
+            self.inbox.append(("behind", 0, body[1], None))
         self.inbox.append(("open", 0, 0, body))
 
     # -- persistence hooks ----------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from baulk.host.cli import backup as backup_cmd
 from baulk.host.cli import board as board_cmd
 from baulk.host.cli import demo as demo_cmd
 from baulk.host.cli import firmware as firmware_cmd
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     board_cmd.add_parser(sub)
     verify_cmd.add_parser(sub)
     users_cmd.add_parser(sub)
+    backup_cmd.add_parser(sub)
     return parser
 
 

@@ -15,7 +15,12 @@ catching up after an outage are the same loop:
   connection the bridge reads its tables' retained ``state`` messages, whose
   ``pos`` says how far the broker got, and catches up from there.
 * a board that notices a gap it cannot fill asks for the events again on
-  ``baulk/<venue>/<table>/replay``; the bridge rewinds that table's cursor.
+  ``baulk/<venue>/<host>/<table>/replay``; the bridge rewinds that table's cursor.
+
+Everything goes out under the host's own id, ``baulk/<venue>/<host>/…``: the
+venue's ACL lets the broker user of that name publish there and nowhere else
+(docs/MQTT.md).  The host's ``status`` lists every table it serves, and is
+published again whenever a new table appears, before that table's messages.
 
 Anything sent twice is dropped by the boards, by ``(table, boot_id, seq)``.
 
@@ -46,6 +51,7 @@ from paho.mqtt.client import MQTTMessage
 
 from baulk.host.mqtt import wire
 from baulk.host.mqtt.connection import BridgeSettings, BrokerSession
+from baulk.host.mqtt.quiet import QuietLog
 from baulk.host.mqtt.wire import BridgeEvent, Position
 from baulk.host.store import StoreReader
 
@@ -184,6 +190,7 @@ class MqttBridge:
         *,
         batch: int = BATCH,
         max_unacked: int = MAX_UNACKED,
+        tables: list[str] | None = None,
     ) -> None:
         self.settings = settings
         self.venue = settings.venue
@@ -206,9 +213,30 @@ class MqttBridge:
         self._sync_nonce = ""
         self._sync_seen = threading.Event()
         self._replays: deque[tuple[str, wire.ReplayMessage]] = deque()
+        self._status_dirty = False  # a table appeared after the status went out
+        self._quiet = QuietLog(log)
         self._thread: threading.Thread | None = None
-        status = wire.topic(self.venue, self.host, wire.STATUS)
-        will = wire.status_payload(self.venue, self.host, False, "connection lost", None, [])
+        for table in tables or ():
+            if wire.valid_id(table):
+                self._tables[table] = _TableOut()
+        user = settings.options.username
+        if user and user != self.host:
+            log.warning(
+                "mqtt bridge: host id %s logs in as user %s; the venue's ACL (docs/MQTT.md) "
+                "lets user %s publish only under baulk/%s/%s/, so the broker may drop "
+                "everything this host publishes",
+                self.host,
+                user,
+                user,
+                self.venue,
+                user,
+            )
+        status = wire.host_topic(self.venue, self.host)
+        # The will names the tables known now, so a board that joins while
+        # this host is away still knows they are its.
+        will = wire.status_payload(
+            self.venue, self.host, False, "connection lost", None, sorted(self._tables)
+        )
         self.session = BrokerSession(
             settings.options,
             f"baulk-host-{self.venue}-{self.host}",
@@ -240,7 +268,7 @@ class MqttBridge:
         payload = wire.status_payload(
             self.venue, self.host, False, "stopped", now_ms(), sorted(self._tables)
         )
-        self.session.stop(publish_offline=(wire.topic(self.venue, self.host, wire.STATUS), payload))
+        self.session.stop(publish_offline=(wire.host_topic(self.venue, self.host), payload))
         close = getattr(self.source, "close", None)
         if callable(close):
             close()
@@ -257,6 +285,9 @@ class MqttBridge:
         rec = self._tables.get(table)
         if rec is None:
             rec = self._tables[table] = _TableOut()
+            # Boards take a table from the host whose status lists it: say so
+            # before its first message goes out.
+            self._status_dirty = True
         return rec
 
     def events_stored(self, table: str) -> None:
@@ -309,6 +340,7 @@ class MqttBridge:
                 self.session.connected
                 and self._synced_gen == self._gen
                 and self._unacked == 0
+                and not self._status_dirty
                 and not any(
                     r.events_dirty
                     or r.board_dirty
@@ -361,32 +393,29 @@ class MqttBridge:
             rec.acked = pos
 
     def _on_message(self, msg: MQTTMessage) -> None:
-        try:
-            t = wire.parse_topic(msg.topic)
-        except wire.Malformed:
-            if (
-                msg.topic == self._sync_topic()
-                and msg.payload.decode(errors="replace") == self._sync_nonce
-            ):
+        if msg.topic == self._sync_topic():
+            if msg.payload.decode(errors="replace") == self._sync_nonce:
                 self._sync_seen.set()
             return
-        if t.leaf == wire.STATE and self._learning and msg.retain:
-            try:
+        try:
+            t = wire.parse_topic(msg.topic)
+            if t.venue != self.venue or t.host != self.host or t.table is None:
+                return  # not ours: another host's, or our own status
+            if t.leaf == wire.STATE and self._learning and msg.retain and msg.payload:
                 state = wire.parse_state(t, bytes(msg.payload))
-            except wire.Malformed:
-                return
-            if state.pos is not None:
-                self._broker_positions[state.table] = state.pos
-        elif t.leaf == wire.REPLAY:
-            try:
+                if state.pos is not None:
+                    self._broker_positions[state.table] = state.pos
+            elif t.leaf == wire.REPLAY:
                 req = wire.parse_replay(bytes(msg.payload))
-            except wire.Malformed as e:
-                log.warning("replay request on %s skipped: %s", msg.topic, e)
-                return
-            with self._cond:
-                if t.node in self._tables:
-                    self._replays.append((t.node, req))
-                    self._cond.notify()
+                with self._cond:
+                    if t.table in self._tables and len(self._replays) < 1000:
+                        self._replays.append((t.table, req))
+                        self._cond.notify()
+        except wire.Malformed as e:
+            self._quiet.warn(msg.topic, f"skipped a message on {msg.topic[:200]}: {e}")
+        except Exception as e:  # whatever it holds: a line, never a traceback
+            why = f"could not be read ({type(e).__name__}: {str(e)[:100]})"
+            self._quiet.warn(msg.topic, f"skipped a message on {msg.topic[:200]}: {why}")
 
     def _sync_topic(self) -> str:
         # Outside baulk/ on purpose: boards never see the marker.
@@ -413,7 +442,7 @@ class MqttBridge:
     def _work_waiting(self) -> bool:
         if not self.session.connected:
             return False
-        if self._synced_gen != self._gen or self._replays:
+        if self._synced_gen != self._gen or self._replays or self._status_dirty:
             return True
         if self._unacked >= self.max_unacked:
             return False
@@ -428,6 +457,9 @@ class MqttBridge:
         self._serve_replays()
         with self._cond:
             names = sorted(self._tables)
+            status_dirty = self._status_dirty
+        if status_dirty:
+            self._publish_status(names)
         for table in names:
             if not self.session.connected:
                 return
@@ -447,12 +479,20 @@ class MqttBridge:
                     self._start_cursor(t, rec)
                 rec.events_dirty = rec.board_dirty = rec.link_dirty = True
             tables = sorted(self._tables)
-        status = wire.status_payload(self.venue, self.host, True, "online", now_ms(), tables)
-        self.session.publish(wire.topic(self.venue, self.host, wire.STATUS), status, retain=True)
-        self.session.subscribe([wire.topic(self.venue, "+", wire.REPLAY)])
+        self._publish_status(tables)
+        self.session.subscribe([wire.table_topic(self.venue, self.host, "+", wire.REPLAY)])
         with self._cond:
             if self._gen == gen:
                 self._synced_gen = gen
+
+    def _publish_status(self, tables: list[str]) -> None:
+        with self._cond:
+            self._status_dirty = False
+        status = wire.status_payload(self.venue, self.host, True, "online", now_ms(), tables)
+        topic = wire.host_topic(self.venue, self.host)
+        if self.session.publish(topic, status, retain=True) is None:
+            with self._cond:
+                self._status_dirty = True
 
     def _start_cursor(self, table: str, rec: _TableOut) -> None:
         """Where a table's stream starts on this broker (called with the lock held)."""
@@ -469,7 +509,7 @@ class MqttBridge:
     def _learn_broker_positions(self) -> None:
         """Read the retained ``state`` of every table of the venue: its ``pos``
         says how far the broker got before this process started."""
-        states = wire.topic(self.venue, "+", wire.STATE)
+        states = wire.table_topic(self.venue, self.host, "+", wire.STATE)
         marker = self._sync_topic()
         self._sync_nonce = uuid.uuid4().hex
         self._sync_seen.clear()
@@ -554,7 +594,9 @@ class MqttBridge:
         if link is not None:
             payload = wire.link_payload(self.venue, self.host, table, link[0], link[1], now)
             if (
-                self.session.publish(wire.topic(self.venue, table, wire.LINK), payload, retain=True)
+                self.session.publish(
+                    wire.table_topic(self.venue, self.host, table, wire.LINK), payload, retain=True
+                )
                 is None
             ):
                 self._redo(table, link=True)
@@ -564,7 +606,9 @@ class MqttBridge:
             payload = wire.state_payload(self.venue, self.host, table, pos, now, board)
             if (
                 self.session.publish(
-                    wire.topic(self.venue, table, wire.STATE), payload, retain=True
+                    wire.table_topic(self.venue, self.host, table, wire.STATE),
+                    payload,
+                    retain=True,
                 )
                 is None
             ):
@@ -591,7 +635,7 @@ class MqttBridge:
                 rec = self._tables[table]
                 rec.cursor = rec.acked = self.source.last_position(table)
             return True
-        topic = wire.topic(self.venue, table, wire.EVENTS)
+        topic = wire.table_topic(self.venue, self.host, table, wire.EVENTS)
         prev = cursor
         for e in chunk[: self.batch]:
             with self._cond:
@@ -646,7 +690,9 @@ async def attach_bridge(daemon: Daemon, settings: BridgeSettings) -> AttachedBri
     A broker that is not reachable is not an error: the bridge keeps trying
     and catches up from the store once it is.
     """
-    bridge = MqttBridge(settings, StoreEventSource(daemon.config.store_path))
+    bridge = MqttBridge(
+        settings, StoreEventSource(daemon.config.store_path), tables=daemon.table_ids()
+    )
     committer = daemon.committer
     inner = committer.on_durable
 

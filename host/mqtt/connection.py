@@ -244,7 +244,10 @@ def settings_from_config(
             raise ConfigError(f"MQTT TLS {what} file {path} does not exist")
     try:
         v = check_id("venue", venue or text("venue") or DEFAULT_VENUE)
-        h = check_id("host", host_id or text("host_id") or default_host_id())
+        # The venue's ACL gives each broker user the topics of the host of
+        # its name (docs/MQTT.md): the user name is the natural host id.
+        user_id = username if valid_id(username) else None
+        h = check_id("host", host_id or text("host_id") or user_id or default_host_id())
     except ValueError as e:
         raise ConfigError(f"mqtt: {e}") from None
     return BridgeSettings(opts, v, h)

@@ -8,11 +8,21 @@ the broker alone (``baulk board --mqtt URL``).
   and lies after the point where this board joined the table's stream, some
   events are missing: a *gap*.  It closes when the missing event arrives (a host
   catching up sends it); if it stays open, the mirror asks the host to replay
-  (``baulk/<venue>/<table>/replay``);
+  (``baulk/<venue>/<host>/<table>/replay``);
 * ``status`` (retained, the hosts' last will) marks every table of a host that
   vanished as offline;
-* a message on a ``baulk/`` topic that does not fit docs/MQTT.md is logged (at
-  most once per topic every 10 s) and skipped; the mirror keeps running.
+* a message on a ``baulk/`` topic that does not fit docs/MQTT.md is counted,
+  logged (at most once per topic every 10 s, never with a traceback) and
+  skipped; the mirror keeps running.
+
+**Whose table it is.**  Every message names its host in its topic, and a
+broker with the venue's ACL lets each host publish under its own id only.  A
+table belongs to the first host the mirror hears it from; the same table id
+under a second host is refused (counted, logged once, and listed in
+``conflicts`` and on the table's board as a warning), and never drawn as that
+table.  Only the owner gives a table up: its own ``status`` saying it serves
+other tables, or its retained ``state`` cleared.  A host's online or offline
+state comes from its own ``status`` topic alone (its last will included).
 
 The mirror uses a persistent MQTT session (a fixed client id and
 ``clean_session`` off), so a broker with persistence keeps the events that
@@ -33,13 +43,15 @@ from paho.mqtt.client import MQTTMessage
 
 from baulk.host.mqtt import wire
 from baulk.host.mqtt.connection import BrokerOptions, BrokerSession
+from baulk.host.mqtt.quiet import QuietLog
 from baulk.host.mqtt.wire import Position
 
 log = logging.getLogger("baulk.mqtt.mirror")
 
 GAP_GRACE: Final = 1.5  # s an open gap waits for a catching-up host before a replay request
 REPLAY_EVERY: Final = 3.0  # s between replay requests for one table
-MALFORMED_LOG_EVERY: Final = 10.0  # s between log lines for one topic
+MAX_TABLES: Final = 1000  # tables one mirror follows; more are refused (a flood of ids)
+MAX_HOSTS: Final = 256
 
 
 class SeqSet:
@@ -158,6 +170,29 @@ class MirroredTable:
 
 
 @dataclass
+class Conflict:
+    """A second host that publishes a table another host owns."""
+
+    table: str
+    owner: str
+    host: str  # the refused one
+    messages: int = 0
+    first_ms: int = 0
+    last_ms: int = 0
+    state: wire.StateMessage | None = None  # its latest board, taken if the owner lets go
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "table": self.table,
+            "owner": self.owner,
+            "refused_host": self.host,
+            "messages": self.messages,
+            "first_ms": self.first_ms,
+            "last_ms": self.last_ms,
+        }
+
+
+@dataclass
 class HostSeen:
     host: str
     online: bool
@@ -174,9 +209,11 @@ class MirrorStats:
     states: int = 0
     malformed: int = 0
     ignored: int = 0
+    refused: int = 0  # messages for a table another host owns
     last_malformed: str | None = None
 
 
+TableMessage = wire.EventMessage | wire.StateMessage | wire.LinkMessage
 BoardCallback = Callable[[str, dict[str, Any]], None]
 EventCallback = Callable[[str, wire.EventMessage], None]
 
@@ -207,8 +244,9 @@ class BrokerMirror:
         self.stats = MirrorStats()
         self.tables: dict[str, MirroredTable] = {}
         self.hosts: dict[str, HostSeen] = {}
+        self.conflicts: dict[tuple[str, str], Conflict] = {}
         self._lock = threading.RLock()
-        self._malformed_logged: dict[str, tuple[float, int]] = {}
+        self._quiet = QuietLog(log)
         self._stop = threading.Event()
         self._timer: threading.Thread | None = None
         self.session = BrokerSession(
@@ -250,37 +288,136 @@ class BrokerMirror:
             t = wire.parse_topic(msg.topic)
             if t.venue != self.venue:
                 raise wire.Malformed(f"topic {msg.topic!r} is not of venue {self.venue!r}")
-            if t.leaf == wire.EVENTS:
-                self._event(wire.parse_event(t, payload))
-            elif t.leaf == wire.STATE:
-                if not payload:
-                    return  # a retained state cleared by an operator
-                self._state(wire.parse_state(t, payload))
-            elif t.leaf == wire.LINK:
-                if payload:
-                    self._link(wire.parse_link(t, payload))
-            elif t.leaf == wire.STATUS:
+            if t.leaf == wire.STATUS:
                 if payload:
                     self._status(wire.parse_status(t, payload))
-            else:
+                return
+            assert t.table is not None
+            if t.leaf == wire.REPLAY:
                 self.stats.ignored += 1  # replay requests: for hosts
+                return
+            if not payload:
+                if t.leaf == wire.STATE:
+                    self._cleared(t.host, t.table)  # a retained state cleared by an operator
+                return
+            message: TableMessage
+            if t.leaf == wire.EVENTS:
+                message = wire.parse_event(t, payload)
+            elif t.leaf == wire.STATE:
+                message = wire.parse_state(t, payload)
+            else:
+                message = wire.parse_link(t, payload)
+            if not self._admit(t.host, t.table, message):
+                return
+            if isinstance(message, wire.EventMessage):
+                self._event(message)
+            elif isinstance(message, wire.StateMessage):
+                self._state(message)
+            else:
+                self._link(message)
         except wire.Malformed as e:
             self._malformed(msg.topic, str(e))
+        except Exception as e:
+            # Whatever a message holds, it costs a count and a line, never a
+            # traceback: the paho thread and the boards go on.
+            self._malformed(msg.topic, f"could not be read ({type(e).__name__}: {str(e)[:100]})")
+
+    # ------------------------------------------------------------------ ownership
+    # A table belongs to the host that says, on its own ``status`` topic (which
+    # the venue's ACL lets no other host write), that it serves the table.
+    # Until some host says so, the first host heard from holds it.
+
+    def _lists(self, host: str | None, table: str) -> bool:
+        h = self.hosts.get(host) if host is not None else None
+        return h is not None and table in h.tables
+
+    def _lister(self, table: str, but: str | None) -> str | None:
+        """A host other than ``but`` whose status lists ``table``."""
+        return next((h for h in self.hosts if h != but and self._lists(h, table)), None)
+
+    def _admit(self, host: str, table: str, message: TableMessage) -> bool:
+        """Whether ``host``'s message about ``table`` may reach the table."""
+        first = False
+        with self._lock:
+            m = self.tables.get(table)
+            if m is None and len(self.tables) >= MAX_TABLES:
+                raise wire.Malformed(f"table {table!r}: this board follows {MAX_TABLES}")
+            owner = m.host if m is not None else None
+            if owner is None:
+                # Nobody's yet: the host's, unless another host says it is theirs.
+                owner = next((h for h in self.hosts if h != host and self._lists(h, table)), host)
+                self._mirror(table).host = owner
+            if owner == host:
+                return True
+            first = self._refuse(owner, host, table, message)
+        if first:
+            self._emit(table)  # the owner's board, now with the warning
+        return False
+
+    def _refuse(self, owner: str, host: str, table: str, message: TableMessage | None) -> bool:
+        """With the lock held: ``host`` publishes ``table``, which ``owner``
+        has.  True the first time this host does."""
+        now = time.time_ns() // 1_000_000
+        c = self.conflicts.get((table, host))
+        first = c is None
+        if c is None:
+            if len(self.conflicts) >= MAX_TABLES:
+                self.conflicts.clear()
+            c = self.conflicts[(table, host)] = Conflict(table, owner, host, first_ms=now)
+        c.owner = owner
+        c.last_ms = now
+        if message is not None:
+            c.messages += 1
+            self.stats.refused += 1
+        if isinstance(message, wire.StateMessage):
+            c.state = message
+        if first:
+            log.warning(
+                "table %s belongs to host %s, but host %s publishes it too: its messages are "
+                "refused (two hosts with one table id, or a host posing as another's table)",
+                table,
+                owner,
+                host,
+            )
+        return first
+
+    def _hand_over(self, table: str, to: str | None, *, given_up: bool) -> None:
+        """With the lock held: ``table`` is ``to``'s from now on (None: the
+        latest refused claimant's, else nobody's until the next claim).  The
+        new owner's latest refused board, if one came, is the table's board at
+        once.  Unless the old owner gave the table up itself, it is refused
+        from now on."""
+        m = self.tables.get(table)
+        old = m.host if m is not None else None
+        log.info("table %s: from host %s to host %s", table, old, to or "(none yet)")
+        self.tables[table] = MirroredTable(self.venue, table, host=to)
+        kept = self.conflicts.pop((table, to), None) if to is not None else None
+        for c in self.conflicts.values():
+            if c.table == table:
+                c.owner = to or "(none)"
+        if to is None:
+            waiting = [c for c in self.conflicts.values() if c.table == table]
+            kept = max(waiting, key=lambda c: c.last_ms, default=None)
+            if kept is not None:
+                del self.conflicts[(table, kept.host)]
+                self.tables[table].host = kept.host
+        elif old is not None and old != to and not given_up:
+            self._refuse(to, old, table, None)
+        if kept is not None and kept.state is not None:
+            self._state(kept.state)
+
+    def _cleared(self, host: str, table: str) -> None:
+        """A retained ``state`` of ``host`` was cleared: if the table was
+        its, it is given up."""
+        with self._lock:
+            m = self.tables.get(table)
+            if m is not None and m.host == host:
+                self._hand_over(table, self._lister(table, but=host), given_up=True)
 
     def _malformed(self, topic: str, why: str) -> None:
         self.stats.malformed += 1
-        self.stats.last_malformed = f"{topic}: {why}"
-        now = time.monotonic()
-        with self._lock:
-            if len(self._malformed_logged) > 1000:
-                self._malformed_logged.clear()
-            last, skipped = self._malformed_logged.get(topic, (0.0, 0))
-            if now - last < MALFORMED_LOG_EVERY:
-                self._malformed_logged[topic] = (last, skipped + 1)
-                return
-            self._malformed_logged[topic] = (now, 0)
-        more = f" ({skipped} more since the last report)" if skipped else ""
-        log.warning("skipped a malformed message on %s: %s%s", topic, why, more)
+        self.stats.last_malformed = f"{topic[:200]}: {why}"
+        self._quiet.warn(topic, f"skipped a malformed message on {topic[:200]}: {why}")
 
     def _mirror(self, table: str) -> MirroredTable:
         m = self.tables.get(table)
@@ -330,15 +467,6 @@ class BrokerMirror:
     def _state(self, msg: wire.StateMessage) -> None:
         with self._lock:
             m = self._mirror(msg.table)
-            if m.host is not None and m.host != msg.host:
-                log.warning(
-                    "table %s is now published by host %s (before: %s); if both run, "
-                    "two hosts claim one table id",
-                    msg.table,
-                    msg.host,
-                    m.host,
-                )
-            m.host = msg.host
             m.board = msg.state
             m.pos = msg.pos
             if m.baseline is _UNSET:
@@ -351,14 +479,25 @@ class BrokerMirror:
             m = self._mirror(msg.table)
             m.link_online = msg.online
             m.link_last_seen_ms = msg.last_seen_ms
-            if m.host is None:
-                m.host = msg.host
         self._emit(msg.table)
 
     def _status(self, msg: wire.StatusMessage) -> None:
+        """A host's own word on itself: online or offline, and the tables it
+        serves.  The tables it lists are its; a table it held and no longer
+        lists, while online, it has given up."""
         with self._lock:
             before = self.hosts.get(msg.host)
-            self.hosts[msg.host] = HostSeen(msg.host, msg.online, msg.reason, msg.at_ms, msg.tables)
+            if before is None and len(self.hosts) >= MAX_HOSTS:
+                raise wire.Malformed(f"host {msg.host!r}: this board follows {MAX_HOSTS} already")
+            tables = msg.tables
+            if not msg.online and not tables and before is not None:
+                tables = before.tables  # a last will that names no tables
+            self.hosts[msg.host] = HostSeen(msg.host, msg.online, msg.reason, msg.at_ms, tables)
+            for table, m in list(self.tables.items()):
+                if m.host == msg.host and msg.online and table not in tables:
+                    self._hand_over(table, self._lister(table, but=msg.host), given_up=True)
+                elif m.host != msg.host and table in tables and not self._lists(m.host, table):
+                    self._hand_over(table, msg.host, given_up=False)
             affected = [t for t, m in self.tables.items() if m.host == msg.host]
         if before is None or before.online != msg.online:
             log.info(
@@ -390,10 +529,18 @@ class BrokerMirror:
             elif m.link_online is False and status.get("link") == "online":
                 status.update(link="offline", state="offline", reason="link offline")
             board["status"] = status
+            refused = sorted(c.host for (t, _), c in self.conflicts.items() if t == table)
             board["mqtt"] = {
                 **m.summary(),
                 "venue": self.venue,
                 "host_online": host.online if host is not None else None,
+                "refused_hosts": refused,
+                "warning": (
+                    f"host {', '.join(refused)} also publishes table {table}, which belongs "
+                    f"to host {m.host}: refused"
+                    if refused
+                    else None
+                ),
             }
             return board
 
@@ -419,8 +566,10 @@ class BrokerMirror:
                     "duplicates": self.stats.duplicates,
                     "states": self.stats.states,
                     "malformed": self.stats.malformed,
+                    "refused": self.stats.refused,
                     "last_malformed": self.stats.last_malformed,
                 },
+                "conflicts": [c.summary() for c in self.conflicts.values()],
                 "hosts": {
                     h.host: {
                         "online": h.online,
@@ -445,10 +594,10 @@ class BrokerMirror:
 
     def _ask_replays(self) -> None:
         now = time.monotonic()
-        asks: list[tuple[str, Position]] = []
+        asks: list[tuple[str, str, Position]] = []
         with self._lock:
             for table, m in self.tables.items():
-                if not m.gaps or now - m.replay_at < self.replay_every:
+                if not m.gaps or m.host is None or now - m.replay_at < self.replay_every:
                     continue
                 old = [g for g in m.gaps.values() if now - g.since >= self.gap_grace]
                 if not old:
@@ -465,11 +614,11 @@ class BrokerMirror:
                     )
                     continue
                 m.replays_asked += 1
-                asks.append((table, after))
-        for table, after in asks:
+                asks.append((m.host, table, after))
+        for host, table, after in asks:
             log.info("table %s: asking its host to replay the events after %s", table, after)
             self.session.publish(
-                wire.topic(self.venue, table, wire.REPLAY),
+                wire.table_topic(self.venue, host, table, wire.REPLAY),
                 wire.replay_payload(after, self.client_id),
             )
 

@@ -14,7 +14,7 @@ from baulk.firmware.engine import LOG_EVENTS, Engine
 from baulk.firmware.hw import colour
 from baulk.firmware.hw.inputs import EdgeRing, Keypad, Monotonic, diff
 from baulk.firmware.hw.pockets import Pockets
-from baulk.firmware.journal import IMAGE_EVERY, MAX_SEGMENTS, SEG_RECORDS, Journal
+from baulk.firmware.journal import IMAGE_EVERY, KEEP_ACKED, MAX_SEGMENTS, SEG_RECORDS, Journal
 from baulk.firmware.sim.board import between, nearest, reading_for
 from baulk.firmware.sim.devices import SimI2C, SimPin
 from baulk.host.sim.matches import generate_match
@@ -237,6 +237,32 @@ def test_the_journal_stays_bounded(tmp_path: Path) -> None:
     segs = [n for n in os.listdir(tmp_path) if n.startswith("s")]
     # acknowledged and covered by the image: only the segments since the image stay
     assert len(segs) <= IMAGE_EVERY // SEG_RECORDS + 2
+    # and the newest KEEP_ACKED acknowledged records, for a host whose store is
+    # restored from a backup (SPEC.md "Handshake")
+    assert j.oldest() <= j.next - KEEP_ACKED
+    assert [seq for seq, _, _ in j.records(j.next - KEEP_ACKED, KEEP_ACKED)] == list(
+        range(j.next - KEEP_ACKED, j.next)
+    )
+
+
+@pytest.mark.parametrize("extra", [0, 1, 31, 32, 33, 95, 128, 129])
+def test_the_newest_acknowledged_records_stay_on_flash(tmp_path: Path, extra: int) -> None:
+    """Wherever the last engine image and segment boundary fall, a host that
+    lost up to KEEP_ACKED acknowledged records gets every one of them again."""
+    j = Journal(str(tmp_path))
+    j.open()
+    e = Engine()
+    e.apply({"ev": "match", "players": ["A", "B"], "best_of": 35})
+    for i in range(IMAGE_EVERY * 2 + extra):
+        ev = {"ev": "strike" if i % 2 == 0 else "rest", "t": i}
+        e.apply(ev)
+        j.append(body(ev, e), i)
+        if j.image_due():
+            j.write_image(e)
+        j.ack(j.next - 1)
+    newest = j.next - 1
+    assert j.oldest() <= newest - KEEP_ACKED + 1
+    assert len(list(j.records(newest - KEEP_ACKED + 1, KEEP_ACKED))) == KEEP_ACKED
 
 
 @pytest.mark.slow
@@ -313,3 +339,28 @@ def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) 
     assert cl.white == white == readings[7][0]
     for ball in range(8):
         assert cl.classify(*readings[ball]) == ball and cl.confidence > 90
+
+
+def test_a_rewind_below_what_the_journal_keeps_says_hello_again() -> None:
+    """SPEC.md "Handshake": the host's ack is older than the oldest event the
+    journal still keeps (it let one go between the hello and the welcome):
+    the device starts from what it keeps and says hello again, announcing it,
+    so the host counts the gap instead of waiting for an event that is gone."""
+    from baulk.firmware.link import Link
+    from baulk.protocol import messages
+
+    class Port:
+        def any(self) -> int:
+            return 0
+
+        def write(self, data: bytes) -> int:
+            return len(data)
+
+    link = Link(Port(), 0, "fw", "t1", 7, 40, 0, newest=40)
+    link.session.open = True
+    assert link.rewind(30, 21) == 30  # the journal keeps 21..40: from 31
+    assert link.session.open and link.session.sender.base == 31
+    assert link.rewind(10, 21) == 20  # it keeps 21.. only: from 21, and hello again
+    assert not link.session.open
+    hello = [m for m in link.session.poll(5) if m[0] == messages.HELLO]
+    assert hello and hello[0][3][4] == 21 and hello[0][3][3] == 40

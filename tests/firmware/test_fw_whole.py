@@ -47,7 +47,16 @@ def scenario(name: str) -> Any:
 
 @pytest.mark.parametrize(
     "name",
-    ["signals", "power_cut", "edges", "bad_keys", "question_power_cut", "light", "ledger"],
+    [
+        "signals",
+        "power_cut",
+        "edges",
+        "bad_keys",
+        "question_power_cut",
+        "light",
+        "ledger",
+        "restored_host",
+    ],
 )
 def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
@@ -132,6 +141,20 @@ def test_power_cut_mid_stroke_resumes_and_resends() -> None:
     assert out["last_foul"] == {"side": 0, "points": 5, "kind": "pot_not_on"}
     assert out["final"] == [1, 5]
     assert out["screen"][5] == "FOUL 5>Reza"
+
+
+def test_a_host_restored_from_a_backup_gets_what_it_lost_from_the_journal() -> None:
+    """SPEC.md "Handshake": the host's welcome acknowledges 3 where it had
+    acknowledged 8; the device sends 4..8 again from its flash journal, then
+    goes on, each event once, and no gap is counted."""
+    out = scenario("restored_host")
+    assert out["before"] == {"acked": 8, "seqs": [1, 2, 3, 4, 5, 6, 7, 8]}
+    assert out["during"]["oldest"] == 1  # the journal still kept them
+    assert out["seqs"] == [4, 5, 6, 7, 8, 9, 10]
+    assert out["events"] == ["rest", "nominate", "strike", "pot", "rest", "strike", "rest"]
+    assert out["gaps"] == 0
+    assert out["acked_after"] == 10
+    assert out["final"] == [8, 0]
 
 
 def test_the_light_follows_the_host_and_survives_an_outage_and_a_power_cut() -> None:

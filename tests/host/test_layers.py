@@ -28,6 +28,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("club", ("club",)),
     ("staff", ("staff",)),  # accounts, roles, sign-ins, the activity log
     ("settings", ("config",)),  # the venue's settings: its tables, server, club
+    ("backup", ("backup",)),  # the store replicated, in a process of its own
     ("state", ("handset", "venue")),  # in this order: the venue drives the handsets
     ("web and MQTT", ("web", "mqtt")),
     ("command", ("cli",)),

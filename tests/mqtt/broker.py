@@ -85,8 +85,9 @@ def make_test_ca(folder: Path) -> TlsFiles:
 
 class Broker:
     """One mosquitto process.  ``users`` switches anonymous access off and
-    writes a password file; ``persistence`` keeps sessions and retained
-    messages across a graceful restart, as a production broker should."""
+    writes a password file; ``acl`` is the text of an ACL file (Mosquitto's
+    ``acl_file``); ``persistence`` keeps sessions and retained messages across
+    a graceful restart, as a production broker should."""
 
     def __init__(
         self,
@@ -95,10 +96,12 @@ class Broker:
         users: dict[str, str] | None = None,
         persistence: bool = True,
         tls: TlsFiles | None = None,
+        acl: str | None = None,
     ) -> None:
         self.folder = folder
         self.port = free_port()
         self.users = users
+        self.acl = acl
         self.persistence = persistence
         self.tls = tls
         self.proc: subprocess.Popen[bytes] | None = None
@@ -146,6 +149,10 @@ class Broker:
             lines += ["allow_anonymous false", f"password_file {pw}"]
         else:
             lines.append("allow_anonymous true")
+        if self.acl is not None:
+            acl = self.folder / "acl"
+            acl.write_text(self.acl)
+            lines.append(f"acl_file {acl}")
         self.conf.write_text("\n".join(lines) + "\n")
 
     def start(self, timeout: float = 10.0) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 
 from baulk.host.mqtt.bridge import MqttBridge, StoreEventSource
 from baulk.host.mqtt.connection import BridgeSettings, parse_url
@@ -122,20 +122,40 @@ def received_all(mirror: BrokerMirror, table: str, expected: Iterable[Position])
 
 
 class RawClient:
-    """A plain paho client, for publishing what a bridge never would."""
+    """A plain paho client, for publishing what a bridge never would.  It
+    speaks MQTT 5, so the broker's answer to each publish has a reason: a
+    publish its ACL refuses is answered "Not authorized"."""
 
     def __init__(self, url: str, client_id: str = "raw-test-client") -> None:
         o = parse_url(url, env={})
-        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id)
+        self.client = paho.Client(
+            CallbackAPIVersion.VERSION2, client_id=client_id, protocol=MQTTProtocolVersion.MQTTv5
+        )
         if o.username:
             self.client.username_pw_set(o.username, o.password)
+        self.reasons: dict[int, str] = {}
+        self._answered = threading.Condition()
+        self.client.on_publish = self._published
         self.client.connect(o.host, o.port)
         self.client.loop_start()
 
-    def publish(self, topic: str, payload: bytes | str, retain: bool = False) -> None:
+    def _published(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        with self._answered:
+            self.reasons[mid] = str(reason)
+            self._answered.notify_all()
+
+    def send(self, topic: str, payload: bytes | str, retain: bool = False) -> str:
+        """Publish at QoS 1; the broker's reason in its PUBACK ("Success",
+        "No matching subscribers", "Not authorized", ...)."""
         info = self.client.publish(topic, payload, qos=1, retain=retain)
-        info.wait_for_publish(timeout=10)
-        assert info.is_published(), f"the broker did not take {topic}"
+        with self._answered:
+            got = self._answered.wait_for(lambda: info.mid in self.reasons, timeout=10)
+        assert got, f"the broker did not answer the publish to {topic}"
+        return self.reasons.pop(info.mid)
+
+    def publish(self, topic: str, payload: bytes | str, retain: bool = False) -> None:
+        reason = self.send(topic, payload, retain)
+        assert reason in ("Success", "No matching subscribers"), f"{topic}: {reason}"
 
     def close(self) -> None:
         self.client.disconnect()

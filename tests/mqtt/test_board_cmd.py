@@ -40,20 +40,20 @@ def test_board_serves_tables_from_the_broker_and_survives_bad_input(broker: Brok
     try:
         url = board.url()
         raw.publish(
-            f"baulk/{VENUE}/t1/state",
+            f"baulk/{VENUE}/pc-a/t1/state",
             wire.state_payload(VENUE, "pc-a", "t1", Position(3, 1), 0, _board("t1", 4)),
             retain=True,
         )
         raw.publish(
-            f"baulk/{VENUE}/t1/events",
+            f"baulk/{VENUE}/pc-a/t1/events",
             wire.event_payload(
                 VENUE, "pc-a", BridgeEvent("t1", Position(3, 2), 0, {"ev": "rest"}), Position(3, 1)
             ),
         )
-        raw.publish(f"baulk/{VENUE}/t1/events", b"{broken")
-        raw.publish(f"baulk/{VENUE}/t2/state", b'{"v": 1}')
+        raw.publish(f"baulk/{VENUE}/pc-a/t1/events", b"{broken")
+        raw.publish(f"baulk/{VENUE}/pc-a/t2/state", b'{"v": 1}')
         raw.publish(
-            f"baulk/{VENUE}/t3/state",
+            f"baulk/{VENUE}/pc-b/t3/state",
             wire.state_payload(VENUE, "pc-b", "t3", None, 0, _board("t3", 9)),
             retain=True,
         )
@@ -69,8 +69,8 @@ def test_board_serves_tables_from_the_broker_and_survives_bad_input(broker: Brok
         info = get_json(f"{url}/api/mqtt")
         assert info["tables"]["t1"]["received"] == 1
         assert board.proc.poll() is None  # still serving
-        assert "skipped a malformed message on baulk/club/t1/events" in board.err
-        assert "skipped a malformed message on baulk/club/t2/state" in board.err
+        assert "skipped a malformed message on baulk/club/pc-a/t1/events" in board.err
+        assert "skipped a malformed message on baulk/club/pc-a/t2/state" in board.err
         assert "<html" in get_text(f"{url}/venue").lower()
     finally:
         assert board.stop() == 0

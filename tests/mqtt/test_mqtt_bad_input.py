@@ -91,21 +91,23 @@ def test_malformed_messages_are_logged_and_skipped(
     caplog.set_level(logging.WARNING, logger="baulk.mqtt.mirror")
     try:
         assert mirror.start()
+        on = f"baulk/{VENUE}/pc-x"
         bad = [
-            (f"baulk/{VENUE}/t1/events", b"not json at all"),
-            (f"baulk/{VENUE}/t7/events", b"\xff\xfe\x00"),
-            (f"baulk/{VENUE}/t2/events", b"[1, 2, 3]"),
-            (f"baulk/{VENUE}/t3/events", json.dumps({"v": 2, "table": "t3"}).encode()),
-            (f"baulk/{VENUE}/t4/events", _event(1, None, table="t1")),  # table differs
-            (f"baulk/{VENUE}/t5/state", json.dumps({"v": 1, "table": "t5"}).encode()),
+            (f"{on}/t1/events", b"not json at all"),
+            (f"{on}/t7/events", b"\xff\xfe\x00"),
+            (f"{on}/t2/events", b"[1, 2, 3]"),
+            (f"{on}/t3/events", json.dumps({"v": 2, "table": "t3"}).encode()),
+            (f"{on}/t4/events", _event(1, None, table="t1")),  # table differs
+            (f"baulk/{VENUE}/pc-y/t1/events", _event(1, None)),  # host differs
+            (f"{on}/t5/state", json.dumps({"v": 1, "table": "t5"}).encode()),
             (
-                f"baulk/{VENUE}/t6/events",
+                f"{on}/t6/events",
                 json.dumps(
                     {
                         "v": 1,
                         "venue": VENUE,
                         "table": "t6",
-                        "host": "h",
+                        "host": "pc-x",
                         "boot": -1,
                         "seq": 1,
                         "rx_ms": 0,
@@ -113,23 +115,32 @@ def test_malformed_messages_are_logged_and_skipped(
                 ).encode(),
             ),
             (f"baulk/{VENUE}/pc-a/status", b'{"v": 1, "online": "yes"}'),
-            (f"baulk/{VENUE}/t1/nonsense", b"{}"),
-            (f"baulk/{VENUE}/bad id!/state", b"{}"),
-            (f"baulk/{VENUE}/t1/extra/level", b"{}"),
+            (f"{on}/t1/nonsense", b"{}"),
+            (f"{on}/bad id!/state", b"{}"),
+            (f"{on}/t1/extra/level", b"{}"),
+            (f"baulk/{VENUE}/t1/state", b"{}"),  # a host of an older baulk: no host level
+            (f"{on}/t8/events", b"[" * 100_000),  # deep: refused before the parser
+            (f"{on}/t8/state", b'{"v": 1, "state": ' + b'{"a": ' * 40 + b"1" + b"}" * 41),
+            (f"{on}/t8/events", b" " * (wire.LIMITS[wire.EVENTS] + 1)),
         ]
         for topic, payload in bad:
             raw.publish(topic, payload)
-        raw.publish(f"baulk/{VENUE}/t1/events", _event(1, None))
+        raw.publish(f"{on}/t1/events", _event(1, None))
         wait_for(lambda: seen_positions(mirror, "t1") == {Position(5, 1)}, "the good event")
         assert mirror.stats.malformed == len(bad)
         assert mirror.session.connected
         skipped = [r.getMessage() for r in caplog.records if "malformed" in r.getMessage()]
-        assert len(skipped) == len(bad)
+        assert len(skipped) == len(bad) - 1  # the second t8/events came within 10 s of the first
+        # Counted and logged in a line, never with a traceback.
+        assert not [r for r in caplog.records if r.exc_info]
         assert any("not JSON" in m for m in skipped)
         assert any("v=2" in m for m in skipped)
         assert any("not UTF-8" in m for m in skipped)
         assert any("unknown kind 'nonsense'" in m for m in skipped)
         assert any("'boot' must be an integer" in m for m in skipped)
+        assert any("field 'host' is 'pc-x' but the topic says 'pc-y'" in m for m in skipped)
+        assert any("from a host of an older baulk" in m for m in skipped)
+        assert any("nests deeper than 32 levels" in m for m in skipped)
         # Nothing of the bad messages made it into the mirror's tables.
         assert set(mirror.tables) == {"t1"}
     finally:
@@ -145,12 +156,14 @@ def test_a_flood_of_malformed_messages_is_logged_sparingly(
     caplog.set_level(logging.WARNING, logger="baulk.mqtt.mirror")
     try:
         assert mirror.start()
-        for _ in range(50):
-            raw.publish(f"baulk/{VENUE}/t1/events", b"garbage")
-        raw.publish(f"baulk/{VENUE}/t1/events", _event(1, None))
+        for i in range(50):
+            raw.publish(f"baulk/{VENUE}/pc-x/t1/events", b"garbage")
+            raw.publish(f"baulk/{VENUE}/pc-x/f{i}/events", b"garbage")  # a new topic each time
+        raw.publish(f"baulk/{VENUE}/pc-x/t1/events", _event(1, None))
         wait_for(lambda: seen_positions(mirror, "t1") == {Position(5, 1)}, "the good event")
-        assert mirror.stats.malformed == 50
-        assert len([r for r in caplog.records if "malformed" in r.getMessage()]) == 1
+        assert mirror.stats.malformed == 100
+        # One line for the topic, and at most 20 in 10 s however many topics.
+        assert len([r for r in caplog.records if "malformed" in r.getMessage()]) == 20
     finally:
         raw.close()
         mirror.stop()
@@ -164,7 +177,7 @@ def gaps(table: Any) -> list[Position]:
 def test_duplicates_are_dropped_and_gaps_noticed_until_filled(broker: Broker) -> None:
     mirror = make_mirror(broker.url, ask_replays=False)
     raw = RawClient(broker.url)
-    topic = f"baulk/{VENUE}/t1/events"
+    topic = f"baulk/{VENUE}/pc-x/t1/events"
     try:
         assert mirror.start()
         for seq, prev in ((1, None), (2, 1), (2, 1), (1, None), (3, 2)):

@@ -1,6 +1,6 @@
 // The table board: one table on a TV read from across the room (and on a
 // phone).  The page follows its table on the live feed and draws each board.
-import { LANG, bdi, byId, el, num, setKids, setText, setupPage, t } from "./js/i18n.js";
+import { LANG, bdi, byId, el, num, setKids, setText, setupPage, t, tn } from "./js/i18n.js";
 import { connect, tableFromPath } from "./js/live.js";
 import {
   announcement, announcementParts, ball, linkClass, pair, statusText, waitingForController,
@@ -107,6 +107,12 @@ function render(board) {
   renderStatus(board.status);
   const store = board.store || { ok: true };
   if (changed("store", store.ok)) setText("store-failing", store.ok ? "" : t("store_failing"));
+  // On a board served from the broker: a second host that sends this table's
+  // id is refused (docs/MQTT.md, "Whose table it is"), and the room sees so.
+  const refused = (board.mqtt && board.mqtt.refused_hosts) || [];
+  if (changed("refused", refused)) {
+    setKids("mqtt-refused", refused.length ? tn("mqtt_refused", { hosts: refused.join(", ") }) : []);
+  }
   const playing = !!(st && m);
   const waiting = !playing && waitingForController(board.status);
   body.classList.toggle("offline", board.status.link !== "online");

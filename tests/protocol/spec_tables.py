@@ -1,6 +1,7 @@
 """Renders the message catalogue tables of protocol/SPEC.md from
-messages.SCHEMA, so the spec and the code cannot drift: test_wire_spec.py
-fails when the text between the catalogue markers differs.
+host_catalogue.SCHEMA (messages.py's catalogue, completed), so the spec and
+the code cannot drift: test_wire_spec.py fails when the text between the
+catalogue markers differs.
 
     .venv/bin/python tests/protocol/spec_tables.py    # rewrites that part of SPEC.md
 """

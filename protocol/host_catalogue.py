@@ -148,6 +148,14 @@ for _k, _e in M._keys({}, M._STATE, 0).items():
     STATE_BY_KEY[_k] = _e[0]
 STATE_NULLABLE = tuple(n for n in STATE_KEYS if SCHEMA[STATE][STATE_KEYS[n][0]][4] & NUL)
 
+if __import__("sys").implementation.name != "micropython":
+    # CPython, where the host takes in every table's frames: a type is one
+    # look-up (messages.py reads _RAW into dicts itself).  Under MicroPython
+    # the simulated board shares this interpreter, and keeps its text.
+    _RELIABLE = frozenset(t for t in TYPES if TYPES[t][2])
+    M.type_of = TYPES.get
+    M.is_reliable = _RELIABLE.__contains__
+
 
 def outcome(f):
     """What a receiver makes of a decoded frame.Frame: None when usable, else

@@ -320,6 +320,13 @@ def _raw_at(k):
     return None if at < 0 else _entry(_words(_RAW, at + 3))
 
 
+if __import__("sys").implementation.name != "micropython":
+    # CPython, where the host reads the keys of every event it replays: _RAW
+    # read once into dicts, one look-up a key (a board keeps the text).
+    _raw_at = _keys({}, _RAW, 0).get
+    _raw = {e[0]: (k, e) for k, e in _keys({}, _RAW, 0).items()}.get
+
+
 # Event source (event key -4).
 SRC_SENSOR = const(0)
 SRC_KEYPAD = const(1)

@@ -289,8 +289,9 @@ def _keys(out, text, at):
 
 
 def schema(mtype):
-    """{key: (name, kind, a, b, presence)} of a type's body, in catalogue
-    order, or None when this catalogue holds no body for the type."""
+    """{key: (name, kind, a, b, presence)} of a type's body (in the
+    catalogue's order, where dicts keep one), or None when this catalogue
+    holds no body for the type."""
     t = type_of(mtype)
     at = _BODIES.find("\n%s:" % t[0]) if t else -1
     if at < 0:

@@ -249,7 +249,7 @@ _BODIES = (
 
 def _index(words, w):
     # The place of word w in `words`, a text of words between single spaces.
-    return words[: words.find(" " + w + " ")].count(" ")
+    return words.count(" ", 0, words.find(" %s " % w))
 
 
 def _words(text, at):
@@ -259,6 +259,8 @@ def _words(text, at):
 
 
 def _bound(w):
+    if w == "0":
+        return 0
     if "," in w:  # items,lo,hi
         return tuple(_bound(x) for x in w.split(","))
     if w.startswith("u"):  # u8 ... u63
@@ -303,7 +305,7 @@ def _raw(n):
     # (key, entry) of an engine input key by its name, or None.
     if type(n) is not str:
         return None
-    at = _RAW.find("\n  " + n + " ")
+    at = _RAW.find("\n  %s " % n)
     if at < 0:
         return None
     w = _words(_RAW, at + 3)

@@ -62,7 +62,8 @@ def _unusable(f: host_codec.Frame) -> str | None:
         return f.detail or "malformed body"
     if f.error == messages.E_UNKNOWN_TYPE:
         return f"message type {f.mtype} is not known here"
-    if f.error is None and f.mtype in messages.TYPES and messages.TYPES[f.mtype][1] == HOST:
+    types = host_catalogue.TYPES
+    if f.error is None and f.mtype in types and types[f.mtype][1] == HOST:
         return f"{messages.type_name(f.mtype)} is not sent to the host"
     return None
 

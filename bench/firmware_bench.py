@@ -337,10 +337,13 @@ def main() -> None:
         f"| heap objects after boot, code in ROMFS (the name table apart) | {en.after_boot} B | "
         f"code loaded from .mpy into the heap: {ram.after_boot} B | — |"
     )
+    # The worst case takes the highest of the three peaks: after a pocket
+    # check in Persian as a rule, but a few bytes' noise can put another first.
+    top = max(en.peak, fa.peak, worst.peak)
     print(
         f"| heap objects, peak over the whole match: English / Persian / Persian after a "
         f"pocket check | {en.peak} / {fa.peak} / {worst.peak} B | from .mpy: {ram.peak} B "
-        f"| {OBJECTS_BUDGET} B ({verdict(worst.peak <= OBJECTS_BUDGET)}) |"
+        f"| {OBJECTS_BUDGET} B ({verdict(top <= OBJECTS_BUDGET)}) |"
     )
     print(
         f"| of which module objects (code in ROMFS) | {en.code} B | engine "
@@ -359,10 +362,10 @@ def main() -> None:
         n = len(names[board][0])
         table = name_table.table_bytes(n)
         step = name_table.next_step(n)
-        total_heap = worst.peak + table + step
+        total_heap = top + table + step
         print(
-            f"| worst case on the {board}: Persian, after a pocket check, objects + name table "
-            f"+ one more step | {worst.peak} + {table} + {step} = {total_heap} B | "
+            f"| worst case on the {board}: the highest peak (Persian, after a pocket check, as "
+            f"a rule) + name table + one more step | {top} + {table} + {step} = {total_heap} B | "
             f"{name_table.room(n)} names before the table's next step "
             f"| {HEAP_BUDGET} B ({verdict(total_heap <= HEAP_BUDGET)}, "
             f"{HEAP_BUDGET - total_heap} B to spare) |"

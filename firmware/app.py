@@ -588,7 +588,7 @@ class App:
                         continue
                     if mtype == messages.SETUP_MATCH:
                         # The keys of its table alone make the match (SPEC.md 7.6).
-                        ev = messages.wire_to_event(body, messages.SCHEMA[mtype])
+                        ev = messages.wire_to_event(body, messages.schema(mtype))
                         ev["ev"] = "match"
                     else:
                         ev = messages.wire_to_event(body)

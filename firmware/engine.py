@@ -1271,39 +1271,57 @@ class Engine:
 
 
 # ---------------------------------------------------------------------- input parsing
-_KEYS = {
-    "match": ("players", "best_of", "breaker", "reds"),
-    "strike": (),
-    "pot": ("ball", "pocket"),
-    "off": ("ball",),
-    "rest": (),
-    "foul": ("kind", "ball"),
-    "miss": ("clear",),
-    "free_ball": (),
-    "nominate": ("ball",),
-    "play_again": (),
-    "replace": (),
-    "concede": ("match",),
-    "award": ("side", "match"),
-    "rerack": (),
-    "toss": ("side", "player"),
-    "undo": (),
-    "spots": ("occupied",),
-    "claim": (),
-    "edge_replace": (),
-    "order": ("side", "first"),
-}
-_REQUIRED = {
-    "match": ("players", "best_of"),
-    "pot": ("ball",),
-    "off": ("ball",),
-    "foul": ("kind",),
-    "nominate": ("ball",),
-    "award": ("side",),
-    "toss": ("side",),
-    "spots": ("occupied",),
-    "order": ("side", "first"),
-}
+# Each event's keys besides ev and t, one line an event, those it requires
+# marked *.  Text, which stays in flash with the code (ROMFS, frozen): a dict
+# of tuples would hold the board's heap for good.
+_KEYS = (
+    "\nmatch: players* best_of* breaker reds"
+    "\nstrike:"
+    "\npot: ball* pocket"
+    "\noff: ball*"
+    "\nrest:"
+    "\nfoul: kind* ball"
+    "\nmiss: clear"
+    "\nfree_ball:"
+    "\nnominate: ball*"
+    "\nplay_again:"
+    "\nreplace:"
+    "\nconcede: match"
+    "\naward: side* match"
+    "\nrerack:"
+    "\ntoss: side* player"
+    "\nundo:"
+    "\nspots: occupied*"
+    "\nclaim:"
+    "\nedge_replace:"
+    "\norder: side* first*"
+)
+
+
+def _keys_of(name):
+    """(keys, required keys) of event `name` from its line in _KEYS, or None
+    for a name that is not an event's."""
+    at = _KEYS.find("\n" + name + ":")
+    if at < 0:
+        return None
+    end = _KEYS.find("\n", at + 1)
+    words = (_KEYS[at + 1 : end] if end >= 0 else _KEYS[at + 1 :]).split()
+    if words[0] != name + ":":
+        return None
+    keys = []
+    required = []
+    for w in words[1:]:
+        if w.endswith("*"):
+            w = w[:-1]
+            required.append(w)
+        keys.append(w)
+    return keys, required
+
+
+if _get_fields is not None:
+    # CPython, where the host replays every event of every table: _KEYS read
+    # once into a dict, one look-up an event (a MicroPython board keeps the text).
+    _keys_of = {n: _keys_of(n) for n in names.EVENTS}.get
 
 
 # An event's payload: two bytes, a and b, in the undo log and for _exec.
@@ -1365,13 +1383,14 @@ def parse_event(ev):
     name = ev.get("ev")
     if not isinstance(name, str):
         raise Rejected("the event has no 'ev' name")
-    allowed = _KEYS.get(name)
-    if allowed is None:
+    keys = _keys_of(name)
+    if keys is None:
         raise Rejected("unknown event '%s'" % name)
+    allowed, required = keys
     for key in ev:
         if key != "ev" and key != "t" and key not in allowed:
             raise Rejected("unknown key '%s' for %s" % (key, name))
-    for key in _REQUIRED.get(name, ()):
+    for key in required:
         if key not in ev:
             raise Rejected("%s needs '%s'" % (name, key))
     t = ev.get("t")

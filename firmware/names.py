@@ -12,6 +12,9 @@ POCKETS = ("tl", "tr", "ml", "mr", "bl", "br")
 # Languages of the referee's handset (the host's `settings` message).
 LANGS = ("en", "fa")
 
+# The state's warnings (the engine's MISS_WARNING).
+WARNINGS = ("third_miss_forfeits",)
+
 # Input events of the engine contract, then baulk's additions.
 EVENTS = (
     "match",

@@ -1,12 +1,15 @@
 """The host's half of the message catalogue (SPEC.md "Messages").
 
 A device never checks the messages only a device sends (hello, event, state,
-log: Session refuses them by sender before any check), so their schemas, the
+log: Session refuses them by sender before any check), so their bodies, the
 snapshot decoder and the receiver's verdict on a whole frame live here, off the
-board, where they cost the device no heap.  Importing this module completes
-``messages.SCHEMA`` and ``messages.REQUIRED``; the host's Session and decoder
-import it, and ``baulk firmware build`` leaves it out like host_codec.  It runs
-under MicroPython too (the vector tests, the simulated host), hence no typing.
+board.  Importing this module completes messages.py's catalogue text with them
+and with the type only a host knows (health), and reads the whole of it once
+into the dicts host code looks things up in (TYPES, SCHEMA, REQUIRED, RAW,
+STATE_KEYS): messages.py declares the vocabulary, these are views of it.  The
+host's Session and decoder import it, and ``baulk firmware build`` leaves it
+out like host_codec.  It runs under MicroPython too (the vector tests, the
+simulated host), hence no typing.
 """
 
 from ..firmware import names
@@ -14,50 +17,15 @@ from . import messages as M
 from .messages import (
     ANY_COLOUR,
     BALL_ON,
-    BOOL,
-    BYTES,
-    CHECKPOINT,
     COLOURS,
-    EVENT,
     FOUL,
-    HELLO,
-    LOG,
     NAME,
     NAMES,
     NUL,
     REQ,
     STATE,
-    STATE_KEYS,
-    STATE_NULLABLE,
-    TEXT,
-    U8,
-    U16,
-    U32,
-    U63,
-    UINT,
-    UINTS,
     WARNING,
 )
-
-
-def _event_schema():
-    s = M.raw_schema(True)
-    s[-1] = ("scores", UINTS, (2, 0, U16), 0, REQ)
-    s[-2] = ("rejected", TEXT, 160, 0, 0)  # messages._REASON_BYTES (private: no RAM)
-    s[-3] = ("boot", UINT, 1, U32, 0)
-    s[-4] = ("src", UINT, 0, 3, 0)
-    s[-5] = ("cmd", UINT, 1, U32, 0)
-    s[-6] = ("action", UINT, 1, U63, 0)
-    return s
-
-
-def _state_schema():
-    s = {0: ("at", UINT, 0, U32, REQ)}
-    for n in STATE_KEYS:
-        key, kind, a, b = STATE_KEYS[n]
-        s[key] = (n, kind, a, b, NUL if n in STATE_NULLABLE else 0)
-    return s
-
 
 # The pocket check (SPEC.md 7.6 `pocket_check`): what it found in each pocket
 # and why, as codes (firmware/pocket_check.py keeps them as constants:
@@ -76,21 +44,11 @@ CHECK_REASONS = (
     "low_confidence",
 )
 NO_BALL = 255
-_POCKETS = len(names.POCKETS)
 
-
-def _per_pocket(most):
-    return (UINTS, (_POCKETS, 0, most), 0)
-
-
-def _with(name, spec, presence=REQ):
-    return (name, spec[0], spec[1], spec[2], presence)
-
-
-# A kind of value only the host checks (messages.py numbers the device's
-# kinds 0-12): a checkpoint's marks, a byte string of 4-byte CRC-32 marks, at
-# most `a` of them (SPEC.md 7.8).  Anything else cannot be split into marks.
-MARKS = 13
+# A kind of value only the host checks: a checkpoint's marks, a byte string
+# of 4-byte CRC-32 marks, at most `a` of them (SPEC.md 7.8).  Anything else
+# cannot be split into marks.
+MARKS = M._index(M._KINDS, "marks")
 _device_check_value = M._check_value
 
 
@@ -104,69 +62,99 @@ def _check_value(kind, a, b, v):
 
 M._check_value = _check_value  # messages.check and host_codec look it up when they check
 
-
-# type: {key: (name, kind, a, b, presence)}, as messages.SCHEMA
-DEVICE_SENT = {
-    HELLO: {
-        0: ("fw", TEXT, 32, 0, REQ),
-        1: ("table", TEXT, 32, 0, REQ),
-        2: ("boot", UINT, 1, U32, REQ),
-        3: ("last", UINT, 0, U32, REQ),
-        4: ("base", UINT, 1, U32, REQ),
-        5: ("ack", UINT, 0, U32, REQ),
-        6: ("window", UINT, 1, U8, 0),
-        7: ("capacity", UINT, 1, U16, 0),
-    },
-    EVENT: _event_schema(),
-    STATE: _state_schema(),
-    LOG: {
-        0: ("level", UINT, 0, 3, REQ),
-        1: ("text", TEXT, 200, 0, REQ),
-        2: ("t", UINT, 0, U63, 0),
-    },
-    # The counts since the device's flash was new, per pocket (names.POCKETS
-    # order), and the pockets' state after the last pocket check.
-    16: {  # health (16-18 are private in messages.py: host_codec.HEALTH ...)
-        0: _with("balls", _per_pocket(U32)),
-        1: _with("glitches", _per_pocket(U32)),
-        2: _with("unclear", _per_pocket(U32)),
-        3: _with("corrections", _per_pocket(U32)),
-        4: ("unplaced", UINT, 0, U32, 0),
-        5: ("faulty", UINT, 0, 63, 0),
-        6: ("weak", UINT, 0, 63, 0),
-        7: ("checking", BOOL, 0, 0, 0),
-        8: ("cmd", UINT, 1, U32, 0),
-    },
-    17: {  # pocket_check
-        0: _with("verdicts", _per_pocket(len(CHECK_VERDICTS) - 1)),
-        1: _with("reasons", _per_pocket(U8)),
-        2: _with("break_ms", _per_pocket(U16)),
-        3: _with("confidence", _per_pocket(100)),
-        4: _with("read", _per_pocket(U8)),
-        5: ("cmd", UINT, 1, U32, 0),
-        6: ("t", UINT, 0, U63, 0),
-    },
-    CHECKPOINT: {
-        0: ("at", UINT, 0, U32, REQ),
-        1: ("boot", UINT, 1, U32, REQ),
-        2: ("head", BYTES, 32, 32, REQ),
-        3: ("marks", MARKS, 32, 0, REQ),  # journal.MARKS of them at most
-        4: ("mac", BYTES, 32, 32, REQ),
-    },
-}
-# Only a device sends health, unreliably; the board does not hold the entry
-# (it sends health all the same: a type without an entry goes unreliably).
-M.TYPES[16] = ("health", M.DEVICE, False)
-for _t in DEVICE_SENT:
-    M.SCHEMA[_t] = DEVICE_SENT[_t]
-    M.REQUIRED[_t] = M.required_keys(DEVICE_SENT[_t])
-
-SCHEMA = M.SCHEMA  # now the whole catalogue
+# The bodies only a device sends, in messages.py's form.  Per pocket (p:
+# names.POCKETS order), a list of one integer each.  The event's rejection
+# reason is at most messages._REASON_BYTES (private there: no RAM).
+# Health: the counts since the device's flash was new, and the pockets' state
+# after the last pocket check; only a device sends it, unreliably, and the
+# board does not hold its type (it sends health all the same: a type without
+# an entry goes unreliably).
+DEVICE_SENT = (
+    "\nhello:"
+    "\n  fw           0   text     32           0    req"
+    "\n  table        1   text     32           0    req"
+    "\n  boot         2   uint     1            u32  req"
+    "\n  last         3   uint     0            u32  req"
+    "\n  base         4   uint     1            u32  req"
+    "\n  ack          5   uint     0            u32  req"
+    "\n  window       6   uint     1            u8   -"
+    "\n  capacity     7   uint     1            u16  -"
+    "\nevent:"
+    "\n  +raw"
+    "\n  scores       -1  uints    2,0,u16      0    req"
+    "\n  rejected     -2  text     160          0    -"
+    "\n  boot         -3  uint     1            u32  -"
+    "\n  src          -4  uint     0            3    -"
+    "\n  cmd          -5  uint     1            u32  -"
+    "\n  action       -6  uint     1            u63  -"
+    "\nstate:"
+    "\n  at           0   uint     0            u32  req"
+    "\n  +state"
+    "\nlog:"
+    "\n  level        0   uint     0            3    req"
+    "\n  text         1   text     200          0    req"
+    "\n  t            2   uint     0            u63  -"
+    "\nhealth:"
+    "\n  balls        0   uints    %(p)d,0,u32     0    req"
+    "\n  glitches     1   uints    %(p)d,0,u32     0    req"
+    "\n  unclear      2   uints    %(p)d,0,u32     0    req"
+    "\n  corrections  3   uints    %(p)d,0,u32     0    req"
+    "\n  unplaced     4   uint     0            u32  -"
+    "\n  faulty       5   uint     0            63   -"
+    "\n  weak         6   uint     0            63   -"
+    "\n  checking     7   bool     0            0    -"
+    "\n  cmd          8   uint     1            u32  -"
+    "\npocket_check:"
+    "\n  verdicts     0   uints    %(p)d,0,%(v)d       0    req"
+    "\n  reasons      1   uints    %(p)d,0,u8      0    req"
+    "\n  break_ms     2   uints    %(p)d,0,u16     0    req"
+    "\n  confidence   3   uints    %(p)d,0,100     0    req"
+    "\n  read         4   uints    %(p)d,0,u8      0    req"
+    "\n  cmd          5   uint     1            u32  -"
+    "\n  t            6   uint     0            u63  -"
+    "\ncheckpoint:"
+    "\n  at           0   uint     0            u32  req"
+    "\n  boot         1   uint     1            u32  req"
+    "\n  head         2   bytes    32           32   req"
+    "\n  marks        3   marks    32           0    req"  # journal.MARKS of them at most
+    "\n  mac          4   bytes    32           32   req"
+) % {"p": len(names.POCKETS), "v": len(CHECK_VERDICTS) - 1}
+M._TYPES += "\n16 health device -"
+M._BODIES += DEVICE_SENT
 check = M.check
 
+# The views.  type: (name, sender, reliable)
+TYPES = {}
+for _t in range(256):
+    _e = M.type_of(_t)
+    if _e is not None:
+        TYPES[_t] = _e
+# type: {key: (name, kind, a, b, presence)}, and type: its required keys
+SCHEMA = {}
+REQUIRED = {}
+for _t in TYPES:
+    SCHEMA[_t] = M.schema(_t)
+    REQUIRED[_t] = tuple(k for k in SCHEMA[_t] if SCHEMA[_t][k][4] & REQ)
+# name: (key, kind, a, b) of the engine's raw input and of its state
+RAW = {}
+RAW_BY_KEY = {}
+for _k, _e in M._keys({}, M._RAW, 0).items():
+    RAW[_e[0]] = (_k, _e[1], _e[2], _e[3])
+    RAW_BY_KEY[_k] = _e[0]
+STATE_KEYS = {}
 STATE_BY_KEY = {}
-for _n in STATE_KEYS:
-    STATE_BY_KEY[STATE_KEYS[_n][0]] = _n
+for _k, _e in M._keys({}, M._STATE, 0).items():
+    STATE_KEYS[_e[0]] = (_k, _e[1], _e[2], _e[3])
+    STATE_BY_KEY[_k] = _e[0]
+STATE_NULLABLE = tuple(n for n in STATE_KEYS if SCHEMA[STATE][STATE_KEYS[n][0]][4] & NUL)
+
+if __import__("sys").implementation.name != "micropython":
+    # CPython, where the host takes in every table's frames: a type is one
+    # look-up (messages.py reads _RAW into dicts itself).  Under MicroPython
+    # the simulated board shares this interpreter, and keeps its text.
+    _RELIABLE = frozenset(t for t in TYPES if TYPES[t][2])
+    M.type_of = TYPES.get
+    M.is_reliable = _RELIABLE.__contains__
 
 
 def outcome(f):
@@ -174,7 +162,7 @@ def outcome(f):
     the frame's own error, "unknown_type", or "body" when its check fails."""
     if f.error is not None:
         return f.error
-    if f.mtype not in M.TYPES:
+    if f.mtype not in TYPES:
         return M.E_UNKNOWN_TYPE
     if check(f.mtype, f.body) is not None:
         return "body"
@@ -220,7 +208,7 @@ def wire_to_state(m):
 
 # Raw engine input travels under its own keys in these types; a record holds
 # it as one engine event dict, ``input``.
-RAW_INPUT = (M.EVENT, M.COMMAND)
+RAW_INPUT = M.TEXT_KEYS_ALLOWED
 
 
 def key_of(mtype, name):
@@ -245,7 +233,7 @@ def named(mtype, body):
     schema = SCHEMA[mtype]
     for k in schema:
         name = schema[k][0]
-        if k in body and not (raw and name in M.RAW):
+        if k in body and not (raw and name in RAW):
             out[name] = body[k]
     return out
 
@@ -260,9 +248,20 @@ def body_of(record):
     body = M.event_to_wire(record.input) if mtype in RAW_INPUT else {}
     for k in schema:
         name = schema[k][0]
-        if mtype in RAW_INPUT and name in M.RAW:
+        if mtype in RAW_INPUT and name in RAW:
             continue
         v = getattr(record, name, None)
         if v is not None:
             body[k] = v
     return body
+
+
+def event_result(body):
+    """(scores, rejected reason or None, boot or 0, src, cmd or 0) of an event body."""
+    return (
+        body.get(-1),
+        body.get(-2),
+        body.get(-3, 0),
+        body.get(-4, M.SRC_SENSOR),
+        body.get(-5, 0),
+    )

@@ -196,7 +196,7 @@ def _compile(schema: dict[int, tuple[Any, ...]]) -> dict[int, _Entry]:
 
 # type: (its keys' checks, its required keys)
 _SPECS: Final = {
-    t: (_compile(sch), messages.REQUIRED[t]) for t, sch in host_catalogue.SCHEMA.items()
+    t: (_compile(sch), host_catalogue.REQUIRED[t]) for t, sch in host_catalogue.SCHEMA.items()
 }
 _RAW_INPUT: Final = frozenset(messages.TEXT_KEYS_ALLOWED)
 _BAD_KEY: Final = "map keys are integers or text"
@@ -219,7 +219,7 @@ def check_body(mtype: int, body: Any) -> str | None:
             # not in the catalogue: ignored (a newer minor's), but in the subset
             if type(k) is not int and type(k) is not str:
                 return _BAD_KEY
-            if type(k) is str and mtype in _RAW_INPUT and k in messages.RAW:
+            if type(k) is str and mtype in _RAW_INPUT and k in host_catalogue.RAW:
                 reason = messages.check(mtype, body)  # an engine key by name (SPEC.md 7.3)
                 if reason is not None:
                     return str(reason)
@@ -238,7 +238,7 @@ def check_body(mtype: int, body: Any) -> str | None:
 _CRC_RESIDUE: Final = 0x2144DF1C
 
 
-_KNOWN_TYPES: Final = frozenset(messages.TYPES)
+_KNOWN_TYPES: Final = frozenset(host_catalogue.TYPES)
 
 
 def _decode(
@@ -437,7 +437,7 @@ _GARBAGE: Final = (_fr.E_COBS, _fr.E_SHORT, _fr.E_CRC, _fr.E_OVERSIZE)
 
 # ---------------------------------------------------------------------------
 # Named records: a body of each message type with its fields by the names of
-# the catalogue (messages.SCHEMA and host_catalogue.DEVICE_SENT).  Host code
+# the catalogue (host_catalogue.SCHEMA, from messages.py and DEVICE_SENT).  Host code
 # reads and writes bodies only through these; tests/protocol/test_wire_records.py
 # holds each record's fields to its schema.  Optional fields are None when
 # the body leaves them out.

@@ -3,6 +3,13 @@
 # pure conversions between the engine's event and state dicts and their compact
 # wire maps.  Codes for balls, pockets, events and foul kinds are their index in
 # firmware/names.py, so the wire, the journal and the undo log agree.
+#
+# The catalogue is text (_TYPES, _RAW, _STATE, _BODIES below), read a line at a
+# time by the accessors type_of() and schema() when a message comes or goes.
+# With the code in flash (ROMFS, frozen) a text constant stays in flash too,
+# where dicts of tuples would take some 5 KB of the board's heap for as long as
+# it runs.  The host reads the same text once into dicts (host_catalogue.py:
+# TYPES, SCHEMA, RAW, STATE_KEYS), so the vocabulary is declared here alone.
 
 try:
     from micropython import const
@@ -37,7 +44,7 @@ NAME_BITMAP = const(15)
 # them (its heap); the host's names are host_catalogue.HEALTH, POCKET_CHECK,
 # CHECK_REQUEST, and the device's own copies are checked by
 # tests/test_wire_codes.py.
-_T_HEALTH = const(16)  # the pockets' sensor counts (device -> host; schema in host_catalogue.py)
+_T_HEALTH = const(16)  # the pockets' sensor counts (device -> host; host_catalogue.py)
 _T_POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
 _T_CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
 CHECKPOINT = const(19)
@@ -46,40 +53,56 @@ DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
 BOTH = const(3)
 
-# id: (name, sender, reliable)
-TYPES = {
-    HELLO: ("hello", DEVICE, False),
-    WELCOME: ("welcome", HOST, False),
-    EVENT: ("event", DEVICE, True),
-    STATE: ("state", DEVICE, False),
-    ACK: ("ack", BOTH, False),
-    HEARTBEAT: ("heartbeat", BOTH, False),
-    SETUP_MATCH: ("setup_match", HOST, True),
-    COMMAND: ("command", HOST, True),
-    TIME: ("time", HOST, False),
-    SNAPSHOT_REQUEST: ("snapshot_request", HOST, False),
-    LOG: ("log", DEVICE, False),
-    ERROR: ("error", BOTH, False),
-    LIGHT: ("light", HOST, True),
-    SETTINGS: ("settings", HOST, True),
-    NAME_BITMAP: ("name_bitmap", HOST, True),
-    _T_POCKET_CHECK: ("pocket_check", DEVICE, True),  # here: the device sends it reliably
-    _T_CHECK_REQUEST: ("check_request", HOST, True),
-    CHECKPOINT: ("checkpoint", DEVICE, True),
-}
+# One line a message type: its id, its name, who sends it (device, host,
+# both) and its stream (reliable, or - for unreliable).  Health (16) is the
+# host's alone (host_catalogue.py): a device sends it, unreliably, without
+# knowing the type.
+_TYPES = (
+    "\n1 hello device -"
+    "\n2 welcome host -"
+    "\n3 event device reliable"
+    "\n4 state device -"
+    "\n5 ack both -"
+    "\n6 heartbeat both -"
+    "\n7 setup_match host reliable"
+    "\n8 command host reliable"
+    "\n9 time host -"
+    "\n10 snapshot_request host -"
+    "\n11 log device -"
+    "\n12 error both -"
+    "\n13 light host reliable"
+    "\n14 settings host reliable"
+    "\n15 name_bitmap host reliable"
+    "\n17 pocket_check device reliable"  # here: the device sends it reliably
+    "\n18 check_request host reliable"
+    "\n19 checkpoint device reliable"
+)
+
+
+def type_of(mtype):
+    """(name, sender, reliable) of a message type, or None for a type not
+    known here."""
+    at = _TYPES.find("\n%d " % mtype)
+    if at < 0:
+        return None
+    w = _words(_TYPES, at + 1)
+    return w[1], _index(" - device host both ", w[2]), w[3] == "reliable"
 
 
 def type_name(mtype):
-    t = TYPES.get(mtype)
+    t = type_of(mtype)
     return t[0] if t else "type %d" % mtype
 
 
-def is_reliable(mtype):
-    t = TYPES.get(mtype)
-    return bool(t and t[2])
+def is_reliable(mtype):  # on every send: its line's stream word, no tuple
+    at = _TYPES.find("\n%d " % mtype)
+    return at >= 0 and _words(_TYPES, at + 1)[3] == "reliable"
 
 
-# Value kinds of the schema.
+# Value kinds of the schema; a kind's word in the catalogue is its place in
+# _KINDS (tests/protocol/test_wire_messages.py holds the two together), a
+# sender's (DEVICE ...) its place in " - device host both ", a presence's
+# (REQ, NUL) in " - req nul ".
 UINT = const(0)  # a, b: inclusive range
 INT = const(1)  # a, b: inclusive range
 TEXT = const(2)  # a: most UTF-8 bytes
@@ -91,89 +114,221 @@ PLAYERS = const(7)  # two names, or two teams of one or two names
 FOUL = const(8)  # {0: side, 1: points, 2: kind code}
 BALL_ON = const(9)  # NAME over BALLS, or -1 for "any colour"
 COLOURS = const(10)  # bitmask over names.COLOURS, or an array of NAME
-WARNING = const(11)  # NAME over WARNINGS
+WARNING = const(11)  # NAME over names.WARNINGS
 BYTES = const(12)  # a, b: fewest and most bytes
+# ... and marks: a checkpoint's, which only the host checks (host_catalogue.MARKS).
+_KINDS = " uint int text bool name names uints players foul ball_on colours warning bytes marks "
 
 REQ = const(1)  # the key must be present
 NUL = const(2)  # null is allowed
 
-U8 = 0xFF
-U16 = 0xFFFF
-U32 = 0xFFFFFFFF
+U8 = const(0xFF)
+U16 = const(0xFFFF)
+U32 = const(0xFFFFFFFF)
 U63 = 0x7FFFFFFFFFFFFFFF
 NAME_BYTES = const(48)  # a player's or operator's name, UTF-8
 _NAME_TEXT_BYTES = const(32)  # a ball, pocket, event or foul name sent as text
-_REASON_BYTES = const(160)  # an event's rejection reason (key -2); host_catalogue's bound
+_REASON_BYTES = const(160)  # an event's rejection reason (key -2); the host's bound
 CODE_LIMIT = const(255)  # codes above the tables are names appended in a newer minor
-# A player's name drawn by the host for the handset (name_bitmap): at most one
-# display row, 16 pixels high and as wide as the display, 1 bit a pixel.  (The
-# host reads the bounds from SCHEMA; private here, so they cost the board no RAM.)
-_BITMAP_WIDTH = const(128)
-_BITMAP_HEIGHT = const(16)
-_BITMAP_BYTES = const(256)  # (width + 7) // 8 * height, at the most
 
-WARNINGS = ("third_miss_forfeits",)
 ANY_COLOUR = const(-1)  # ball_on "colour": any colour may be played
 
-# Raw input of the engine: one key space shared by event, command, setup_match.
-# name: (key, kind, a, b)
-RAW = {
-    "ev": (0, NAME, names.EVENTS, 0),
-    "ball": (1, NAME, names.BALLS, 0),
-    "pocket": (2, NAME, names.POCKETS, 0),
-    "kind": (3, NAME, names.FOUL_KINDS, 0),
-    "side": (4, UINT, 0, U8),
-    "clear": (5, BOOL, 0, 0),
-    "match": (6, BOOL, 0, 0),
-    "players": (7, PLAYERS, 0, 0),
-    "best_of": (8, UINT, 0, U16),
-    "breaker": (9, UINT, 0, U8),
-    "reds": (10, UINT, 0, U8),
-    "occupied": (11, NAMES, names.BALLS, 8),
-    "first": (12, UINT, 0, U8),
-    "t": (13, UINT, 0, U63),
-}
-RAW_BY_KEY = {}
-for _n in RAW:
-    RAW_BY_KEY[RAW[_n][0]] = _n
-
-# Engine state keys in the compact snapshot.  history and rejected grow with
-# the match and are not sent: the host has both from the event stream.
-STATE_KEYS = {
-    "frame": (1, UINT, 0, U16),
-    "frames": (2, UINTS, (2, 0, U16), 0),
-    "scores": (3, UINTS, (2, 0, U16), 0),
-    "striker": (4, UINT, 0, 1),
-    "player": (5, TEXT, NAME_BYTES, 0),
-    "reds": (6, UINT, 0, U8),
-    "colours": (7, COLOURS, 0, 0),
-    "ball_on": (8, BALL_ON, names.BALLS, 0),
-    "nominated": (9, NAME, names.BALLS, 0),
-    "free_ball": (10, BOOL, 0, 0),
-    "break": (11, UINT, 0, U16),
-    "highest_break": (12, UINTS, (2, 0, U16), 0),
-    "points_remaining": (13, UINT, 0, U16),
-    "snookers_required": (14, UINTS, (2, 0, U16), 0),
-    "last_foul": (15, FOUL, 0, 0),
-    "misses": (16, UINT, 0, U8),
-    "warning": (17, WARNING, WARNINGS, 0),
-    "respot": (18, NAMES, names.BALLS, 6),
-    "respotted_black": (19, BOOL, 0, 0),
-    "in_hand": (20, BOOL, 0, 0),
-    "frame_over": (21, BOOL, 0, 0),
-    "match_over": (22, BOOL, 0, 0),
-    "frame_winner": (23, UINT, 0, 1),
-    "match_winner": (24, UINT, 0, 1),
-}
-STATE_NULLABLE = (
-    "player",
-    "ball_on",
-    "nominated",
-    "last_foul",
-    "warning",
-    "frame_winner",
-    "match_winner",
+# The keys of a body, one line each, indented by two spaces: its name, its
+# integer key, its kind, a and b (a number; u8, u16, u32 or u63, the largest
+# unsigned integer of so many bits; a names table of firmware/names.py by its
+# name; or items,lo,hi for a list of integers), and its presence: req, nul
+# (may be null) or -.
+#
+# Raw input of the engine: one key space shared by event, command and
+# setup_match, keys 0, 1, 2, ... in this order (a key is found by its line).
+_RAW = (
+    "\n  ev        0  name     EVENTS      0   req"
+    "\n  ball      1  name     BALLS       0   -"
+    "\n  pocket    2  name     POCKETS     0   -"
+    "\n  kind      3  name     FOUL_KINDS  0   -"
+    "\n  side      4  uint     0           u8  -"
+    "\n  clear     5  bool     0           0   -"
+    "\n  match     6  bool     0           0   -"
+    "\n  players   7  players  0           0   -"
+    "\n  best_of   8  uint     0           u16 -"
+    "\n  breaker   9  uint     0           u8  -"
+    "\n  reds      10 uint     0           u8  -"
+    "\n  occupied  11 names    BALLS       8   -"
+    "\n  first     12 uint     0           u8  -"
+    "\n  t         13 uint     0           u63 -"
 )
+
+# Engine state keys in the compact snapshot, in the order a snapshot carries
+# them.  history and rejected grow with the match and are not sent: the host
+# has both from the event stream.
+_STATE = (
+    "\n  frame              1  uint     0         u16 -"
+    "\n  frames             2  uints    2,0,u16   0   -"
+    "\n  scores             3  uints    2,0,u16   0   -"
+    "\n  striker            4  uint     0         1   -"
+    "\n  player             5  text     48        0   nul"
+    "\n  reds               6  uint     0         u8  -"
+    "\n  colours            7  colours  0         0   -"
+    "\n  ball_on            8  ball_on  BALLS     0   nul"
+    "\n  nominated          9  name     BALLS     0   nul"
+    "\n  free_ball          10 bool     0         0   -"
+    "\n  break              11 uint     0         u16 -"
+    "\n  highest_break      12 uints    2,0,u16   0   -"
+    "\n  points_remaining   13 uint     0         u16 -"
+    "\n  snookers_required  14 uints    2,0,u16   0   -"
+    "\n  last_foul          15 foul     0         0   nul"
+    "\n  misses             16 uint     0         u8  -"
+    "\n  warning            17 warning  WARNINGS  0   nul"
+    "\n  respot             18 names    BALLS     6   -"
+    "\n  respotted_black    19 bool     0         0   -"
+    "\n  in_hand            20 bool     0         0   -"
+    "\n  frame_over         21 bool     0         0   -"
+    "\n  match_over         22 bool     0         0   -"
+    "\n  frame_winner       23 uint     0         1   nul"
+    "\n  match_winner       24 uint     0         1   nul"
+)
+
+# The bodies of the messages a device receives: a line "name:" per type, then
+# its keys; "+raw" stands for the raw input's keys ("+state" for the state's).
+# Those only a device sends (hello, event, state, log, ...) are never checked
+# on the device (Session refuses them by sender first): host_catalogue.py adds
+# them on the host.
+# -6 action: the operator action's id, never reused; the device applies each
+# id once (SPEC.md "Actions").  A player's name drawn by the host for the
+# handset (name_bitmap): at most one display row, 16 pixels high and as wide
+# as the display (128), 1 bit a pixel: (128 + 7) // 8 * 16 = 256 bytes.
+_BODIES = (
+    "\nwelcome:"
+    "\n  host      0   text     32     0     req"
+    "\n  ack       1   uint     0      u32   req"
+    "\n  base      2   uint     1      u32   req"
+    "\n  last      3   uint     0      u32   req"
+    "\n  refuse    4   text     200    0     -"
+    "\n  window    5   uint     1      u8    -"
+    "\nack:"
+    "\n  ack       0   uint     0      u32   req"
+    "\nheartbeat:"
+    "\n  ack       0   uint     0      u32   req"
+    "\n  t         1   uint     0      u63   -"
+    "\nsetup_match:"
+    "\n  players   7   players  0      0     req"
+    "\n  best_of   8   uint     0      u16   req"
+    "\n  breaker   9   uint     0      u8    -"
+    "\n  reds      10  uint     0      u8    -"
+    "\n  t         13  uint     0      u63   -"
+    "\n  who       -1  text     48     0     -"
+    "\n  action    -6  uint     1      u63   -"
+    "\ncommand:"
+    "\n  +raw"
+    "\n  who       -1  text     48     0     -"
+    "\n  action    -6  uint     1      u63   -"
+    "\ntime:"
+    "\n  unix_ms   0   uint     0      u63   req"
+    "\n  tz_min    1   int      -1440  1440  -"
+    "\nsnapshot_request:"
+    "\n  reason    0   text     48     0     -"
+    "\nerror:"
+    "\n  code      0   uint     0      u8    req"
+    "\n  text      1   text     200    0     req"
+    "\n  type      2   uint     0      u8    -"
+    "\n  seq       3   uint     0      u32   -"
+    "\nlight:"
+    "\n  on        0   bool     0      0     req"
+    "\nsettings:"
+    "\n  lang      0   name     LANGS  0     -"
+    "\nname_bitmap:"
+    "\n  side      0   uint     0      1     req"
+    "\n  member    1   uint     0      1     req"
+    "\n  width     2   uint     1      128   req"
+    "\n  height    3   uint     1      16    req"
+    "\n  bits      4   bytes    0      256   req"
+    "\ncheck_request:"
+    "\n  who       0   text     48     0     -"
+)
+
+
+def _index(words, w):
+    # The place of word w in `words`, a text of words between single spaces.
+    return words.count(" ", 0, words.find(" %s " % w))
+
+
+def _words(text, at):
+    # The words of the line of `text` that starts at `at`.
+    end = text.find("\n", at)
+    return (text[at:end] if end >= 0 else text[at:]).split()
+
+
+def _bound(w):
+    if w == "0":
+        return 0
+    if "," in w:  # items,lo,hi
+        return tuple(_bound(x) for x in w.split(","))
+    if w.startswith("u"):  # u8 ... u63
+        return (1 << int(w[1:])) - 1
+    if w.isupper():  # a names table
+        return getattr(names, w)
+    return int(w)
+
+
+def _entry(w):
+    # A key line's words -> (name, kind, a, b, presence)
+    return w[0], _index(_KINDS, w[2]), _bound(w[3]), _bound(w[4]), _index(" - req nul ", w[5])
+
+
+def _keys(out, text, at):
+    """Put the key lines of `text` from index `at` on (a newline), up to the
+    first line that is not indented, into out as {key: entry}; returns out."""
+    while text.startswith("\n  ", at):
+        w = _words(text, at + 3)
+        if w[0].startswith("+"):  # +raw, +state: those keys here
+            _keys(out, _RAW if w[0] == "+raw" else _STATE, 0)
+        else:
+            out[int(w[1])] = _entry(w)
+        at = text.find("\n", at + 3)
+        if at < 0:
+            break
+    return out
+
+
+def schema(mtype):
+    """{key: (name, kind, a, b, presence)} of a type's body (in the
+    catalogue's order, where dicts keep one), or None when this catalogue
+    holds no body for the type."""
+    t = type_of(mtype)
+    at = _BODIES.find("\n%s:" % t[0]) if t else -1
+    if at < 0:
+        return None
+    return _keys({}, _BODIES, _BODIES.find("\n", at + 1))  # -1 (no keys): {}
+
+
+def _raw(n):
+    # (key, entry) of an engine input key by its name, or None.
+    if type(n) is not str:
+        return None
+    at = _RAW.find("\n  %s " % n)
+    if at < 0:
+        return None
+    w = _words(_RAW, at + 3)
+    return (int(w[1]), _entry(w)) if w[0] == n else None
+
+
+def _raw_at(k):
+    # The entry of engine input key k, or None.
+    if not isinstance(k, int) or k < 0:
+        return None
+    at = 0
+    while k and at >= 0:
+        at = _RAW.find("\n", at + 1)
+        k -= 1
+    return None if at < 0 else _entry(_words(_RAW, at + 3))
+
+
+if __import__("sys").implementation.name != "micropython":
+    # CPython, where the host reads the keys of every event it replays: _RAW
+    # read once into dicts, one look-up a key (a board keeps the text).
+    _raw_at = _keys({}, _RAW, 0).get
+    _raw = {e[0]: (k, e) for k, e in _keys({}, _RAW, 0).items()}.get
+
 
 # Event source (event key -4).
 SRC_SENSOR = const(0)
@@ -195,76 +350,13 @@ _LOG_INFO = const(1)
 LOG_WARN = const(2)
 _LOG_ERROR = const(3)
 
-
-def raw_schema(required_ev):
-    s = {}
-    for n in RAW:
-        key, kind, a, b = RAW[n]
-        s[key] = (n, kind, a, b, REQ if (required_ev and key == 0) else 0)
-    return s
-
-
-# -6 action: the operator action's id, never reused; the device applies each
-# id once (SPEC.md "Actions").
-_ACTION = ("action", UINT, 1, U63, 0)
-_COMMAND = raw_schema(True)
-_COMMAND[-1] = ("who", TEXT, NAME_BYTES, 0, 0)
-_COMMAND[-6] = _ACTION
-
-_SETUP = {
-    7: ("players", PLAYERS, 0, 0, REQ),
-    8: ("best_of", UINT, 0, U16, REQ),
-    9: ("breaker", UINT, 0, U8, 0),
-    10: ("reds", UINT, 0, U8, 0),
-    13: ("t", UINT, 0, U63, 0),
-    -1: ("who", TEXT, NAME_BYTES, 0, 0),
-    -6: _ACTION,
-}
-
-# The schemas of the messages a device receives.  type: {key: (name, kind, a,
-# b, presence)}.  Those only a device sends (hello, event, state, log) are
-# never checked on the device (Session refuses them by sender first):
-# host_catalogue.py adds them on the host, so the board does not hold them.
-SCHEMA = {
-    WELCOME: {
-        0: ("host", TEXT, 32, 0, REQ),
-        1: ("ack", UINT, 0, U32, REQ),
-        2: ("base", UINT, 1, U32, REQ),
-        3: ("last", UINT, 0, U32, REQ),
-        4: ("refuse", TEXT, 200, 0, 0),
-        5: ("window", UINT, 1, U8, 0),
-    },
-    ACK: {0: ("ack", UINT, 0, U32, REQ)},
-    HEARTBEAT: {0: ("ack", UINT, 0, U32, REQ), 1: ("t", UINT, 0, U63, 0)},
-    SETUP_MATCH: _SETUP,
-    COMMAND: _COMMAND,
-    TIME: {0: ("unix_ms", UINT, 0, U63, REQ), 1: ("tz_min", INT, -1440, 1440, 0)},
-    SNAPSHOT_REQUEST: {0: ("reason", TEXT, 48, 0, 0)},
-    ERROR: {
-        0: ("code", UINT, 0, U8, REQ),
-        1: ("text", TEXT, 200, 0, REQ),
-        2: ("type", UINT, 0, U8, 0),
-        3: ("seq", UINT, 0, U32, 0),
-    },
-    LIGHT: {0: ("on", BOOL, 0, 0, REQ)},
-    SETTINGS: {0: ("lang", NAME, names.LANGS, 0, 0)},
-    NAME_BITMAP: {
-        0: ("side", UINT, 0, 1, REQ),
-        1: ("member", UINT, 0, 1, REQ),
-        2: ("width", UINT, 1, _BITMAP_WIDTH, REQ),
-        3: ("height", UINT, 1, _BITMAP_HEIGHT, REQ),
-        4: ("bits", BYTES, 0, _BITMAP_BYTES, REQ),
-    },
-    _T_CHECK_REQUEST: {0: ("who", TEXT, NAME_BYTES, 0, 0)},
-}
-
 # Bodies that may carry engine input keys this catalogue does not know yet,
 # under their text name (SPEC.md "Raw input").  Not setup_match: its body is
 # its table, and the device feeds the engine's match event from that alone.
 TEXT_KEYS_ALLOWED = (EVENT, COMMAND)
 
 
-E_UNKNOWN_TYPE = "unknown_type"  # a frame fine in itself, of a type not in TYPES
+E_UNKNOWN_TYPE = "unknown_type"  # a frame fine in itself, of a type not in the catalogue
 
 
 def _is_uint(v, lo, hi):
@@ -346,15 +438,6 @@ def _check_value(kind, a, b, v):
     return "a known kind"
 
 
-def required_keys(schema):
-    return tuple(k for k in schema if schema[k][4] & REQ)
-
-
-REQUIRED = {}
-for _t in SCHEMA:
-    REQUIRED[_t] = required_keys(SCHEMA[_t])
-
-
 def check(mtype, body):
     """Check a decoded body against the catalogue.
 
@@ -362,19 +445,19 @@ def check(mtype, body):
     the catalogue does not list are ignored: they are a newer minor's
     additions, or (in raw-input messages) engine keys carried by name.
     """
-    schema = SCHEMA.get(mtype)
-    if schema is None:
+    keys = schema(mtype)
+    if keys is None:
         return "unknown message type %d" % mtype
     if type(body) is not dict:
         return "the body of %s must be a map" % type_name(mtype)
-    for k in REQUIRED[mtype]:
-        if k not in body:
-            return "%s: key %d (%s) is missing" % (type_name(mtype), k, schema[k][0])
+    for k in keys:
+        if keys[k][4] & REQ and k not in body:
+            return "%s: key %d (%s) is missing" % (type_name(mtype), k, keys[k][0])
     raw = mtype in TEXT_KEYS_ALLOWED
     for k in body:
-        entry = schema.get(k)
+        entry = keys.get(k)
         if entry is None:
-            spec = RAW.get(k) if raw else None
+            spec = _raw(k) if raw else None
             if spec is not None:
                 # An engine key by name (SPEC.md 7.3).  Beside its own integer
                 # key it would be that key twice.  A name as text, or a list of
@@ -383,20 +466,21 @@ def check(mtype, body):
                 # host refuses.  Any other value travels as it came: it is put
                 # under its integer key only when it passes that key's check
                 # (event_to_wire), and the engine judges it.
-                if spec[0] in body:
-                    return "%s: key '%s' and key %d both given" % (type_name(mtype), k, spec[0])
-                kind = spec[1]
+                key, e = spec
+                if key in body:
+                    return "%s: key '%s' and key %d both given" % (type_name(mtype), k, key)
+                kind = e[1]
                 v = body[k]
                 if kind == NAME:
-                    v = _name_to_wire(spec[2], v)  # None: not text
+                    v = _name_to_wire(e[2], v)  # None: not text
                 elif kind == NAMES and type(v) is list:
-                    v = [_name_to_wire(spec[2], x) for x in v]
+                    v = [_name_to_wire(e[2], x) for x in v]
                     if None in v:
                         v = None  # not a list of names
                 else:
                     v = None
                 if v is not None:
-                    want = _check_value(kind, spec[2], spec[3], v)
+                    want = _check_value(kind, e[2], e[3], v)
                     if want is not None:
                         return "%s: key '%s' must be %s" % (type_name(mtype), k, want)
             continue
@@ -455,9 +539,10 @@ def event_to_wire(ev):
     out = {}
     for n in ev:
         v = ev[n]
-        spec = RAW.get(n)
+        spec = _raw(n)
         if spec is not None:
-            ok, w = _raw_value_to_wire(spec[1], spec[2], spec[3], v)
+            e = spec[1]
+            ok, w = _raw_value_to_wire(e[1], e[2], e[3], v)
             if ok:
                 out[spec[0]] = w
                 continue
@@ -476,15 +561,14 @@ def wire_to_event(m, schema=None):
         if type(k) is str:
             ev[k] = v
             continue
-        n = RAW_BY_KEY.get(k)
-        if n is None:
+        e = _raw_at(k)
+        if e is None:
             continue  # a negative key (result, envelope) or a newer minor's key
-        kind = RAW[n][1]
-        if kind == NAME:
-            v = name_from_wire(RAW[n][2], v)
-        elif kind == NAMES:
-            v = [name_from_wire(RAW[n][2], x) for x in v]
-        ev[n] = v
+        if e[1] == NAME:
+            v = name_from_wire(e[2], v)
+        elif e[1] == NAMES:
+            v = [name_from_wire(e[2], x) for x in v]
+        ev[e[0]] = v
     return ev
 
 
@@ -512,17 +596,6 @@ def event_body(ev, scores, rejected=None, boot=0, src=SRC_SENSOR, cmd=0, act=0):
     return body
 
 
-def event_result(body):
-    """(scores, rejected reason or None, boot or 0, src, cmd or 0) of an event body."""
-    return (
-        body.get(-1),
-        body.get(-2),
-        body.get(-3, 0),
-        body.get(-4, SRC_SENSOR),
-        body.get(-5, 0),
-    )
-
-
 def _colours_to_wire(v):
     if type(v) is not list:
         return None
@@ -543,13 +616,14 @@ def state_to_wire(state, at):
     event the state reflects).  Keys outside the catalogue are not sent, nor
     are values that do not fit it."""
     out = {0: at}
-    for n in STATE_KEYS:
+    entries = _keys({}, _STATE, 0)
+    for key in entries:
+        n, kind, a, b, presence = entries[key]
         if n not in state:
             continue
-        key, kind, a, b = STATE_KEYS[n]
         v = state[n]
         if v is None:
-            if n in STATE_NULLABLE:
+            if presence & NUL:
                 out[key] = None
             continue
         if kind == COLOURS:

@@ -223,11 +223,11 @@ class Session:
                 (messages.ERROR, 0, 0, {0: messages.ERR_VERSION, 1: text, 2: mtype})
             )
 
-    def _reason(self, mtype, flags, body, checked):
-        # Why a message of a known type cannot be used, or None: it comes the
-        # wrong way, in the wrong stream (REL set on an unreliable type, or
-        # missing on a reliable one: SPEC.md 3), or its body fails its check.
-        t = messages.TYPES[mtype]
+    def _reason(self, t, mtype, flags, body, checked):
+        # Why a message of a known type (t: messages.type_of) cannot be used,
+        # or None: it comes the wrong way, in the wrong stream (REL set on an
+        # unreliable type, or missing on a reliable one: SPEC.md 3), or its
+        # body fails its check.
         if t[1] == self.role:
             return "%s is not sent to the %s" % (t[0], "host" if self.role == HOST else "device")
         if (flags & frame.FLAG_REL) != t[2]:
@@ -238,9 +238,10 @@ class Session:
         """Take one decoded message; reason is set when its body was malformed,
         checked when the decoder already ran messages.check on it."""
         self.live.received(now)
-        known = mtype in messages.TYPES
+        t = messages.type_of(mtype)
+        known = t is not None
         if known and reason is None:
-            reason = self._reason(mtype, flags, body, checked)
+            reason = self._reason(t, mtype, flags, body, checked)
         if mtype == messages.HELLO and self.role == HOST:
             if reason is None:
                 self._on_hello(body, now)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import pytest
 
-from baulk.firmware.engine import Engine, Rejected
+from baulk.firmware.engine import Engine, Rejected, parse_event
 
 from .engine_driver import Event, match, stroke
 
@@ -134,3 +137,77 @@ def test_rest_without_strike_and_double_strike() -> None:
 
 def test_referee_event_while_balls_move() -> None:
     assert_refused([match(), {"ev": "strike"}], {"ev": "concede"}, "still moving")
+
+
+# The engine's input keys (docs/ENGINE.md), written out here by hand: the
+# engine keeps them as text (engine._KEYS), and a key it lets through or
+# refuses against this table is a contract broken.
+ALLOWED = {
+    "match": ("players", "best_of", "breaker", "reds"),
+    "strike": (),
+    "pot": ("ball", "pocket"),
+    "off": ("ball",),
+    "rest": (),
+    "foul": ("kind", "ball"),
+    "miss": ("clear",),
+    "free_ball": (),
+    "nominate": ("ball",),
+    "play_again": (),
+    "replace": (),
+    "concede": ("match",),
+    "award": ("side", "match"),
+    "rerack": (),
+    "toss": ("side", "player"),
+    "undo": (),
+    "spots": ("occupied",),
+    "claim": (),
+    "edge_replace": (),
+    "order": ("side", "first"),
+}
+REQUIRED = {
+    "match": ("players", "best_of"),
+    "pot": ("ball",),
+    "off": ("ball",),
+    "foul": ("kind",),
+    "nominate": ("ball",),
+    "award": ("side",),
+    "toss": ("side",),
+    "spots": ("occupied",),
+    "order": ("side", "first"),
+}
+_KEYS = [*sorted({k for keys in ALLOWED.values() for k in keys}), -1, 0, 1]
+_KEYS += ["ev", "t", "ball*", "*", "", "pot:", "match:", "ball pocket", "\npot"]
+_NAMES = [*ALLOWED, "dance", "", "pot:", "pot: ball*", "x\npot", "pot ", "Pot"]
+
+
+def expected_refusal(ev: dict[Any, Any]) -> str | None:
+    name = ev["ev"]
+    if name not in ALLOWED:
+        return f"unknown event '{name}'"
+    for key in ev:
+        if key not in ("ev", "t") and key not in ALLOWED[name]:
+            return f"unknown key '{key}' for {name}"
+    for key in REQUIRED.get(name, ()):
+        if key not in ev:
+            return f"{name} needs '{key}'"
+    return None
+
+
+def test_an_events_keys_are_held_to_the_contracts_table() -> None:
+    # every event name, odd ones too, with no key, any one, any two, and
+    # every key it may have
+    key_sets = [(), *itertools.combinations(_KEYS, 1), *itertools.combinations(_KEYS, 2)]
+    for name in _NAMES:
+        for keys in [*key_sets, ALLOWED.get(name, ())]:
+            ev = {**dict.fromkeys(keys), "ev": name}
+            want = expected_refusal(ev)
+            try:
+                parse_event(ev)
+            except Rejected as e:
+                if want is not None:
+                    assert str(e) == want
+                else:  # past the keys: a value's own check (None is no ball, ...)
+                    assert not str(e).startswith(("unknown event", "unknown key")), ev
+                    assert "needs" not in str(e), ev
+            else:
+                assert want is None, (ev, want)

@@ -141,7 +141,7 @@ def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
 
 
 def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
-    assert {name: mtype for mtype, (name, _, _) in M.TYPES.items()} == MESSAGE_TYPES
+    assert {name: mtype for mtype, (name, _, _) in C.TYPES.items()} == MESSAGE_TYPES
     for name, mtype in MESSAGE_TYPES.items():
         # the pocket check's types are private on the device, named by the host
         where = H if name in ("health", "pocket_check", "check_request") else M

@@ -83,13 +83,11 @@ def _open(args: argparse.Namespace) -> tuple[Store, Registry]:
     store = Store(path)
 
     async def save(w: StaffWrite) -> bool:
-        heard: list[bool] = []
-        w.done = heard.append
         try:
-            store.write(Batch(staff=[w]))
+            written = store.write(Batch(writes=[w]))
         except sqlite3.Error as e:
             raise StoreError(f"the store could not take the change: {e}") from None
-        return heard == [True]
+        return not written.refused  # the writer refused it alone, and says why
 
     registry = Registry(save)
     registry.load(store.db)
@@ -102,7 +100,7 @@ def _log(store: Store, action: str, name: str, result: str, why: str | None) -> 
         at, None, SHELL, None, "baulk users", action, f"baulk users {action} {name}"[:300],
         None, None, result, why,
     )  # fmt: skip
-    store.write(Batch(staff=[entry.write()]))
+    store.write(Batch(writes=[entry.write()]))
 
 
 async def _change(args: argparse.Namespace, store: Store, registry: Registry) -> str:

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.club import bills, money
@@ -191,9 +192,10 @@ class TableSessions:
         return bill
 
     async def _write(self, write: SessionWrite) -> dict[str, Any]:
-        """Store one change and answer with the bill once it is on the disk."""
-        self.venue.committer.submit_session(write)
-        await self.venue.committer.flush()
+        """Store one change and answer with the bill once it is on the disk
+        (its receipt from the committer).  A change the store refuses, or
+        cannot write now, raises its ActionError and changes nothing."""
+        await self.venue.committer.submit_session(write)
         self._changed(write.table_id)
         return self.bill(write.session_id)
 
@@ -209,7 +211,7 @@ class TableSessions:
         who: str | None,
         how: str,
         from_event: tuple[int, int] | None = None,
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], asyncio.Future[None]]:
         desk = self.desk(table_id)
         if desk.session is not None:
             raise ActionError(
@@ -241,7 +243,7 @@ class TableSessions:
             "closed_by": None,
             "close_reason": None,
         }
-        self.venue.committer.submit_session(
+        stored = self.venue.committer.submit_session(
             SessionWrite(
                 "open",
                 sid,
@@ -255,16 +257,29 @@ class TableSessions:
                 from_event=from_event,
             )
         )
+        session = desk.session
         desk.light_wanted = True
         self.venue.session_changed(table_id, True)
+        stored.add_done_callback(partial(self._opened, desk, session))
         log.info("table %s: session %d opened (%s, by %s)", table_id, sid, how, who or "?")
-        return desk.session
+        return session, stored
+
+    def _opened(
+        self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
+    ) -> None:
+        """A session the store refused (or could not write) was never opened."""
+        if stored.cancelled() or stored.exception() is None or desk.session is not session:
+            return
+        desk.session = None
+        desk.light_wanted = False
+        self.venue.session_changed(desk.table_id, False)
+        self.send_light(desk.table_id)
 
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
         if table_id not in self.venue.table_ids():
             raise ActionError(404, f"there is no table '{table_id}'")
-        session = self._begin(table_id, who, "desk")
-        await self.venue.committer.flush()
+        session, stored = self._begin(table_id, who, "desk")
+        await stored  # a refusal (an ActionError) has undone it: nothing opened
         self._refresh(table_id)
         self.send_light(table_id)
         return self.bill(session["id"])
@@ -289,20 +304,19 @@ class TableSessions:
         desk, _ = self._session(session_id)
         if desk is None or not bill["open"]:
             raise ActionError(409, f"session {session_id} is already closed")
-        self._end(desk, who, "desk", self.clock.now())
-        await self.venue.committer.flush()
+        await self._end(desk, who, "desk", self.clock.now())  # refused: still open
         self.send_light(bill["table_id"])
         self._changed(bill["table_id"])
         return self.bill(session_id)
 
     def _end(
         self, desk: TableDesk, who: str | None, reason: str, at: Stamp, op: str = "close"
-    ) -> None:
+    ) -> asyncio.Future[None]:
         session = desk.session
         assert session is not None
         desk.session = None
         desk.light_wanted = False
-        self.venue.committer.submit_session(
+        stored = self.venue.committer.submit_session(
             SessionWrite(
                 op,
                 session["id"],
@@ -314,7 +328,20 @@ class TableSessions:
                 reason=reason,
             )
         )
+        stored.add_done_callback(partial(self._closed, desk, session))
         log.info("table %s: session %d %s (%s)", desk.table_id, session["id"], op, reason)
+        return stored
+
+    def _closed(
+        self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
+    ) -> None:
+        """A close the store refused (or could not write) left the session open."""
+        if stored.cancelled() or stored.exception() is None or desk.session is not None:
+            return
+        desk.session = session
+        desk.light_wanted = True
+        self.venue.session_changed(desk.table_id, True)
+        self.send_light(desk.table_id)
 
     async def void(
         self, session_id: int, reason: object, who: str | None = None, version: str | None = None
@@ -326,8 +353,7 @@ class TableSessions:
         desk, _ = self._session(session_id)
         at = self.clock.now()
         if desk is not None and bill["open"]:
-            self._end(desk, who, why, at, op="void")
-            await self.venue.committer.flush()
+            await self._end(desk, who, why, at, op="void")  # refused: still open
             self.send_light(bill["table_id"])
             self._changed(bill["table_id"])
             return self.bill(session_id)
@@ -357,12 +383,11 @@ class TableSessions:
                 "reopening this one",
             )
         at = self.clock.now()
-        self.venue.committer.submit_session(
+        await self.venue.committer.submit_session(
             SessionWrite(
                 "reopen", session_id, table_id, who, at.wall_ms, at.mono_ms, at.boot, reason=why
             )
         )
-        await self.venue.committer.flush()
         row = self.venue.reader.session(session_id)
         if row is not None and row["closed_wall_ms"] is None:
             desk = self.desk(table_id)

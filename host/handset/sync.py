@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.firmware import names
 from baulk.host.handset import render as text_render
-from baulk.protocol import messages
+from baulk.protocol import host_catalogue, messages
 from baulk.protocol.host_codec import NameBitmap, Record, Settings
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ LANGS = names.LANGS
 # the score row's mark and three digits take less).
 NAME_WIDTH = 85
 PARTNER_WIDTH = 36  # doubles: two partners and the word between them (12 pixels) share it
-_BITMAP = messages.SCHEMA[messages.NAME_BITMAP]
+_BITMAP = host_catalogue.SCHEMA[messages.NAME_BITMAP]
 MAX_WIDTH = int(_BITMAP[2][3])
 MAX_HEIGHT = int(_BITMAP[3][3])
 

@@ -6,7 +6,7 @@ USB serial number or VID/PID) and the channel (``channel``: the protocol
 session run over the port, reconnection with backoff, acks only once the
 store says so).
 
-May import: ``baulk.protocol``; nothing of the host.  The daemon is reached
-through the :class:`~baulk.host.link.channel.ChannelHandler` protocol it
-implements.
+May import: ``baulk.protocol``, and the shared modules (the log's escaping);
+nothing else of the host.  The daemon is reached through the
+:class:`~baulk.host.link.channel.ChannelHandler` protocol it implements.
 """

@@ -19,9 +19,11 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from baulk.host.link.port import LinkClosed, SerialLink
+from baulk.host.logsafe import printable
 from baulk.protocol import frame as wire_frame
 from baulk.protocol import host_catalogue, host_codec, messages
 from baulk.protocol.host_codec import Hello, Record, Time
+from baulk.protocol.reliability import extend
 from baulk.protocol.session import HOST, Session
 
 log = logging.getLogger("baulk.link")
@@ -34,6 +36,13 @@ HOST_CAPACITY = 256  # host -> device journal (operator commands)
 HOST_WINDOW = 128  # the receiver takes up to this many frames ahead (any device window fits)
 NOISE_EVERY_MS = 10_000  # bad frames are summed up in the log this often at most
 NOISE_WARN = 50  # ... and as a warning from this many on (a trickle stays at info)
+# A reliable frame whose body the host cannot use is taken into the stream
+# (stored as invalid, and acknowledged) only once the very same frame came
+# this many times, each at least REPEAT_GAP_MS after the last: the device's
+# own retransmissions (its timeout is 250 ms, then doubles), not a burst of
+# frames put on the line by something else (see TableChannel._held_back).
+SAME_BAD_FRAME = 3
+REPEAT_GAP_MS = 200
 
 
 def mono_ms() -> int:
@@ -42,6 +51,21 @@ def mono_ms() -> int:
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+_GARBAGE = (wire_frame.E_COBS, wire_frame.E_SHORT, wire_frame.E_CRC, wire_frame.E_OVERSIZE)
+
+
+def _unusable(f: host_codec.Frame) -> str | None:
+    """Why the host cannot use a frame whose CRC held, or None."""
+    if f.error == wire_frame.E_BODY:
+        return f.detail or "malformed body"
+    if f.error == messages.E_UNKNOWN_TYPE:
+        return f"message type {f.mtype} is not known here"
+    types = host_catalogue.TYPES
+    if f.error is None and f.mtype in types and types[f.mtype][1] == HOST:
+        return f"{messages.type_name(f.mtype)} is not sent to the host"
+    return None
 
 
 # --------------------------------------------------------------------- one table
@@ -146,6 +170,10 @@ class TableChannel:
         self._fd = -1  # the port's descriptor while it is registered with the loop
         self._rx_on_port = False  # a good frame came in since the port was opened
         self.noise = NoiseReport(table_id)
+        # Reliable frames held back, by full seq: [(type, body), copies, last ms].
+        self._suspects: dict[int, list[Any]] = {}
+        self.asked_again = 0  # numbers asked for again, a bad body at each
+        self.asked_again_last: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -271,11 +299,14 @@ class TableChannel:
                 self._raw_by_seq[f.seq] = raw
             if f.error is None and f.mtype == messages.HELLO:
                 self._raw_by_seq[-1] = raw
+                self._suspects.clear()  # a hello may renumber the stream
                 if not hello_seen:
                     # The count before this batch's first hello: a repeat in
                     # the same batch would hold the first one's resync.
                     self._gaps_before_hello = s.receiver.gaps
                     hello_seen = True
+            if self._held_back(raw, f, now):
+                continue
             s.on_frame(f, now)
         self._drain()
         if self.state == "connecting" and s.open and self._rx_on_port:
@@ -284,6 +315,72 @@ class TableChannel:
             self._set_state("online", "")
         self.flush()
         self.noise.report(now)
+
+    def _held_back(self, raw: bytes, f: host_codec.Frame, now: int) -> bool:
+        """A reliable frame whose CRC holds but whose body the host cannot use
+        (malformed, failing its type's check, of a type unknown here or that
+        only the host sends), at a number the stream has not taken yet.
+
+        It is not taken at once, as SPEC.md 6 lets a receiver: that would
+        acknowledge its number, and the device's real event with that number
+        would then be dropped as a repeat.  Something on the line (a noisy
+        relay, a stranger's injection) can make such a frame; the device
+        sends each of its messages again until it is acknowledged.  So the
+        host holds it back, asks for the number again (a duplicate ack makes
+        the device resend at once) and raises an alert; the number is taken
+        with the device's next good frame, or, if the device itself keeps
+        sending that very frame (SAME_BAD_FRAME times, REPEAT_GAP_MS apart),
+        as an invalid message, so a device that really sent a bad body still
+        makes progress."""
+        s = self.session
+        if not s.open or not f.flags & wire_frame.FLAG_REL or f.error in _GARBAGE:
+            return False
+        r = s.receiver
+        seq = extend(f.seq, r.delivered + 1)
+        why = _unusable(f)
+        if why is None:
+            if f.error is None:
+                self._suspects.pop(seq, None)
+            return False
+        if seq <= r.delivered or seq > r.delivered + r.window:
+            return False  # a repeat, or beyond the window: the session answers as ever
+        mark = (f.mtype, host_codec.body_bytes(raw) if raw else None)
+        held = self._suspects.get(seq)
+        if held is None or held[0] != mark:
+            held = self._suspects[seq] = [mark, 0, -REPEAT_GAP_MS]
+            first = True
+        else:
+            first = False
+        if now - held[2] >= REPEAT_GAP_MS:
+            held[1] += 1
+            held[2] = now
+        if held[1] >= SAME_BAD_FRAME:
+            del self._suspects[seq]
+            log.error(
+                "table %s: the table sent seq %d %d times with a body the host cannot use "
+                "(%s): taken as an invalid message",
+                self.table_id,
+                seq,
+                SAME_BAD_FRAME,
+                printable(why),
+            )
+            return False
+        s.live.received(now)  # its CRC held: the line is alive
+        r.ack_due = True  # a duplicate ack: the device sends from its oldest again
+        if first:
+            self.asked_again += 1
+            self.asked_again_last = {"seq": seq, "why": why[:200], "at_ms": wall_ms()}
+            log.warning(
+                "table %s: seq %d came with a body the host cannot use (%s): not "
+                "acknowledged; asking the table for it again",
+                self.table_id,
+                seq,
+                printable(why),
+            )
+            self.handler.on_status(self)  # the board and the API show it
+        if len(self._suspects) > 4 * HOST_WINDOW:
+            self._suspects = {k: v for k, v in self._suspects.items() if k > r.delivered}
+        return True
 
     def _drain(self) -> None:
         failed = 0  # the first delivery the handler could not take, this pass
@@ -438,5 +535,7 @@ class TableChannel:
                 "gaps": s.receiver.gaps,
                 "bad_frames": s.bad_frames,
                 "commands_waiting": len(s.sender),
+                "asked_again": self.asked_again,
+                "asked_again_last": self.asked_again_last,
             },
         }

@@ -21,6 +21,7 @@ from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
+from baulk.host.name_rules import shown_players
 from baulk.host.referee.frame_figures import frame_record
 from baulk.host.referee.match_play import MatchPlay
 from baulk.host.referee.sensors import SensorLog
@@ -125,6 +126,10 @@ class ShadowReferee:
         name = ev.get("ev")
         if name == "match":
             self.match_id = f"{self.table_id}-{key[0]}-{key[1]}"
+            # The table's names are the record; what the host shows of them
+            # (boards, reports, the player pages, the handset) keeps to the
+            # name rules, as a name typed at the desk does.
+            ev = {**ev, "players": shown_players(ev.get("players"))}
         prev_frame, prev_hist = e.frame, e.hist_len
         prev_side, prev_brk = (e.striker if e.active else 0), e.brk
         prev_scores = (e.s0, e.s1)

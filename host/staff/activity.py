@@ -27,6 +27,8 @@ from baulk.host.store import StaffWrite
 
 WHAT_CHARS = 300
 DEVICE_CHARS = 200
+WHO_CHARS = 64  # a name tried at sign-in, as the log keeps it
+ACTION_CHARS = 64
 WHY_CHARS = 300
 QUIET_MOST = 30  # refusals without a sign-in logged one by one each minute
 SECRET_KEYS = ("token", "password", "pin", "new_password")
@@ -103,13 +105,15 @@ class Entry:
                 "wall_ms": self.at.wall_ms,
                 "mono_ms": self.at.mono_ms,
                 "boot": self.at.boot,
-                "who": a.name if a is not None else self.tried,
+                # Every text as the store can keep it, whatever was typed (a
+                # lone surrogate, a name beyond bounds): the log never refuses.
+                "who": _clean(a.name if a is not None else self.tried, WHO_CHARS),
                 "role": a.role if a is not None else None,
-                "address": (self.address or "")[:64] or None,
+                "address": _clean(self.address, 64),
                 "device": _clean(self.device, DEVICE_CHARS),
-                "action": self.action,
-                "what": self.what,
-                "table_id": self.table_id,
+                "action": _clean(self.action, ACTION_CHARS) or "?",
+                "what": _clean(self.what, WHAT_CHARS) or "",
+                "table_id": _clean(self.table_id, 64),
                 "session_id": self.session_id,
                 "result": self.result,
                 "why": _clean(self.why, WHY_CHARS),

@@ -20,19 +20,34 @@ Owns:
   bodies (``events.body``) they let ``baulk verify`` check the record
   (docs/LEDGER.md).
 
-Three modules, one job each: :mod:`.schema` (the tables and how a connection
-is opened), :mod:`.writer` (one writer thread, group commit, the projections)
-and :mod:`.queries` (every read: the daemon's restore, the web side, the MQTT
+The score path comes first: no row of another kind, whatever its value or
+the bug that made it, can stop the devices' events from being stored and
+acknowledged.  Every row is held to what the store can keep as it is
+submitted (:mod:`.edges`); a batch that still fails is narrowed to the row
+that fails, which is refused to its caller alone (an event row is never
+refused, a projection that fails is dropped with an alert and left for
+``baulk rebuild``); while the store cannot write at all, the events wait
+(unacknowledged, so the devices keep them) and every other row is refused
+at once with :class:`StoreFailing`.
+
+Four modules, one job each: :mod:`.schema` (the tables and how a connection
+is opened), :mod:`.edges` (what a row must hold, and the refusals),
+:mod:`.writer` (one writer thread, group commit, the projections) and
+:mod:`.queries` (every read: the daemon's restore, the web side, the MQTT
 bridge); the club's table sessions and bills have theirs beside them
-(:mod:`.club_schema`, :mod:`.club_writer`, :mod:`.club_queries`).
-:mod:`.records` holds the rows they pass around.  The store knows nothing of
-the rules engine: what an event made comes to it as a
+(:mod:`.club_schema`, :mod:`.club_writer`, :mod:`.club_queries`), and so do
+the staff's (:mod:`.staff_schema`, :mod:`.staff_queries`).  :mod:`.records`
+holds the rows they pass around; another part of the host adds a row kind of
+its own as a :class:`~.records.RowWrite` (the staff's :class:`StaffWrite`).
+The store knows nothing of the rules engine: what an event made comes to it
+as a
 :class:`~.records.Projection`.
 
 May import: ``baulk.protocol``, ``baulk.firmware``'s names, and the shared
 modules; nothing else of the host.
 """
 
+from .edges import StoreFailing, StoreRefused
 from .queries import StoreReader
 from .records import (
     Batch,
@@ -48,12 +63,13 @@ from .records import (
     PocketCheckRow,
     Projection,
     RawRow,
+    RowWrite,
     SessionWrite,
     StoredEvent,
 )
 from .schema import StoreError, connect
 from .staff_schema import StaffWrite
-from .writer import GroupCommitter, Store
+from .writer import GroupCommitter, Store, Written
 
 __all__ = [
     "Batch",
@@ -70,11 +86,15 @@ __all__ = [
     "PocketCheckRow",
     "Projection",
     "RawRow",
+    "RowWrite",
     "SessionWrite",
     "StaffWrite",
     "Store",
     "StoreError",
+    "StoreFailing",
     "StoreReader",
+    "StoreRefused",
     "StoredEvent",
+    "Written",
     "connect",
 ]

@@ -134,16 +134,17 @@ def _change(db: sqlite3.Connection, w: SessionWrite) -> bool:
     return False
 
 
+class NotTaken(Exception):
+    """The store's tables refuse a change (a second open session, a closed
+    one changed): the writer refuses the row to its caller, alone, and the
+    daemon undoes what it had made of it (host/club/sessions.py)."""
+
+
 def write_session(db: sqlite3.Connection, w: SessionWrite) -> None:
-    """One change to a table session, or a line in the log saying why not."""
-    db.execute("SAVEPOINT club")
-    try:
-        done = _change(db, w)
-    except sqlite3.IntegrityError as e:
-        db.execute("ROLLBACK TO club")
-        db.execute("RELEASE club")
-        log.error("session %d: the store refused %r (%s); skipped", w.session_id, w.op, e)
-        return
-    db.execute("RELEASE club")
-    if not done:
-        log.error("session %d: the store refused %r; skipped", w.session_id, w.op)
+    """One change to a table session.  The daemon checked it against the
+    sessions it holds; a change the store still refuses raises
+    :class:`NotTaken` (or the store's own IntegrityError), and the writer
+    refuses that row alone, in its savepoint, so it can never hold up the
+    commits that ack the devices."""
+    if not _change(db, w):
+        raise NotTaken(f"the store refused {w.op!r} of session {w.session_id}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from .frame_records import FrameRecord
-from .staff_schema import StaffWrite
 
 
 @dataclass
@@ -208,8 +208,41 @@ class SessionWrite:
     quantity: int = 0  # item: how many (item_back: minus as many)
 
 
+class RowWrite(Protocol):
+    """A row kind another part of the host adds to the store (the club's,
+    the staff's activity log): it names itself for its refusals and the log,
+    and writes itself inside the writer's transaction.  The committer holds
+    it to the store's edges first (host/store/edges.py), and a write that
+    still fails is refused to its caller alone."""
+
+    KIND: ClassVar[str]
+
+    def write(self, db: sqlite3.Connection) -> None: ...
+
+
+# The row kinds beside the score path, as their refusals name them.
+OTHER_KINDS: dict[type[Any], str] = {
+    LinkRow: "link",
+    RawRow: "raw frame",
+    CommandRow: "operator action",
+    NameFixRow: "name correction",
+    SessionWrite: "table session change",
+    HealthRow: "sensor health report",
+}
+
+
+def kind_of(row: object) -> str:
+    """What a row is, for a refusal: "operator action", "table session change"..."""
+    kind = OTHER_KINDS.get(type(row)) or getattr(row, "KIND", None)
+    return kind if isinstance(kind, str) else type(row).__name__
+
+
 @dataclass
 class Batch:
+    """What one transaction writes.  The score path first: the devices'
+    events and checkpoints, which are never refused; then every other kind,
+    each row of which may be refused alone (host/store/writer.py)."""
+
     events: list[EventRow] = field(default_factory=list)
     links: list[LinkRow] = field(default_factory=list)
     raws: list[RawRow] = field(default_factory=list)
@@ -218,20 +251,10 @@ class Batch:
     sessions: list[SessionWrite] = field(default_factory=list)
     checkpoints: list[CheckpointRow] = field(default_factory=list)
     health: list[HealthRow] = field(default_factory=list)
-    staff: list[StaffWrite] = field(default_factory=list)  # accounts, sign-ins, the activity log
+    writes: list[RowWrite] = field(default_factory=list)  # the other parts' own kinds
 
     def __len__(self) -> int:
-        return (
-            len(self.events)
-            + len(self.links)
-            + len(self.raws)
-            + len(self.commands)
-            + len(self.name_fixes)
-            + len(self.sessions)
-            + len(self.checkpoints)
-            + len(self.health)
-            + len(self.staff)
-        )
+        return len(self.events) + len(self.checkpoints) + len(self.others())
 
     def __add__(self, later: Batch) -> Batch:
         return Batch(
@@ -243,8 +266,50 @@ class Batch:
             self.sessions + later.sessions,
             self.checkpoints + later.checkpoints,
             self.health + later.health,
-            self.staff + later.staff,
+            self.writes + later.writes,
         )
+
+    def score_part(self) -> Batch:
+        """The devices' stream alone: what is never refused."""
+        return Batch(events=list(self.events), checkpoints=list(self.checkpoints))
+
+    def others(self) -> list[Any]:
+        """Every row beside the score path, in the order they are written."""
+        return [
+            *self.links,
+            *self.raws,
+            *self.commands,
+            *self.name_fixes,
+            *self.sessions,
+            *self.health,
+            *self.writes,
+        ]
+
+    @classmethod
+    def of(cls, row: Any) -> Batch:
+        """A batch of one row beside the score path."""
+        b = cls()
+        b.add(row)
+        return b
+
+    def add(self, row: Any) -> None:
+        for name, kind in _LISTS:
+            if isinstance(row, kind):
+                getattr(self, name).append(row)
+                return
+        self.writes.append(row)
+
+
+_LISTS: tuple[tuple[str, type[Any]], ...] = (
+    ("links", LinkRow),
+    ("raws", RawRow),
+    ("commands", CommandRow),
+    ("name_fixes", NameFixRow),
+    ("sessions", SessionWrite),
+    ("health", HealthRow),
+    ("events", EventRow),
+    ("checkpoints", CheckpointRow),
+)
 
 
 @dataclass

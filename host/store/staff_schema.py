@@ -18,9 +18,10 @@ time; docs/VENUE.md, "Staff"):
 * ``meta.staff_version`` counts changes to accounts and tokens, so a daemon
   sees within a second what ``baulk users`` changed in the file.
 
-Rows come to the writer as :class:`StaffWrite`; :func:`write_staff` writes
-each in a savepoint of its own, so a row the file refuses is logged and
-skipped and can never hold up the events of the same commit.
+Rows come to the writer as :class:`StaffWrite`, a row kind of its own
+(host/store/records.py ``RowWrite``): the writer writes each in a savepoint,
+so a row the file refuses is refused to its caller alone and can never hold
+up the events of the same commit.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 log = logging.getLogger("baulk.store")
 
@@ -130,14 +131,19 @@ class StaffWrite:
     * ``device``: remember that an account signed in from a device;
     * ``activity``: append a row to the activity log.
 
-    ``done`` hears whether it was stored (True), or refused (False), once
-    the transaction that held it is committed (called on the writer's thread).
+    A row kind of its own beside the score path (host/store/records.py
+    ``RowWrite``): the committer's receipt for it says whether it was stored,
+    and a row the file refuses is refused alone, never holding up events.
     """
+
+    KIND: ClassVar[str] = "staff change"
 
     op: str
     values: dict[str, Any] = field(default_factory=dict)
-    done: Any = None  # Callable[[bool], None] | None, run on the writer's thread
     row_id: int = 0  # an inserted row's id, once written
+
+    def write(self, db: sqlite3.Connection) -> None:
+        _one(db, self)
 
 
 _ACTIVITY_KEYS = (
@@ -209,30 +215,3 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
         )
     else:
         raise sqlite3.IntegrityError(f"{w.op!r} is not a staff change")
-
-
-def write_staff(db: sqlite3.Connection, rows: list[StaffWrite]) -> list[tuple[StaffWrite, bool]]:
-    """Write the staff's rows inside the writer's open transaction, each in
-    a savepoint: one the file refuses is rolled back alone, logged, and
-    reported False; the events beside it are not touched."""
-    out: list[tuple[StaffWrite, bool]] = []
-    for w in rows:
-        db.execute("SAVEPOINT staff")
-        try:
-            _one(db, w)
-        except (sqlite3.IntegrityError, sqlite3.OperationalError, KeyError, TypeError) as e:
-            db.execute("ROLLBACK TO staff")
-            db.execute("RELEASE staff")
-            log.error("staff: the store refused a %s row (%s); skipped", w.op, e)
-            out.append((w, False))
-            continue
-        db.execute("RELEASE staff")
-        out.append((w, True))
-    return out
-
-
-def tell(outcomes: list[tuple[StaffWrite, bool]]) -> None:
-    """After the commit: each row's ``done`` hears how it went."""
-    for w, ok in outcomes:
-        if w.done is not None:
-            w.done(ok)

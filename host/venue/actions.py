@@ -118,8 +118,7 @@ class OperatorActions:
                 400, "the names must keep the match's form: two players, or two pairs as before"
             )
         fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
-        self.daemon.committer.submit_name_fix(fix)
-        await self.daemon.committer.flush()
+        await self.daemon.committer.submit_name_fix(fix)  # refused: an ActionError
         rt.view.names_fix = {"match_id": fix.match_id, "players": players}
         self.daemon.mark(table_id)
         return {"status": "done", "names": names_of(players)}
@@ -209,13 +208,18 @@ class OperatorActions:
         row = CommandRow(
             table_id, 0, action.TYPE, _named(action), action.who, wall_ms(), epoch=self.epoch
         )
+        stored = self.daemon.committer.submit_command(row)  # beyond the store: an ActionError
         self._storing[id(row)] = (table_id, p)
-        self.daemon.committer.submit_command(row)
         assert p.stored is not None and p.result is not None
         end = loop.time() + COMMAND_WAIT_S
         try:
-            await asyncio.wait_for(asyncio.shield(p.stored), COMMAND_WAIT_S)
+            # Refused by the store, or it cannot write: an ActionError, not sent.
+            await asyncio.wait_for(asyncio.shield(stored), COMMAND_WAIT_S)
+            await asyncio.wait_for(asyncio.shield(p.stored), max(0.0, end - loop.time()))
             result = await asyncio.wait_for(asyncio.shield(p.result), max(0.0, end - loop.time()))
+        except ActionError:
+            self._storing.pop(id(row), None)
+            raise
         except TimeoutError:
             return {
                 "status": "queued",

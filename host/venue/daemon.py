@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from baulk.host import config as config_mod
 from baulk.host.club.sessions import TableSessions
 from baulk.host.handset.sync import Handsets
-from baulk.host.link.channel import TableChannel
+from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.link.port import PortFinder, fixed_path
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
@@ -36,6 +37,7 @@ from baulk.protocol.host_codec import Light
 log = logging.getLogger("baulk.daemon")
 
 AUTODETECT_EVERY_S = 2.0
+MAX_LEFT_OUT = 20
 PUBLISH_GAP_S = 0.005
 DEFAULT_BAUD = 115200
 
@@ -65,8 +67,16 @@ class Daemon:
         self.handsets = Handsets(config)
         self.sessions = TableSessions(self, config.billing)  # table sessions, bills, the light
         self.committer = GroupCommitter(
-            self.store, self._durable, self._store_health, on_command=self.actions.stored
+            self.store,
+            self._durable,
+            self._store_health,
+            on_command=self.actions.stored,
+            on_alert=self._store_alert,
         )
+        # What the store left out of the tables' events (host/store/edges.py),
+        # the newest last: the events are stored, their projections are not.
+        self.left_out: deque[dict[str, Any]] = deque(maxlen=MAX_LEFT_OUT)
+        self.left_out_count = 0
         self._dirty: set[str] = set()
         self._publish_armed = False
         self._last_publish = 0.0
@@ -113,7 +123,8 @@ class Daemon:
             if rt.channel is not None:
                 await rt.channel.stop()
         await self.committer.close()
-        self.store.close()
+        if not self.committer.writer_busy:  # a commit stuck on the disk keeps its connection
+            self.store.close()
         self.reader.close()
 
     def _by_serial(self, serial_number: str) -> Callable[[], str | None]:
@@ -244,11 +255,23 @@ class Daemon:
             self.hub.publish(table_id, view.board())
 
     def store_status(self) -> dict[str, Any]:
-        """{"ok": true}, or why the store cannot commit and since when."""
+        """{"ok": true}, or why the store cannot commit and since when; with
+        ``left_out`` when it stored events without what they made (run
+        ``baulk rebuild``), the newest of them in ``latest``."""
         c = self.committer
-        if c.failing is None:
-            return {"ok": True}
-        return {"ok": False, "error": c.failing, "since_ms": c.failing_since_ms}
+        status: dict[str, Any] = {"ok": True}
+        if c.failing is not None:
+            status = {"ok": False, "error": c.failing, "since_ms": c.failing_since_ms}
+        if self.left_out:
+            status.update(left_out=self.left_out_count, latest=self.left_out[-1])
+        return status
+
+    def _store_alert(self, table_id: str, seq: int, text: str) -> None:
+        self.left_out_count += 1
+        self.left_out.append({"table": table_id, "seq": seq, "text": text, "at_ms": wall_ms()})
+        for t, rt in self.tables.items():
+            rt.view.store = self.store_status()
+            self.mark(t)
 
     def _store_health(self, failing: str | None) -> None:
         # Every board says the store is failing (its scores are still the

@@ -2,15 +2,30 @@
 (host/link/channel.py calls it).  A delivered event is replayed by the shadow
 referee, stored through the group committer and put on the board; the
 device's snapshots are checked against the shadow; a refused or foreign
-device is kept out of the store."""
+device is kept out of the store.
+
+The score path comes first: what the club and the handset make of an event
+(a session opened at the first stroke, the names drawn for the handset) is
+done after the event is handed to the store, and a failure there is logged
+(once per kind, then counted) and never reaches the event.  Text the device
+sends (its log lines, its errors) is escaped before it reaches the log."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from baulk.host.link.channel import TableChannel, wall_ms
-from baulk.host.store import CheckpointRow, EventRow, HealthRow, LinkRow, PocketCheckRow, RawRow
+from baulk.host.logsafe import Tally, failure, printable
+from baulk.host.store import (
+    CheckpointRow,
+    EventRow,
+    HealthRow,
+    LinkRow,
+    PocketCheckRow,
+    RawRow,
+)
 from baulk.host.store.sensor_queries import masks
 from baulk.host.venue.tables import TableRuntime
 from baulk.protocol import host_codec, messages
@@ -27,10 +42,30 @@ from baulk.protocol.host_codec import (
 )
 
 if TYPE_CHECKING:
+    from baulk.host.referee.shadow import Applied
     from baulk.host.venue.daemon import Daemon
 
 log = logging.getLogger("baulk.daemon")
 _LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
+_HOOKS = Tally(log)  # failures of the club's and the handset's hooks, told once a kind
+
+
+def _aside(what: str, table_id: str, hook: Callable[[], object]) -> None:
+    """Run what another part of the host does with a table's message; a
+    failure is told (once per kind) and goes no further."""
+    try:
+        hook()
+    except Exception as e:
+        _told(what, table_id, e)
+
+
+def _told(what: str, table_id: str, e: Exception) -> None:
+    line = failure(e)
+    _HOOKS.tell(
+        f"{what} {line.split(': ')[0]} {line.rsplit(' at ', 1)[-1]}",
+        logging.ERROR,
+        f"table {table_id}: {what} failed ({line}); the table's events are not affected",
+    )
 
 
 class DeviceHandler:
@@ -89,8 +124,8 @@ class DeviceHandler:
         log.info(
             "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
             channel.table_id,
-            hello.table,
-            hello.fw,
+            printable(hello.table),
+            printable(hello.fw),
             rt.boot,
             hello.base,
             hello.last,
@@ -109,9 +144,11 @@ class DeviceHandler:
         )
         rt.view.status = self.status(rt, channel)
         d.mark(channel.table_id)
-        d.sessions.on_hello(channel.table_id)
+        table_id = channel.table_id
+        _aside("the desk's light", table_id, lambda: d.sessions.on_hello(table_id))
         # The handset's language, then the names of the match it plays.
-        d.handsets.on_hello(channel.table_id, channel, rt.shadow.engine.players)
+        players = rt.shadow.engine.players
+        _aside("the handset", table_id, lambda: d.handsets.on_hello(table_id, channel, players))
         d.actions.pump(rt)  # what waited for the table goes out now
 
     def on_delivery(
@@ -132,17 +169,25 @@ class DeviceHandler:
                 rt.skipped_from = seq
             return
         now = wall_ms()
+        applied: Applied | None = None
         if isinstance(record, Event):
             action = 0
             if record.source == messages.SRC_HOST:
-                action = d.actions.answered(rt, record.action, record.cmd, seq, record)
+                try:
+                    action = d.actions.answered(rt, record.action, record.cmd, seq, record)
+                except Exception as e:  # a bug of the actions': the event is stored all the same
+                    _told("the operator's action", table_id, e)
+                    action = record.action or 0
             key = (record.boot or rt.boot, seq)
-            applied = rt.shadow.apply(
-                record.input, key, record.scores, record.rejected, now, record.source
-            )
-            if applied.new_match is not None:
+            try:
+                applied = rt.shadow.apply(
+                    record.input, key, record.scores, record.rejected, now, record.source
+                )
+            except Exception as e:  # a bug of the referee's: the event is stored all the same
+                _told("the shadow referee", table_id, e)
+                applied = None
+            if applied is not None and applied.new_match is not None:
                 rt.view.match = {"match_id": applied.match_id, **applied.new_match}
-                d.handsets.on_players(table_id, channel, applied.new_match.get("players"))
             row = EventRow(
                 table_id,
                 key[0],
@@ -195,17 +240,37 @@ class DeviceHandler:
             return
         else:
             why = reason or f"a {messages.type_name(mtype)} is not a device event"
-            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, why)
+            log.warning("table %s: reliable seq %d dropped: %s", table_id, seq, printable(why))
             # A device event the host cannot use is still in the device's chain.
             body = host_codec.body_bytes(raw) if raw and mtype == messages.EVENT else None
             row = EventRow(
                 table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
             )
         d.committer.submit_event(row)
-        if row.applied is not None and isinstance(record, Event):
-            d.sessions.on_event(table_id, record, (row.boot_id, seq), applied)
-        self._check_device_state(rt)
+        if isinstance(record, Event) and applied is not None:
+            self._after_event(channel, record, (row.boot_id, seq), applied)
+        _aside("the shadow referee's check", table_id, lambda: self._check_device_state(rt))
         d.mark(table_id)
+
+    def _after_event(
+        self, channel: TableChannel, record: Event, key: tuple[int, int], applied: Applied
+    ) -> None:
+        """What the handset and the club make of an event, once it is on its
+        way to the store."""
+        d = self.daemon
+        table_id = channel.table_id
+        if applied.new_match is not None:
+            players = applied.new_match.get("players")
+            _aside(
+                "the handset's names",
+                table_id,
+                lambda: d.handsets.on_players(table_id, channel, players),
+            )
+        _aside(
+            "the desk's session",
+            table_id,
+            lambda: d.sessions.on_event(table_id, record, key, applied),
+        )
 
     def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None:
         d = self.daemon
@@ -220,10 +285,18 @@ class DeviceHandler:
         elif isinstance(record, Health):
             self._health(rt, channel.table_id, record)
         elif isinstance(record, Log):
-            log.log(_LOG_LEVELS[record.level], "table %s says: %s", channel.table_id, record.text)
+            # Escaped: a table's text can neither forge a line nor drive a terminal.
+            level = _LOG_LEVELS[record.level]
+            log.log(level, "table %s says: %s", channel.table_id, printable(record.text))
         elif isinstance(record, Error):
-            log.warning("table %s reports error %d: %s", channel.table_id, record.code, record.text)
-            d.sessions.on_error(channel.table_id, record)
+            log.warning(
+                "table %s reports error %d: %s",
+                channel.table_id,
+                record.code,
+                printable(record.text),
+            )
+            table_id = channel.table_id
+            _aside("the desk's light", table_id, lambda: d.sessions.on_error(table_id, record))
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from baulk.host.name_rules import shown_players
 from baulk.host.sides import names_of
 
 SCHEMA_VERSION = 1
@@ -82,8 +83,11 @@ class TableView:
         if self.shadow_state is not None:
             state = dict(self.shadow_state)
         if self.device_state:
-            # The device is authoritative for every key it reports.
+            # The device is authoritative for every key it reports; its names
+            # are shown as the name rules allow (host/name_rules.py).
             state = {**(state or {}), **self.device_state}
+            if "players" in self.device_state:
+                state["players"] = shown_players(self.device_state["players"])
         match = self.match
         if match is None and state and state.get("players"):
             match = {"players": state["players"], "best_of": state.get("best_of")}

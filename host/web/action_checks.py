@@ -1,42 +1,51 @@
 """The checks of an operator action's body, before anything is sent to a
 table: a new match, a correction (any engine event but ``match``), corrected
-names.  Each raises ValueError with a sentence that names what is wrong
-(host/web/refusals.py has its Persian)."""
+names; and the checks of a name and of a line of free text that every area
+of the web side uses (the desk's payer, reason and items among them).  Each
+raises ValueError with a sentence that names what is wrong
+(host/web/refusals.py has its Persian).  What a name may hold is
+host/name_rules.py's: the same rules hold a table's own names to them for
+display."""
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from baulk.firmware import names
 from baulk.firmware.engine import Rejected, parse_event
+from baulk.host.name_rules import NAME_BYTES, problem
 
-NAME_BYTES = 48  # the device's limit for a name (UTF-8)
 BEST_OF_MAX = 35
-
-
-# Characters a name may not hold: controls (C0 and C1), invisible format
-# characters (zero-width space, direction overrides and isolates such as
-# U+202E, which would turn the text around it on the boards), private-use,
-# unassigned and surrogate code points, line and paragraph separators.
-# The zero-width non-joiner stays: Persian writes names with it.
-_NOT_IN_NAMES = ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp")
-_ZWNJ = "\u200c"
+TEXT_BYTES = 200  # a line of free text, unless its field says otherwise
 
 
 def check_name(v: Any, what: str, most: int = NAME_BYTES) -> str:
-    """A name (or, with a larger ``most``, a line of free text such as a
-    bill correction's reason) held to the rules of names."""
+    """A name, trimmed: non-empty, at most ``most`` bytes of UTF-8 (a
+    name's NAME_BYTES unless told), nothing invisible and no emoji
+    (host/name_rules.py)."""
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"{what} must be a non-empty name")
     text: str = v.strip()
     if len(text.encode()) > most:
         raise ValueError(f"{what} is longer than {most} bytes")
-    for c in text:
-        if c != _ZWNJ and unicodedata.category(c) in _NOT_IN_NAMES:
-            raise ValueError(
-                f"{what} must not hold control, invisible or direction characters (U+{ord(c):04X})"
-            )
+    why = problem(text, what)
+    if why is not None:
+        raise ValueError(why)
+    return text
+
+
+def check_text(v: Any, what: str, most: int = TEXT_BYTES) -> str:
+    """A line of free text (a reason, a payer, an item's name), trimmed:
+    non-empty, at most ``most`` bytes of UTF-8, one line, and the same
+    characters as a name allows, currency and mathematical signs besides."""
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"{what} must be a non-empty text")
+    text: str = v.strip()
+    if len(text.encode()) > most:
+        raise ValueError(f"{what} is longer than {most} bytes")
+    why = problem(text, what, free_text=True)
+    if why is not None:
+        raise ValueError(why)
     return text
 
 

@@ -10,11 +10,12 @@ from aiohttp import web
 
 from baulk.firmware import names
 from baulk.host.config import valid_table_id
+from baulk.host.name_rules import NAME_BYTES
 from baulk.host.referee import reports
 from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import sheet
-from baulk.host.web.action_checks import BEST_OF_MAX, NAME_BYTES
+from baulk.host.web.action_checks import BEST_OF_MAX
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
 
 if TYPE_CHECKING:

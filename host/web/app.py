@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from baulk.host.config import ConfigError, tls_context
+from baulk.host.store import StoreFailing
 from baulk.host.web import (
     api,
     auth,
@@ -37,9 +38,9 @@ from baulk.host.web import (
 from baulk.host.web.guard import (
     BACKLOG,
     RESERVED_FDS,
-    AcceptErrors,
     ConnectionGuard,
-    quiet_malformed_requests,
+    LoopErrors,
+    no_tracebacks,
     raise_fd_limit,
 )
 from baulk.host.web.http import (
@@ -50,6 +51,7 @@ from baulk.host.web.http import (
     STATIC,
     THROTTLE_KEY,
     error,
+    lang_of,
 )
 from baulk.host.web.throttle import Guessing
 
@@ -57,6 +59,22 @@ if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
 
 KEEPALIVE_S = 15.0
+# How long a stopping server lets its requests finish: every wait in a
+# handler is bounded (the store fails fast), so this is a margin, and the
+# daemon ends within its own bound (host/cli/service.py) whatever happens.
+SHUTDOWN_S = 2.0
+# Routes that change something but write nothing to the store: they still
+# run while the store cannot write (a sign-in, the handset's language, a
+# pocket check: each goes to the table or the session, not the disk).
+STORE_FREE = frozenset(
+    {
+        "/console/signin",
+        "/console/signout",
+        "/api/tables/{table}/handset",
+        "/api/tables/{table}/pocket-check",
+    }
+)
+CHANGES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 @web.middleware
@@ -100,21 +118,51 @@ async def security_headers(request: web.Request, handler: Any) -> web.StreamResp
     return response
 
 
+@web.middleware
+async def store_must_write(request: web.Request, handler: Any) -> web.StreamResponse:
+    """While the store cannot write, an action that would write answers 503
+    at once with why, in the operator's language, instead of waiting for a
+    disk that is full (and blaming the table).  What is already waiting
+    hears the same from the store's writer (host/store/writer.py)."""
+    route = request.match_info.route.resource
+    if request.method in CHANGES and route is not None and route.canonical not in STORE_FREE:
+        status = request.app[DAEMON_KEY].store_status()
+        if not status.get("ok", True):
+            return error(503, StoreFailing(str(status.get("error"))).text, lang_of(request))
+    response: web.StreamResponse = await handler(request)
+    return response
+
+
+async def _signed_in_staff(request: web.Request) -> bool:
+    """The guard's hook (host/web/guard.py): a live staff sign-in, or a right
+    bearer token (host/web/auth.py)."""
+    return auth.signed_in(request)
+
+
 def build_app(daemon: Daemon) -> web.Application:
     # Most connections the web side may hold: the process's descriptor limit
     # (raised to its hard limit where allowed) less what the tables and the
     # store need.
-    guard = ConnectionGuard(
-        max(raise_fd_limit() - RESERVED_FDS - BACKLOG, 32), staff=auth.signed_in
-    )
+    guard = ConnectionGuard(max(raise_fd_limit() - RESERVED_FDS - 2 * BACKLOG, 32))
+    # The gate holds every request to the role table (host/web/auth.py);
+    # while the store cannot write, a write is refused at once after it.
     app = web.Application(
-        middlewares=[guard.middleware(), security_headers, errors_as_json, auth.gate],
+        middlewares=[
+            guard.middleware(),
+            security_headers,
+            errors_as_json,
+            auth.gate,
+            store_must_write,
+            guard.staff_middleware(),
+        ],
         client_max_size=MAX_BODY,
     )
     app[GUARD_KEY] = guard
     app[FILES_KEY] = files.load(STATIC)
     app[DAEMON_KEY] = daemon
     app[THROTTLE_KEY] = Guessing()
+    # A signed-in staff member's connection is never pushed out for room.
+    guard.is_staff = _signed_in_staff
     boards.add_routes(app)  # the venue's screens and the live feed
     api.add_routes(app)  # the API's reads, the report pages
     auth.add_routes(app)  # the sign-in and sign-out; the staff registry
@@ -164,17 +212,23 @@ async def serve_app(
     base URL (with the real port when ``port`` was 0)."""
     guard: ConnectionGuard = app[GUARD_KEY]
     loop = asyncio.get_running_loop()
-    if not isinstance(loop.get_exception_handler(), AcceptErrors):
-        loop.set_exception_handler(AcceptErrors())
-    quiet_malformed_requests()
+    if not isinstance(loop.get_exception_handler(), LoopErrors):
+        loop.set_exception_handler(LoopErrors())
+    no_tracebacks()
     # An idle keep-alive connection goes after KEEPALIVE_S (aiohttp keeps
     # one an hour by default); the guard closes one that trickles a request.
-    runner = web.AppRunner(app, access_log=None, keepalive_timeout=KEEPALIVE_S)
+    runner = web.AppRunner(
+        app, access_log=None, keepalive_timeout=KEEPALIVE_S, shutdown_timeout=SHUTDOWN_S
+    )
     await runner.setup()
     assert runner.server is not None
     try:
         server = await loop.create_server(
-            guard.factory(runner.server), host, port, ssl=ssl_context, backlog=BACKLOG
+            guard.factory(runner.server, SECURITY_HEADERS),
+            host,
+            port,
+            ssl=ssl_context,
+            backlog=BACKLOG,
         )
     except OSError:
         await runner.cleanup()

@@ -39,6 +39,7 @@ from typing import Any
 
 from aiohttp import web
 
+from baulk.host.errors import ActionError
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
 from baulk.host.staff.accounts import OPERATOR, check_pin
@@ -85,22 +86,14 @@ def registry_for(app: web.Application) -> Registry:
         return Registry(None)
 
     async def save(w: StaffWrite) -> bool:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[bool] = loop.create_future()
-
-        def settle(ok: bool) -> None:
-            if not done.done():
-                done.set_result(ok)
-
-        def heard(ok: bool) -> None:  # on the writer's thread, after its commit
-            loop.call_soon_threadsafe(settle, ok)
-
-        w.done = heard
-        committer.submit_staff(w)
+        """Stored (True), or refused or not written in time (False): the
+        committer's receipt for the row (host/store/writer.py)."""
+        receipt = committer.submit(w)
         try:
-            return await asyncio.wait_for(done, SAVE_WAIT_S)
-        except TimeoutError:
+            await asyncio.wait_for(asyncio.shield(receipt), SAVE_WAIT_S)
+        except (TimeoutError, ActionError):
             return False
+        return True
 
     async def offload(work: Callable[[], str]) -> str:
         return await asyncio.get_running_loop().run_in_executor(_HASHING, work)
@@ -111,11 +104,21 @@ def registry_for(app: web.Application) -> Registry:
     return registry
 
 
+def _seen(receipt: asyncio.Future[None]) -> None:
+    if not receipt.cancelled():
+        receipt.exception()  # the committer has logged it; nobody else waits on it
+
+
 def _log_row(request: web.Request, row: StaffWrite) -> None:
     """Hand an activity row to the store's writer; never waits, never raises."""
     committer = getattr(request.app[DAEMON_KEY], "committer", None)
     if committer is not None:
-        committer.submit_staff(row)
+        # Not awaited: a refused row is logged once by the committer, and the
+        # request's answer never waits on the log.
+        try:
+            committer.submit(row).add_done_callback(_seen)
+        except ActionError as e:  # refused at the store's edge: said once, no traceback
+            log.warning("the activity log could not take a row: %s", e.text)
 
 
 # ---------------------------------------------------------------------- credentials

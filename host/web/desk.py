@@ -26,7 +26,7 @@ from baulk.host.club import daily, money, receipts, views
 from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
 from baulk.host.web import desk_printer
-from baulk.host.web.action_checks import check_name
+from baulk.host.web.action_checks import check_name, check_text
 from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import (
     DAEMON_KEY,
@@ -68,7 +68,7 @@ def actor(request: web.Request, data: dict[str, Any]) -> str:
 def reason_of(value: object, what: str = "reason") -> str:
     """A reason, a payer: a line of text held to the rules of names, with
     room for a sentence."""
-    return check_name(value, what, REASON_BYTES)
+    return check_text(value, what, REASON_BYTES)
 
 
 async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:

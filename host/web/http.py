@@ -9,6 +9,7 @@ Every error is JSON ``{"error": "sentence"}``; an action's error also carries
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).resolve().with_name("static")
 MAX_BODY = 16 * 1024
+NUMBER_CHARS = 40  # a JSON number in a body: no field needs more
 LANGS = ("en", "fa")
 DAEMON_KEY: web.AppKey[Daemon] = web.AppKey("daemon")
 THROTTLE_KEY: web.AppKey[Guessing] = web.AppKey("guessing")
@@ -112,6 +114,26 @@ def page_handler(name: str) -> Callable[[web.Request], Awaitable[web.StreamRespo
     return serve
 
 
+def _bounded(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A JSON number's parser that refuses what no field needs: more than
+    NUMBER_CHARS characters, or a number that is not finite (1e999), so no
+    handler is handed a value that costs it unbounded work."""
+
+    def parse(text: str) -> Any:
+        if len(text) > NUMBER_CHARS:
+            raise ValueError(f"a number is longer than {NUMBER_CHARS} characters")
+        value = kind(text)
+        if value in (math.inf, -math.inf):
+            raise ValueError(f"{text[:20]} is not a finite number")
+        return value
+
+    return parse
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a number")
+
+
 async def read_body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:
     if request.content_length is not None and request.content_length > MAX_BODY:
         return error(413, f"the request body is over {MAX_BODY} bytes", lang)
@@ -122,8 +144,13 @@ async def read_body(request: web.Request, lang: str | None = None) -> dict[str, 
     if len(raw) > MAX_BODY:
         return error(413, f"the request body is over {MAX_BODY} bytes", lang)
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:  # ValueError: also a number of 4300+ digits
+        data = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_bounded(int),
+            parse_float=_bounded(float),
+            parse_constant=_no_constant,
+        )
+    except (UnicodeDecodeError, ValueError) as e:
         return error(400, f"the body must be a JSON object: {str(e)[:120]}", lang)
     except RecursionError:
         return error(400, "the body must be a JSON object: it is nested too deeply", lang)

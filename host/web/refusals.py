@@ -20,7 +20,7 @@ from collections.abc import Callable
 from baulk.host.web.desk_refusals import DESK_RULES
 from baulk.host.web.words import digits, isolate, word, words
 
-_WHAT = r"(?P<what>player \d+(?:\.\d+)?|team \d+|who|referee)"
+_WHAT = r"(?P<what>player \d+(?:\.\d+)?|team \d+|who|referee|reason|payer|item)"
 _KEY_FA = {
     "side": "طرف",
     "breaker": "شروع‌کننده",
@@ -31,7 +31,13 @@ _KEY_FA = {
     "ball": "توپ",
     "kind": "نوع خطا",
 }
-_WHAT_FA = {"who": "نام اپراتور", "referee": "نام داور"}
+_WHAT_FA = {
+    "who": "نام اپراتور",
+    "referee": "نام داور",
+    "reason": "دلیل",
+    "payer": "پرداخت‌کننده",
+    "item": "قلم",
+}
 _FIELD_FA = {
     "name": "نام",
     "password": "گذرواژه",
@@ -41,6 +47,16 @@ _FIELD_FA = {
     "operator token": "رمز اپراتور",
 }
 ROLE_FA = {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}
+# The store's row kinds (host/store/records.py OTHER_KINDS), as its refusals name them.
+_ROW_FA = {
+    "link": "وضعیت اتصال",
+    "raw frame": "قاب خام",
+    "operator action": "کار اپراتور",
+    "name correction": "اصلاح نام",
+    "table session change": "تغییر نشست میز",
+    "sensor health report": "گزارش حسگرها",
+    "staff change": "تغییر کارکنان",
+}
 _RULE = "قانون"
 
 # (pattern, Persian).  Patterns match the whole sentence.
@@ -83,6 +99,35 @@ _RULES: list[tuple[str, str]] = [
     (
         _WHAT + r" must not hold control, invisible or direction characters \(U\+[^)]*\)",
         "{what}: نام نویسه‌ای نامرئی، کنترلی یا جهت‌دار دارد",
+    ),
+    (
+        _WHAT + r" must not hold emoji or symbols \(U\+[^)]*\): "
+        r"the boards and the handset cannot draw them",
+        "{what}: شکلک و نماد نمی‌پذیرد؛ تابلوها و دستگاه دستی نمی‌توانند آن را نشان دهند",
+    ),
+    (_WHAT + r" must hold a letter or a digit", "{what}: باید دست‌کم یک حرف یا رقم داشته باشد"),
+    (_WHAT + r" must be a non-empty text", "{what}: متن لازم است"),
+    (
+        r"too many live feeds from this address; close a board and try again",
+        "از این نشانی تابلوهای زنده‌ی زیادی باز است؛ یکی را ببندید و دوباره بکوشید",
+    ),
+    (r"the request could not be read", "درخواست خوانده نشد"),
+    (
+        r"the server could not answer this request; the venue's log says why",
+        "سرور نتوانست به این درخواست پاسخ دهد؛ چرایی‌اش در گزارش باشگاه هست",
+    ),
+    # ------------------------------------------------------------- the store (host/store/edges.py)
+    (
+        r"the store cannot write: (?P<text>.+); nothing was changed",
+        "رایانه‌ی باشگاه اکنون نمی‌تواند ذخیره کند ({text})؛ چیزی تغییر نکرد",
+    ),
+    (
+        r"the store cannot keep this (?P<row>[a-z ]+): (?P<text>.+); nothing was changed",
+        "رایانه‌ی باشگاه این {row} را نمی‌تواند نگه دارد ({text})؛ چیزی تغییر نکرد",
+    ),
+    (
+        r"the store could not write this (?P<row>[a-z ]+): (?P<text>.+); nothing was changed",
+        "رایانه‌ی باشگاه نتوانست این {row} را ذخیره کند ({text})؛ چیزی تغییر نکرد",
     ),
     (
         r"unknown key '(?P<key>[^']*)' \(allowed: (?P<text>.*)\)",
@@ -462,6 +507,7 @@ _CONVERT: dict[str, Callable[[str], str]] = {
     "field": lambda v: _FIELD_FA.get(v) or isolate(v),
     "role": lambda v: ROLE_FA.get(v) or isolate(v),
     "roles": _roles,
+    "row": lambda v: _ROW_FA.get(v) or isolate(v),
 }
 
 

@@ -16,6 +16,7 @@ from baulk.firmware import keypad_flow as kf
 from baulk.firmware import names
 from baulk.firmware.sim.board import SimBoard
 from baulk.protocol import messages
+from baulk.protocol.host_catalogue import event_result
 from tests.chaos.power_loss import Host
 from tests.test_engine_properties import check_invariants
 
@@ -71,7 +72,7 @@ def run(
         "presses": presses,
         "states_checked": checked,
         "events_journaled": j.next - 1,
-        "events_refused": sum(1 for _s, b in host.delivered if messages.event_result(b)[1]),
+        "events_refused": sum(1 for _s, b in host.delivered if event_result(b)[1]),
         "matches_started": sum(1 for _s, b in host.delivered if _is_match(b)),
         "host_got": len(host.delivered),
         "journal_lost": j.lost,
@@ -81,4 +82,4 @@ def run(
 
 
 def _is_match(body: dict[Any, Any]) -> bool:
-    return messages.wire_to_event(body).get("ev") == "match" and not messages.event_result(body)[1]
+    return messages.wire_to_event(body).get("ev") == "match" and not event_result(body)[1]

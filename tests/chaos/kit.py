@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from baulk.firmware import journal as journal_mod
-from baulk.protocol import messages
+from baulk.protocol import host_catalogue, messages
 from tests.host.harness import stored_events
 
 
@@ -293,7 +293,7 @@ def compare(
     """The host store against the device's record: exactly once and in order."""
     device = {}
     for seq, body in journaled:
-        boot = messages.event_result(body)[2]
+        boot = host_catalogue.event_result(body)[2]
         device[seq] = (boot, _norm(messages.wire_to_event(body)))
     seen: dict[int, int] = {}
     out_of_order = differing = unknown = 0

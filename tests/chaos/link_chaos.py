@@ -15,6 +15,7 @@ from typing import Any
 
 from baulk.host.sim.table import SimulatedTable
 from baulk.protocol import messages
+from baulk.protocol.host_catalogue import event_result
 from tests.chaos.kit import (
     FaultyLink,
     JournalTap,
@@ -148,7 +149,7 @@ def matches_done(tap: JournalTap, sim: SimulatedTable) -> int:
     """Matches played to the end, by the device's own journal and state."""
     started = 0
     for _seq, body in tap.of(sim.flash_dir):
-        if messages.wire_to_event(body).get("ev") == "match" and not messages.event_result(body)[1]:
+        if messages.wire_to_event(body).get("ev") == "match" and not event_result(body)[1]:
             started += 1
     if not started:
         return 0

@@ -14,7 +14,7 @@ import pytest
 
 from baulk.host.referee.reports import csv_cell
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, http, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, stored_events, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -42,6 +42,11 @@ def test_a_hostile_body_is_a_clear_400_not_a_traceback(
         ("Re\u200bza", "U+200B"),  # zero-width space: two names that look the same
         ("Al\u0085i", "U+0085"),  # a C1 control (at an end it is trimmed as a space)
         ("Ali\u2028Reza", "U+2028"),  # a line separator
+        ("\u3164", "U+3164"),  # the Hangul filler: a name that draws nothing
+        ("Ali\u115f", "U+115F"),  # the Hangul choseong filler
+        ("\u2800\u2800", "U+2800"),  # the braille blank
+        ("Re\u034fza", "U+034F"),  # the combining grapheme joiner
+        ("Ali \U0001f600", "emoji or symbols (U+1F600)"),  # the boards cannot draw it
         ("Reza\u200cزاده", None),  # the zero-width non-joiner Persian names need
         ("=HYPERLINK(1)", None),  # a fine name: only the CSV must not run it
     ],
@@ -57,6 +62,24 @@ def test_names_with_invisible_or_direction_characters_are_refused(
         assert peer.last_seq() == 0
     else:
         assert status == 200, reply
+
+
+def test_a_tables_own_names_are_shown_by_the_name_rules(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
+    # The table's match event is the record and cannot be refused; what the
+    # host shows of it (boards, reports, the players' pages) keeps to the rules.
+    players = ["\u202eAli\x1b[31m", "\u3164Re\u200bza"]
+    peer.play([{"ev": "match", "players": players, "best_of": 1}])
+    wait_for(lambda: peer.acked() == 1, what="the match acked")
+    board = wait_for(lambda: (b := daemon.board("t1"))["match"] and b, what="the board")
+    assert board["match"]["names"] == ["Ali[31m", "Reza"]
+    found = http(daemon.url + "/api/players?q=")[1]["players"]
+    assert sorted(p["name"] for p in found) == ["Ali[31m", "Reza"]
+    matches = http(daemon.url + "/api/matches?table=t1")[1]["matches"]
+    assert matches[0]["players"] == ["Ali[31m", "Reza"]
+    stored = stored_events(daemon.cfg.store_path)
+    assert stored[0][2]["players"] == players  # the record keeps what the table sent
 
 
 def test_csv_cells_never_begin_a_formula(daemon: DaemonThread, peer: DevicePeer) -> None:
@@ -120,13 +143,56 @@ def test_one_address_cannot_take_every_connection(daemon: DaemonThread) -> None:
         s.connect(_server(daemon))
         hog.append(s)
     try:
-        # Each newcomer over the address's cap pushes out that address's own
-        # oldest idle connection (a signed-in one never: test_roles.py), so
-        # the address never holds more than its share.
-        wait_for(lambda: guard.evicted >= 8, what="the address's oldest connections closed")
+        # The newest take the places of the address's own oldest, never
+        # another address's: it holds per_client at most.
+        wait_for(lambda: guard.evicted >= 8, what="the oldest pushed out")
         assert sum(_closed_by_server(s, timeout=5) for s in hog[:8]) == 8
         assert guard.by_client["127.0.0.7"] == guard.per_client
         assert http(daemon.url + "/api/tables")[0] == 200  # another address is still served
     finally:
         for s in hog:
             s.close()
+
+
+MARK = b"XSSMARK"
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"G\x01T /" + MARK + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # a malformed request line
+        b"GET /\x1b[31m" + MARK + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /" + MARK * 2000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # an over-long URL
+        b"POST /api/tables/t1/match HTTP/1.1\r\nHost: x\r\nContent-Length: " + MARK + b"\r\n\r\n",
+        b"POST /api HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\nX: " + MARK + b"\r\n\r\n",
+        b"GET /api HTTP/1.1\r\nHost: x\r\n" + MARK * 2000 + b": y\r\n\r\n",  # an over-long header
+    ],
+    ids=[
+        "bad method",
+        "escape in the path",
+        "long url",
+        "bad length",
+        "negative length",
+        "long header",
+    ],
+)
+def test_a_request_aiohttp_cannot_read_gets_the_headers_and_no_echo(
+    daemon: DaemonThread, request_bytes: bytes
+) -> None:
+    with socket.create_connection(_server(daemon), timeout=10) as s:
+        s.sendall(request_bytes)
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+    head, _, body = got.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0].split()[1].startswith("4"), lines[0]
+    headers = {k.lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    assert MARK not in got and b"\x1b" not in got
+    assert body.strip() in (
+        b"the request could not be read",
+        b'{"error": "the request could not be read"}',
+    )

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from baulk.firmware import journal as jr
+from baulk.firmware import names
 from baulk.firmware.engine import Engine, Rejected
 from baulk.firmware.sim.board import SIM_KEY, SimBoard
 from baulk.firmware.sim.script import Driver
@@ -23,7 +24,7 @@ from baulk.protocol import cbor, frame, messages
 from baulk.protocol.session import HOST, Session
 
 KEY = bytes.fromhex(SIM_KEY)
-UNDO = messages.RAW["ev"][2].index("undo")
+UNDO = names.EVENTS.index("undo")
 
 
 @pytest.mark.parametrize("key_len", [0, 1, 31, 32, 64, 65, 200])

@@ -38,7 +38,7 @@ SCRIPT = Path(__file__).with_name("mp_link_frames.py")
 CASES = 1500
 # What a board's catalogue holds: host_catalogue, loaded in this process,
 # adds health, which only a device sends and so a device never lists.
-DEVICE_TYPES = set(M.TYPES) - {host_codec.HEALTH}
+DEVICE_TYPES = set(C.TYPES) - {host_codec.HEALTH}
 Case = tuple[bool, bytes]
 
 
@@ -147,7 +147,7 @@ def expected(opened: bool, wire: bytes) -> Answer:
     else:
         f = host_codec.decode_frame(wire)
         body = f.body
-        _name, sender, reliable = M.TYPES[mtype]
+        _name, sender, reliable = C.TYPES[mtype]
         verdict = "ok" if f.error is None else "bad"
         if sender == M.DEVICE or bool(rel) != reliable:  # §7.1, §3
             verdict = "bad"

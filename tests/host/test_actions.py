@@ -174,7 +174,7 @@ def test_a_store_of_the_first_schema_gains_the_new_columns(tmp_path: Path) -> No
         db.close()
 
 
-def test_a_failed_commit_draws_the_action_id_again_with_its_row(tmp_path: Path) -> None:
+def test_a_refused_action_draws_its_id_again_with_its_row(tmp_path: Path) -> None:
     from baulk.host.store import Batch, CommandRow
 
     store = Store(tmp_path / "s.sqlite")
@@ -183,9 +183,10 @@ def test_a_failed_commit_draws_the_action_id_again_with_its_row(tmp_path: Path) 
         store.db.execute(
             "CREATE TRIGGER boom AFTER UPDATE ON commands BEGIN SELECT RAISE(ABORT, 'disk'); END"
         )
-        with pytest.raises(sqlite3.DatabaseError):
-            store.write(Batch(commands=[row]))
+        written = store.write(Batch(commands=[row]))
+        assert [(r, why) for r, why in written.refused] == [(row, "disk")]
         assert row.action == 0  # rolled back: the id it had is no one's
+        assert store.db.execute("SELECT count(*) FROM commands").fetchone() == (0,)
         store.db.execute("DROP TRIGGER boom")
         store.write(Batch(commands=[row]))
         assert row.action == (5 << 32) | 1

@@ -20,7 +20,7 @@ HOST = Path(__file__).resolve().parents[2] / "host"
 
 # The order, earliest first: (DESIGN.md's layer, the names below baulk.host it holds).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("shared", ("errors", "sides")),  # modules every layer may use
+    ("shared", ("errors", "sides", "name_rules", "logsafe")),  # modules every layer may use
     ("tools", ("sim",)),  # the simulator and the MicroPython runner
     ("link", ("link",)),
     ("store", ("store",)),

@@ -1,7 +1,7 @@
-"""The staff's rows in the store's writer: one the file refuses is skipped
+"""The staff's rows in the store's writer: one the file refuses is refused
 alone, and the events of the same commit are stored all the same (the score
-path comes first); each row hears whether it was stored only after the
-commit."""
+path comes first); a commit that fails stores none of it, and the row is
+written when the batch is tried again."""
 
 from __future__ import annotations
 
@@ -15,19 +15,17 @@ from baulk.host.store import Batch, EventRow, StaffWrite, Store, StoreReader, st
 
 def test_a_refused_staff_row_never_holds_up_the_events(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite")
-    heard: list[tuple[str, bool]] = []
-    rows = [
-        StaffWrite("activity", {"wall_ms": 1}, done=lambda ok: heard.append(("broken", ok))),
-        StaffWrite("no such change", done=lambda ok: heard.append(("unknown", ok))),
-        StaffWrite(
-            "activity",
-            {"wall_ms": 5, "mono_ms": 6, "boot": "b", "action": "undo", "what": "POST x",
-             "result": "done"},
-            done=lambda ok: heard.append(("good", ok)),
-        ),
-    ]  # fmt: skip
+    broken = StaffWrite("activity", {"wall_ms": 1})
+    unknown = StaffWrite("no such change")
+    good = StaffWrite(
+        "activity",
+        {"wall_ms": 5, "mono_ms": 6, "boot": "b", "action": "undo", "what": "POST x",
+         "result": "done"},
+    )  # fmt: skip
     events = [EventRow("t1", 1, seq, 1000 + seq, {"ev": "strike", "t": seq}) for seq in (1, 2)]
-    assert store.write(Batch(events=events, staff=rows)) == {"t1": 2}
+    written = store.write(Batch(events=events, writes=[broken, unknown, good]))
+    assert written.done == {"t1": 2}
+    assert [row for row, _ in written.refused] == [broken, unknown]
     store.close()
     reader = StoreReader(tmp_path / "s.sqlite")
     try:
@@ -36,25 +34,23 @@ def test_a_refused_staff_row_never_holds_up_the_events(tmp_path: Path) -> None:
         assert [r["action"] for r in logged] == ["undo"]
     finally:
         reader.close()
-    assert heard == [("broken", False), ("unknown", False), ("good", True)]
 
 
-def test_a_row_hears_nothing_of_a_commit_that_failed(tmp_path: Path) -> None:
+def test_a_commit_that_failed_stores_none_of_the_row(tmp_path: Path) -> None:
     store = Store(tmp_path / "s.sqlite")
-    heard: list[bool] = []
     row = StaffWrite(
         "account",
         {"name": "Dina", "name_key": "dina", "role": "desk", "created_ms": 1, "changed_ms": 1},
-        done=heard.append,
     )
     store.db.execute(
         "CREATE TRIGGER no_links BEFORE INSERT ON links BEGIN SELECT RAISE(ABORT, 'full'); END"
     )
     bad = EventRow("t1", 1, 1, 1, {"ev": "strike", "t": 1})
     with pytest.raises(sqlite3.DatabaseError, match="full"):
-        store.write(Batch(events=[bad], staff=[row]))
-    assert heard == []  # not stored: the batch is tried again, and hears then
+        store.write(Batch(events=[bad], writes=[row]))
+    count = store.db.execute("SELECT count(*) FROM staff_accounts").fetchone()[0]
+    assert count == 0  # nothing of it: the batch is tried again
     store.db.execute("DROP TRIGGER no_links")
-    store.write(Batch(events=[bad], staff=[row]))
-    assert heard == [True] and row.row_id == 1
+    written = store.write(Batch(events=[bad], writes=[row]))
+    assert written.refused == [] and row.row_id == 1
     store.close()

@@ -167,3 +167,55 @@ def test_a_second_signal_while_stopping_ends_the_process(tmp_path: Path) -> None
         assert "SIGTERM again while stopping: stopping now" in proc.stderr.read()
     finally:
         proc.kill()
+
+
+def test_while_the_store_cannot_write_desk_and_console_actions_fail_fast(
+    tmp_path: Path, peer: DevicePeer
+) -> None:
+    import dataclasses
+    import time
+
+    from tests.host.harness import TOKEN
+    from tests.host.test_sessions import billing
+
+    cfg = dataclasses.replace(
+        make_config(tmp_path, {"t1": tmp_path / "ttyTABLE1"}), billing=billing()
+    )
+    d = DaemonThread(cfg).start()
+    try:
+        wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="table online")
+        assert http(d.url + "/api/tables/t1/session", {}, token=TOKEN)[0] == 200
+        match = {"players": ["Ali", "Reza"], "best_of": 3}
+        assert http(d.url + "/api/tables/t1/match", match, token=TOKEN)[0] == 200
+        d.flush()
+        fill_the_disk(d, None)
+        events = generate_match(4, best_of=3)[1:300]
+        peer.play(events)
+        wait_for(lambda: not d.board("t1")["store"]["ok"], what="the store failing")
+        for path, body in [
+            ("/api/sessions/1/close", {}),
+            ("/api/sessions/1/corrections", {"amount": "5", "reason": "a drink"}),
+            ("/api/tables/t1/session", {}),
+            ("/api/tables/t1/command?lang=fa", {"ev": "undo"}),
+            ("/api/tables/t1/names?lang=fa", {"players": ["Ali Zand", "Reza"]}),
+            ("/api/tables/t1/match", match),
+        ]:
+            start = time.monotonic()
+            status, reply = http(d.url + path, body, token=TOKEN)
+            assert time.monotonic() - start < 2.0, path  # at once, not after the disk
+            assert status == 503, (path, reply)
+            assert reply["error"] == (
+                "the store cannot write: database or disk is full; nothing was changed"
+            ), path
+            if "lang=fa" in path:
+                assert reply["message"].startswith("رایانه‌ی باشگاه اکنون نمی‌تواند ذخیره کند")
+        # What writes nothing to the store still works: the handset's language.
+        assert http(d.url + "/api/tables/t1/handset", {"lang": "fa"}, token=TOKEN)[0] in (200, 202)
+        assert peer.acked() < peer.last_seq()  # nothing past the full disk is acknowledged
+        fill_the_disk(d, 1 << 30)
+        wait_for(lambda: d.board("t1")["store"]["ok"], what="the store back")
+        wait_for(lambda: peer.acked() == peer.last_seq(), what="every event acked")
+        status, reply = http(d.url + "/api/sessions/1/close", {}, token=TOKEN)
+        assert status == 200 and not reply["bill"]["open"], reply
+    finally:
+        d.stop()

@@ -130,7 +130,7 @@ def test_store_keeps_each_event_once_and_raw_frames_append_only(tmp_path: Path) 
     store = Store(tmp_path / "s.sqlite")
     events = generate_match(1, best_of=1)
     rows = event_rows("t1", events)
-    done = store.write(Batch(events=rows[:50]))
+    done = store.write(Batch(events=rows[:50])).done
     assert done == {"t1": 50}
     # a batch that repeats stored events (overlap) stores only the new ones
     store.write(Batch(events=rows[40:]))

@@ -1,6 +1,7 @@
 """Renders the message catalogue tables of protocol/SPEC.md from
-messages.SCHEMA, so the spec and the code cannot drift: test_wire_spec.py
-fails when the text between the catalogue markers differs.
+host_catalogue.SCHEMA (messages.py's catalogue, completed), so the spec and
+the code cannot drift: test_wire_spec.py fails when the text between the
+catalogue markers differs.
 
     .venv/bin/python tests/protocol/spec_tables.py    # rewrites that part of SPEC.md
 """
@@ -24,7 +25,7 @@ TABLES = {
     id(names.BALLS): "BALLS",
     id(names.POCKETS): "POCKETS",
     id(names.FOUL_KINDS): "FOUL_KINDS",
-    id(M.WARNINGS): "WARNINGS",
+    id(names.WARNINGS): "WARNINGS",
     id(names.LANGS): "LANGS",
 }
 SENDER = {M.DEVICE: "device → host", M.HOST: "host → device", M.BOTH: "both ways"}
@@ -72,8 +73,8 @@ def describe(kind: int, a: Any, b: Any) -> tuple[str, str]:
 
 def render() -> str:
     lines = [BEGIN, ""]
-    for mtype in sorted(M.TYPES):
-        name, sender, reliable = M.TYPES[mtype]
+    for mtype in sorted(C.TYPES):
+        name, sender, reliable = C.TYPES[mtype]
         lines.append(
             f"#### {mtype} `{name}` ({SENDER[sender]}, {'reliable' if reliable else 'unreliable'})"
         )

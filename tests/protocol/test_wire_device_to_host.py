@@ -96,8 +96,8 @@ _value = st.one_of(
     st.lists(st.text(max_size=60), min_size=2, max_size=2),
 )
 _raw_key = st.one_of(
-    st.sampled_from(sorted(M.RAW_BY_KEY)),  # its integer key
-    st.sampled_from(sorted(M.RAW)),  # its text name
+    st.sampled_from(sorted(C.RAW_BY_KEY)),  # its integer key
+    st.sampled_from(sorted(C.RAW)),  # its text name
     st.text(min_size=1, max_size=40),  # a newer minor's, or junk
 )
 _command = st.dictionaries(_raw_key, _value, max_size=5).map(
@@ -155,7 +155,7 @@ def test_every_event_journaled_from_a_setup_match_is_one_the_host_accepts(
     _all_taken_by_the_host([(M.SETUP_MATCH, body) for body in setups])
 
 
-_HOST_SENT = sorted(t for t in C.SCHEMA if M.TYPES[t][1] != M.DEVICE)
+_HOST_SENT = sorted(t for t in C.SCHEMA if C.TYPES[t][1] != M.DEVICE)
 
 
 @pytest.mark.slow

@@ -51,7 +51,7 @@ def _framed(body: bytes, mtype: int, flags: int, seq: int) -> bytes:
 @given(st.binary(max_size=2000))
 def test_random_bytes_never_raise(data: bytes) -> None:
     f = host_codec.decode_frame(data)
-    assert f.error is not None or f.mtype in M.TYPES
+    assert f.error is not None or f.mtype in C.TYPES
     s = host_codec.StreamDecoder()
     for g in s.feed(data):
         assert isinstance(g, host_codec.Frame)
@@ -233,7 +233,7 @@ _any_value = st.recursive(
 
 @pytest.mark.slow
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(_any_key, _any_value, max_size=5), st.sampled_from(sorted(M.TYPES)))
+@given(st.dictionaries(_any_key, _any_value, max_size=5), st.sampled_from(sorted(C.TYPES)))
 def test_the_host_and_the_device_decoders_agree_on_any_body(body: Any, mtype: int) -> None:
     try:
         data = cbor2.dumps(body)
@@ -247,7 +247,7 @@ def test_the_host_and_the_device_decoders_agree_on_any_body(body: Any, mtype: in
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
-        st.tuples(_well_formed_cbor(), st.binary(max_size=6), st.sampled_from(sorted(M.TYPES))),
+        st.tuples(_well_formed_cbor(), st.binary(max_size=6), st.sampled_from(sorted(C.TYPES))),
         min_size=2,
         max_size=12,
     )

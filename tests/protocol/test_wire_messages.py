@@ -91,7 +91,7 @@ json_values = st.recursive(
 @settings(max_examples=200)
 @given(
     st.dictionaries(
-        st.sampled_from([*M.RAW, "extra", "t2"]),
+        st.sampled_from([*C.RAW, "extra", "t2"]),
         st.one_of(json_values, st.sampled_from(names.BALLS + names.POCKETS + names.FOUL_KINDS)),
         max_size=6,
     ).map(lambda d: {"ev": "pot", **d})
@@ -115,9 +115,9 @@ def test_event_body_carries_result_under_negative_keys() -> None:
         {"ev": "pot", "ball": "red"}, [1, 0], rejected="no", boot=9, src=M.SRC_HOST, cmd=4
     )
     assert {k for k in body if k < 0} == {-1, -2, -3, -4, -5}
-    assert M.event_result(body) == ([1, 0], "no", 9, M.SRC_HOST, 4)
+    assert C.event_result(body) == ([1, 0], "no", 9, M.SRC_HOST, 4)
     assert M.wire_to_event(body) == {"ev": "pot", "ball": "red"}
-    assert M.event_result(M.event_body({"ev": "rest"}, [3, 4])) == ([3, 4], None, 0, 0, 0)
+    assert C.event_result(M.event_body({"ev": "rest"}, [3, 4])) == ([3, 4], None, 0, 0, 0)
 
 
 @pytest.mark.parametrize("scores", [[0, 0], [23, 23], [147, 255], [255, 255]])
@@ -205,9 +205,9 @@ def test_unknown_integer_keys_are_ignored() -> None:
 
 def test_type_ids_are_unique_and_frozen() -> None:
     assert (M.HELLO, M.WELCOME, M.ERROR) == (1, 2, 12)  # frozen across majors
-    assert len({t[0] for t in M.TYPES.values()}) == len(M.TYPES)
-    assert set(M.TYPES) == set(C.SCHEMA)
-    assert {t for t in M.TYPES if M.is_reliable(t)} == {
+    assert len({t[0] for t in C.TYPES.values()}) == len(C.TYPES)
+    assert set(C.TYPES) == set(C.SCHEMA)
+    assert {t for t in C.TYPES if M.is_reliable(t)} == {
         M.EVENT,
         M.SETUP_MATCH,
         M.COMMAND,
@@ -218,3 +218,68 @@ def test_type_ids_are_unique_and_frozen() -> None:
         18,  # check_request
         M.CHECKPOINT,
     }
+
+
+# The catalogue is text read a line at a time (messages.py): its words and
+# its layout are held to the codes here.
+
+
+def test_a_kinds_word_is_its_code() -> None:
+    words = M._KINDS.split()
+    kinds = [
+        "UINT",
+        "INT",
+        "TEXT",
+        "BOOL",
+        "NAME",
+        "NAMES",
+        "UINTS",
+        "PLAYERS",
+        "FOUL",
+        "BALL_ON",
+        "COLOURS",
+        "WARNING",
+        "BYTES",
+    ]
+    assert [getattr(M, k) for k in kinds] == list(range(len(kinds)))
+    assert words[: len(kinds)] == [k.lower() for k in kinds]
+    assert words[C.MARKS] == "marks"
+    for code, word in enumerate(words):
+        assert M._entry(["x", "0", word, "0", "0", "-"])[1] == code
+    assert [M._index(" - req nul ", p) for p in ("-", "req", "nul")] == [0, M.REQ, M.NUL]
+    senders = [M._index(" - device host both ", s) for s in ("device", "host", "both")]
+    assert senders == [M.DEVICE, M.HOST, M.BOTH]
+
+
+def test_bounds_read_as_numbers_tables_and_lists() -> None:
+    assert [M._bound(w) for w in ("u8", "u16", "u32", "u63")] == [M.U8, M.U16, M.U32, M.U63]
+    assert (M._bound("-1440"), M._bound("256")) == (-1440, 256)
+    assert M._bound("BALLS") is names.BALLS
+    assert M._bound("6,0,u32") == (6, 0, M.U32)
+
+
+def test_raw_keys_are_their_lines_in_order() -> None:
+    # messages._raw_at finds a key by its line
+    assert list(C.RAW_BY_KEY) == list(range(len(C.RAW_BY_KEY)))
+    for k, n in C.RAW_BY_KEY.items():
+        assert M._raw_at(k) == (n, *C.RAW[n][1:], M.REQ if n == "ev" else 0)
+        assert M._raw(n) == (k, M._raw_at(k))
+    assert M._raw_at(len(C.RAW)) is None
+    assert M._raw_at(-1) is None
+    assert M._raw_at("ball") is None
+
+
+@pytest.mark.parametrize(
+    "name", ["", " ", "ev 0", "ball ", "ball\n  pocket", "  ball", "bal", "balls", "BALL", 1, None]
+)
+def test_only_a_whole_raw_name_is_a_raw_key(name: Any) -> None:
+    assert M._raw(name) is None
+
+
+def test_a_type_is_found_by_its_whole_id() -> None:
+    assert M.type_of(1)[0] == "hello"
+    assert M.type_of(17)[0] == "pocket_check"
+    for mtype in (0, 20, 21, 99, 255, -1):
+        assert M.type_of(mtype) is None
+        assert M.schema(mtype) is None
+    assert M.type_of(16) == ("health", M.DEVICE, False)  # host_catalogue, loaded here, adds it

@@ -29,13 +29,13 @@ def schema_fields(mtype: int) -> list[tuple[str, bool]]:
         fields.append(("input", True))
     for key in sorted(schema, key=lambda k: (k < 0, abs(k))):
         name, _, _, _, presence = schema[key]
-        if mtype in C.RAW_INPUT and name in M.RAW:
+        if mtype in C.RAW_INPUT and name in C.RAW:
             continue
         fields.append((name, bool(presence & M.REQ)))
     return fields
 
 
-@pytest.mark.parametrize("mtype", sorted(M.TYPES), ids=M.type_name)
+@pytest.mark.parametrize("mtype", sorted(C.TYPES), ids=M.type_name)
 def test_each_type_has_a_record_named_from_its_schema(mtype: int) -> None:
     record = H.RECORDS[mtype]
     assert mtype == record.TYPE

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from baulk.protocol import cbor, frame, messages, reliability, session
+from baulk.protocol import cbor, frame, host_catalogue, messages, reliability, session
 
 from . import spec_tables
 
@@ -18,7 +18,7 @@ def test_catalogue_tables_are_generated_from_the_code() -> None:
 
 
 def test_catalogue_overview_lists_every_type_with_its_id_and_stream() -> None:
-    for mtype, (name, _sender, reliable) in messages.TYPES.items():
+    for mtype, (name, _sender, reliable) in host_catalogue.TYPES.items():
         row = re.search(
             rf"^\| {mtype} \| `{name}` \| \w+ \| (\*\*reliable\*\*|unreliable) \|", TEXT, re.M
         )

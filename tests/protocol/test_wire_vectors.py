@@ -28,7 +28,7 @@ def test_committed_vectors_are_what_the_generator_writes() -> None:
 
 
 def test_every_message_type_has_a_vector() -> None:
-    assert {v["type"] for v in V["valid"]} == set(M.TYPES)
+    assert {v["type"] for v in V["valid"]} == set(C.TYPES)
 
 
 def test_every_required_invalid_kind_has_a_vector() -> None:

@@ -1,5 +1,5 @@
 """Hypothesis strategies for bodies that fit the catalogue, built from
-messages.SCHEMA itself, and for any value of the CBOR subset."""
+host_catalogue.SCHEMA itself, and for any value of the CBOR subset."""
 
 from __future__ import annotations
 

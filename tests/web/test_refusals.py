@@ -50,6 +50,7 @@ SAMPLES = {
     "PASSWORD_BYTES": "256",
     "TOKEN_NAME_CHARS": "40",
     "ord(c)": "200B",
+    "kind": "table session change",
 }
 PERCENT = re.compile(r"%[sd]")
 
@@ -88,16 +89,26 @@ def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
     return found
 
 
+def returned(path: Path) -> list[str]:
+    """The sentences a module's functions return (host/name_rules.py's)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [_sample(n.value) for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value]
+    return [t for t in found if t and " " in t]
+
+
 ENGINE = sentences(ROOT / "firmware" / "engine.py", {"Rejected"})
 DAEMON = sentences(ROOT / "host" / "venue" / "actions.py", {"ActionError"}, 1)
 # The desk's: table sessions and bills (the club), and amounts (host/club/money.py)
 CLUB = sentences(ROOT / "host" / "club" / "sessions.py", {"ActionError"}, 1) + [
     "amount " + text for text in sentences(ROOT / "host" / "club" / "money.py", {"MoneyError"})
 ]
+# The store's refusals (a row it cannot keep, or cannot write at all).
+STORE = sentences(ROOT / "host" / "store" / "edges.py", {"StoreRefused", "__init__"}, 1)
 # The server's own refusals, from each area the operator acts through.
 WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console", "desk")
 WEB = (
-    sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"})
+    [t for t in sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"}) if t != "x"]
+    + returned(ROOT / "host" / "name_rules.py")
     + [
         text
         for area in WEB_AREAS
@@ -157,10 +168,11 @@ def test_the_sentences_were_found() -> None:
     assert len(ENGINE) >= 60
     assert len(DAEMON) >= 3
     assert len(CLUB) >= 20
+    assert len(STORE) >= 3
     assert len(WEB) >= 25
 
 
-@pytest.mark.parametrize("sentence", sorted(set(ENGINE + DAEMON + CLUB + WEB)))
+@pytest.mark.parametrize("sentence", sorted(set(ENGINE + DAEMON + CLUB + STORE + WEB)))
 def test_every_refusal_has_its_persian(sentence: str) -> None:
     fa = persian(sentence)
     assert fa is not None, f"no Persian for: {sentence!r}"

@@ -21,9 +21,10 @@ from typing import Any
 
 from aiohttp import web
 
+from baulk.host.name_rules import NAME_BYTES
 from baulk.host.staff import roles
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
-from baulk.host.web.action_checks import BEST_OF_MAX, NAME_BYTES
+from baulk.host.web.action_checks import BEST_OF_MAX
 from baulk.host.web.http import MAX_BODY
 
 Schema = dict[str, Any]

@@ -13,7 +13,7 @@ from tests.host.harness import wait_for
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = 8  # per operation and kind (valid, invalid): bench/api_fuzz.py runs hundreds
+EXAMPLES = 25  # per operation and kind (valid, invalid): bench/api_fuzz.py runs hundreds
 
 
 def test_every_route_answers_as_its_document_says(tmp_path_factory: pytest.TempPathFactory) -> None:

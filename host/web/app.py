@@ -30,6 +30,7 @@ from baulk.host.web import (
     desk,
     files,
     handset,
+    openapi,
     players,
     sensors,
     staff_pages,
@@ -170,6 +171,7 @@ def build_app(daemon: Daemon) -> web.Application:
     handset.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
     players.add_routes(app, daemon.config.store_path)  # player pages and the registry
     sensors.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
+    openapi.add_routes(app)  # GET /api/openapi.json: every route above, described
     staff_pages.add_routes(app)  # the owner's: users, tokens, activity, verify
     return app
 

@@ -40,6 +40,7 @@ from typing import Any
 from aiohttp import web
 
 from baulk.host.errors import ActionError
+from baulk.host.logsafe import Tally, printable
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
 from baulk.host.staff.accounts import OPERATOR, check_pin
@@ -60,6 +61,9 @@ from baulk.host.web.http import (
 from baulk.host.web.throttle import LOCKED, PASSWORD, PIN, TRUSTED, Guessing, Schedule
 
 log = logging.getLogger("baulk.web")
+# Refused credentials are told once a kind, then counted: a stranger's
+# thousand guesses make one line a minute, never a line each.
+_REFUSED = Tally(log, 60.0)
 
 STAFF_KEY: web.AppKey[Registry] = web.AppKey("staff")
 QUIET_KEY: web.AppKey[activity.QuietRefusals] = web.AppKey("quiet_refusals")
@@ -172,7 +176,9 @@ async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, s
         return Actor(found.name, found.role, found.tables, "token", None)
     if operator is None and not staff.tokens:
         return 403, SWITCHED_OFF
-    log.warning("refused a wrong or missing token (from %s)", request.remote or "?")
+    _REFUSED.tell(
+        "token", logging.WARNING, f"refused a wrong or missing token (from {request.remote or '?'})"
+    )
     wait = guessing.begin(OPERATOR_KEY, PASSWORD, trusted=True)
     if wait > 0:
         return await _held(wait, "operator token")
@@ -386,7 +392,11 @@ async def _sign_in_account(
     finally:
         guessing.end(key, ok)
     if not ok or account is None:
-        log.warning("sign-in refused for %r (from %s)", name[:40], request.remote or "?")
+        _REFUSED.tell(
+            "sign-in",
+            logging.WARNING,
+            f"sign-in refused for {printable(name, 40)!r} (from {request.remote or '?'})",
+        )
         return 401, f"the name or {secret_word.lower()} is wrong"
     if not with_pin:
         guessing.clear(f"pin:{account.id}")  # the password unlocks a locked PIN
@@ -409,7 +419,11 @@ async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[i
     ok = cookies.same_secret(given.strip(), operator)
     guessing.end(key, ok)
     if not ok:
-        log.warning("operator refused: wrong token (from %s)", request.remote or "?")
+        _REFUSED.tell(
+            "operator",
+            logging.WARNING,
+            f"operator refused: wrong token (from {request.remote or '?'})",
+        )
         return 401, "the operator token is wrong"
     return _operator("session")
 

@@ -126,12 +126,13 @@ DESK_RULES: list[tuple[str, str]] = [
     (r"the receipt printer did not print: (?P<text>.*)", "چاپگر رسید چاپ نکرد: {text}"),
     (r"lang must be 'en' or 'fa'", "زبان باید انگلیسی یا فارسی باشد"),
     (
-        r"date must be a day written YYYY-MM-DD \(Gregorian\)",
-        "روز باید به صورت سال-ماه-روز میلادی نوشته شود",
+        r"date must be a day written YYYY-MM-DD \(Gregorian, (?P<n>\S+) to (?P<m>\S+)\)",
+        "روز باید به صورت سال-ماه-روز میلادی نوشته شود (از {n} تا {m})",
     ),
     (
-        r"jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD",
-        "روز باید یکی از روزهای تقویم خورشیدی باشد (سال-ماه-روز)",
+        r"jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD "
+        r"\((?P<n>\S+) to (?P<m>\S+)\)",
+        "روز باید یکی از روزهای تقویم خورشیدی باشد، سال-ماه-روز (از {n} تا {m})",
     ),
     (
         r"expect must be the match id the console showed, or null",

@@ -49,6 +49,12 @@ def error(status: int, text: str, lang: str | None = None) -> web.Response:
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+# The days a report may ask for: the store's times are Unix milliseconds,
+# and a year past these is a typing mistake (and past the calendars' range).
+FIRST_YEAR, LAST_YEAR = 1970, 2200
+FIRST_JYEAR, LAST_JYEAR = FIRST_YEAR - 621, LAST_YEAR - 622
+
+
 def query_day(request: web.Request, today: date) -> date | web.Response:
     """The day a report asks for: ``date`` (Gregorian) or ``jdate`` (Solar
     Hijri, the Persian picker's), both written YYYY-MM-DD; ``today``
@@ -61,13 +67,27 @@ def query_day(request: web.Request, today: date) -> date | web.Response:
         if not _DAY.fullmatch(text or jtext or ""):
             raise ValueError
         if text is not None:
-            return date.fromisoformat(text)
+            day = date.fromisoformat(text)
+            if not FIRST_YEAR <= day.year <= LAST_YEAR:
+                raise ValueError
+            return day
         y, m, d = (int(x) for x in (jtext or "").split("-"))
+        if not FIRST_JYEAR <= y <= LAST_JYEAR:
+            raise ValueError
         return views.gregorian(y, m, d)
     except ValueError:
         if text is not None:
-            return error(400, "date must be a day written YYYY-MM-DD (Gregorian)", lang)
-        return error(400, "jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD", lang)
+            return error(
+                400,
+                f"date must be a day written YYYY-MM-DD (Gregorian, {FIRST_YEAR} to {LAST_YEAR})",
+                lang,
+            )
+        return error(
+            400,
+            f"jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD "
+            f"({FIRST_JYEAR} to {LAST_JYEAR})",
+            lang,
+        )
 
 
 def lang_of(request: web.Request) -> str:

@@ -276,10 +276,6 @@ _RULES: list[tuple[str, str]] = [
         "چیزی برای تغییر نیست: غیرفعال، گذرواژه، رمز عددی، نقش یا میزها را بدهید",
     ),
     (r"there is no token (?P<id>.*) in use", "توکن {id} در کار نیست"),
-    (
-        r"date must be a day written YYYY-MM-DD \(Gregorian\)",
-        "تاریخ باید روزی به شکل سال-ماه-روز میلادی باشد",
-    ),
     (r"table must be a table id", "میز باید شناسه‌ی میز باشد"),
     (
         r"who must be a name of at most (?P<n>\d+) characters",

@@ -1,0 +1,782 @@
+"""The HTTP API described for other software: an OpenAPI 3.1 document of
+every route the web side serves, at ``GET /api/openapi.json``.
+
+A league's or a club's own software integrates against it, and the fuzzer
+(schemathesis, tests/chaos/test_api_fuzz.py) holds the running daemon to it:
+every route and method, with and without credentials.  Each route's entry is
+written here beside its area's module; tests/web/test_openapi.py fails when
+a route of the built app is missing from the document or the document names
+one the app does not serve, and when a route's security disagrees with the
+role table (host/staff/roles.py).
+
+Errors are described once: every route may answer an error as JSON
+``{"error": "sentence", "message"?: "the sentence in ?lang="}`` (the pages:
+as plain text), with the status that says what went wrong (docs/API.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+from baulk.host.name_rules import NAME_BYTES
+from baulk.host.staff import roles
+from baulk.host.venue.live import SCHEMA_VERSION, SERVER
+from baulk.host.web.action_checks import BEST_OF_MAX
+from baulk.host.web.http import MAX_BODY
+
+Schema = dict[str, Any]
+
+# ---------------------------------------------------------------------- pieces
+STR: Schema = {"type": "string"}
+INT: Schema = {"type": "integer"}
+BOOL: Schema = {"type": "boolean"}
+OBJ: Schema = {"type": "object"}
+NULLABLE_INT: Schema = {"type": ["integer", "null"]}
+NULLABLE_STR: Schema = {"type": ["string", "null"]}
+MS: Schema = {"type": "integer", "description": "Unix milliseconds"}
+NAME: Schema = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": NAME_BYTES,
+    "description": f"a person's name: at most {NAME_BYTES} bytes of UTF-8, printable",
+}
+SIDES: Schema = {"type": "array", "items": INT, "minItems": 2, "maxItems": 2}
+PLAYERS: Schema = {
+    "type": "array",
+    "minItems": 2,
+    "maxItems": 2,
+    "items": {"oneOf": [NAME, {"type": "array", "items": NAME, "minItems": 2, "maxItems": 2}]},
+    "description": "two names, or two teams of two names (doubles)",
+}
+AMOUNT: Schema = {
+    "type": ["string", "integer"],
+    "description": 'in the currency\'s major unit, as plain decimal text (`"-2.50"`) '
+    "or a whole number; docs/BILLING.md gives each field's range",
+    "maxLength": 24,
+}
+REASON: Schema = {"type": "string", "minLength": 1, "maxLength": 200}
+VERSION: Schema = {
+    "type": "string",
+    "maxLength": 40,
+    "description": "the bill's version the desk was shown: a tap on an older view is "
+    "refused with 409 'the table changed: look again'",
+}
+
+
+def obj(props: dict[str, Schema], required: tuple[str, ...] = (), closed: bool = False) -> Schema:
+    out: Schema = {"type": "object", "properties": props}
+    if required:
+        out["required"] = list(required)
+    if closed:
+        out["additionalProperties"] = False
+    return out
+
+
+def listed(item: Schema) -> Schema:
+    return {"type": "array", "items": item}
+
+
+ERROR: Schema = obj({"error": STR, "message": STR}, ("error",))
+SCHEMA_V: Schema = {"type": "integer", "const": SCHEMA_VERSION}
+
+STATUS: Schema = obj(
+    {
+        "link": {"enum": ["online", "offline"]},
+        "state": STR,
+        "reason": NULLABLE_STR,
+        "port": NULLABLE_STR,
+        "last_seen_ms": NULLABLE_INT,
+        "online_since_ms": NULLABLE_INT,
+        "connects": INT,
+        "device": {"type": ["object", "null"]},
+        "stream": OBJ,
+    },
+    ("link",),
+)
+BOARD: Schema = obj(
+    {
+        "table": STR,
+        "name": STR,
+        "version": INT,
+        "status": STATUS,
+        "match": {"type": ["object", "null"]},
+        "state": {"type": ["object", "null"]},
+        "break_balls": listed(STR),
+        "notice": {"type": ["object", "null"]},
+        "verified": BOOL,
+        "alerts": listed(OBJ),
+        "events": INT,
+        "sensors": OBJ,
+        "session_open": BOOL,
+    },
+    ("table", "name", "version", "status"),
+)
+MATCH: Schema = obj(
+    {
+        "match_id": STR,
+        "table_id": STR,
+        "started_ms": MS,
+        "players": PLAYERS,
+        "best_of": INT,
+        "reds": INT,
+        "frames_won": SIDES,
+        "ended_ms": NULLABLE_INT,
+        "winner": NULLABLE_INT,
+        "status": {"enum": ["in_play", "finished", "abandoned", "empty"]},
+    },
+    ("match_id", "table_id", "players", "best_of"),
+)
+REPORT: Schema = obj(
+    {
+        "match": obj({"match_id": STR, "names": listed(STR)}, ("match_id", "names")),
+        "frames": listed(obj({"frame": INT, "scores": SIDES, "winner": NULLABLE_INT})),
+        "breaks": listed(obj({"frame": INT, "side": INT, "points": INT})),
+        "statistics": listed(OBJ),
+        "annotations": obj(
+            {
+                "names": obj(
+                    {"signed": PLAYERS, "players": PLAYERS, "who": NULLABLE_STR, "at_ms": MS}
+                )
+            }
+        ),
+        "ledger": {"type": ["object", "null"]},
+    },
+    ("match", "frames", "breaks"),
+)
+ACTION_DONE: Schema = obj(
+    {
+        "status": {"enum": ["done", "queued"]},
+        "action": NULLABLE_INT,
+        "seq": NULLABLE_INT,
+        "scores": {"type": ["array", "null"]},
+        "message": STR,
+        "names": listed(STR),
+    },
+    ("status",),
+)
+BILL: Schema = obj(
+    {
+        "session_id": INT,
+        "table_id": STR,
+        "tariff": STR,
+        "currency": STR,
+        "open": BOOL,
+        "state": {"enum": ["open", "closed", "void"]},
+        "version": STR,
+        "opened_by": NULLABLE_STR,
+        "closed_by": NULLABLE_STR,
+        "voided_by": NULLABLE_STR,
+        "opened_ms": MS,
+        "closed_ms": NULLABLE_INT,
+        "billed_minutes": INT,
+        "minutes_in_play": INT,
+        "frames_played": INT,
+        "frames": listed(OBJ),
+        "lines": listed(OBJ),
+        "charged": INT,
+        "items": listed(OBJ),
+        "corrections": listed(OBJ),
+        "total": {"type": "integer", "minimum": 0},
+        "payers": listed(obj({"payer": NULLABLE_STR, "amount": INT})),
+    },
+    ("session_id", "table_id", "currency", "open", "total"),
+)
+BILL_REPLY: Schema = obj(
+    {"schema": SCHEMA_V, "bill": BILL, "receipt": OBJ, "printer": BOOL}, ("bill", "receipt")
+)
+ACCOUNT: Schema = obj(
+    {
+        "id": INT,
+        "name": STR,
+        "role": {"enum": list(roles.ROLES)},
+        "tables": {"type": ["array", "null"], "items": STR},
+        "disabled": BOOL,
+    },
+    ("name", "role"),
+)
+TOKEN_ROW: Schema = obj({"id": INT, "name": STR, "role": STR}, ("id", "name", "role"))
+
+# ---------------------------------------------------------------------- parameters
+TABLE_ID: Schema = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
+TABLE = {"name": "table", "in": "path", "required": True, "schema": TABLE_ID}
+ID_PATTERN = {"type": "string", "pattern": "^[0-9]{1,12}$"}
+
+
+def path_param(name: str, schema: Schema | None = None) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": schema or ID_PATTERN}
+
+
+def query(name: str, schema: Schema, text: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": schema}
+    if text:
+        out["description"] = text
+    return out
+
+
+LANG = query("lang", {"enum": ["en", "fa"]}, "the language of the sentences (`fa`: Persian)")
+MATCH_ID = path_param("match", {"type": "string", "minLength": 1, "maxLength": 100})
+FMT = path_param("fmt", {"enum": ["json", "csv"]})
+DAY = query("date", {"type": "string", "format": "date"}, "a business day, YYYY-MM-DD")
+JDAY = query(
+    "jdate",
+    {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+    "a business day in the Solar Hijri calendar, YYYY-MM-DD",
+)
+
+# ---------------------------------------------------------------------- answers
+JSON = "application/json"
+
+
+def answer(schema: Schema | None, what: str = "done", media: str = JSON) -> dict[str, Any]:
+    if schema is None:
+        return {"description": what}
+    return {"description": what, "content": {media: {"schema": schema}}}
+
+
+def errors(page: bool = False) -> dict[str, Any]:
+    """Any error status: JSON on the API, plain text (or JSON) on a page."""
+    content: dict[str, Any] = {JSON: {"schema": ERROR}}
+    if page:
+        content["text/plain"] = {"schema": STR}
+        content["text/html"] = {"schema": STR}
+    return {"description": "refused: the sentence says why (docs/API.md)", "content": content}
+
+
+HTML = {"text/html": {"schema": STR}}
+CSV_OR_JSON = {"text/csv": {"schema": STR}, JSON: {"schema": OBJ}}
+
+
+def op(
+    summary: str,
+    tag: str,
+    ok: dict[str, Any],
+    params: list[dict[str, Any]] | None = None,
+    body: Schema | None = None,
+    page: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"summary": summary, "tags": [tag]}
+    if params:
+        out["parameters"] = params
+    if body is not None:
+        out["requestBody"] = {"required": True, "content": {JSON: {"schema": body}}}
+    out["responses"] = {**ok, **(extra or {}), "default": errors(page)}
+    return out
+
+
+def ok(schema: Schema | None, what: str = "done") -> dict[str, Any]:
+    return {"200": answer(schema, what)}
+
+
+def ok_page(what: str) -> dict[str, Any]:
+    return {"200": {"description": what, "content": HTML}}
+
+
+QUEUED = {"202": answer(ACTION_DONE, "stored, and sent when the table is online")}
+
+# ---------------------------------------------------------------------- the routes
+PAGES = "pages"
+READ = "reading"
+LIVE = "live feed"
+SIGN_IN = "sign-in"
+ACTIONS = "operator actions"
+DESK = "the desk"
+STAFF = "staff"
+PLAYERS_TAG = "players"
+
+
+def _routes() -> dict[tuple[str, str], dict[str, Any]]:
+    t, mid = [TABLE], [MATCH_ID]
+    sid = [path_param("session")]
+    routes: dict[tuple[str, str], dict[str, Any]] = {
+        # the boards (host/web/boards.py)
+        ("GET", "/"): op(
+            "the index: tables, boards, recent reports", PAGES, ok_page("the page"), page=True
+        ),
+        ("GET", "/table/{table}"): op("a table's board", PAGES, ok_page("the page"), t, page=True),
+        ("GET", "/overlay/{table}"): op(
+            "a table's streaming overlay", PAGES, ok_page("the page"), t, page=True
+        ),
+        ("GET", "/venue"): op("the venue board", PAGES, ok_page("the page"), page=True),
+        ("GET", "/static/{path}"): op(
+            "the pages' files (scripts, styles, fonts)",
+            PAGES,
+            {"200": {"description": "the file", "content": {"*/*": {"schema": STR}}}},
+            [path_param("path", {"type": "string", "maxLength": 200})],
+            page=True,
+        ),
+        ("GET", "/api/live"): op(
+            "the live feed: a WebSocket (docs/API.md, 'Live feed')",
+            LIVE,
+            {"101": {"description": "switching to the WebSocket"}},
+            [query("tables", {"type": "string", "maxLength": 400}, "table ids, comma-separated")],
+        ),
+        # the API's reads and the report pages (host/web/api.py)
+        ("GET", "/report/{match}"): op(
+            "a match report", PAGES, ok_page("the page"), [*mid, LANG], page=True
+        ),
+        ("GET", "/report/{match}/sheet"): op(
+            "a match's printable result sheet", PAGES, ok_page("the page"), [*mid, LANG], page=True
+        ),
+        ("GET", "/api"): op(
+            "the server, its tables, its store's health",
+            READ,
+            ok(
+                obj(
+                    {
+                        "schema": SCHEMA_V,
+                        "server": STR,
+                        "tables": listed(STR),
+                        "live": STR,
+                        "actions_enabled": BOOL,
+                        "store": OBJ,
+                    },
+                    ("schema", "server", "tables"),
+                )
+            ),
+        ),
+        ("GET", "/api/openapi.json"): op("this document", READ, ok(OBJ, "OpenAPI 3.1")),
+        ("GET", "/api/vocabulary"): op(
+            "the names the console offers: balls, foul kinds, limits",
+            READ,
+            ok(
+                obj(
+                    {
+                        "balls": listed(STR),
+                        "colours": listed(STR),
+                        "foul_kinds": OBJ,
+                        "best_of_max": {"const": BEST_OF_MAX},
+                        "name_bytes": {"const": NAME_BYTES},
+                    },
+                    ("balls", "foul_kinds"),
+                )
+            ),
+        ),
+        ("GET", "/api/tables"): op(
+            "every table's board",
+            READ,
+            ok(obj({"schema": SCHEMA_V, "tables": listed(BOARD)}, ("tables",))),
+        ),
+        ("GET", "/api/tables/{table}"): op(
+            "one table's board", READ, ok(obj({"schema": SCHEMA_V, "board": BOARD}, ("board",))), t
+        ),
+        ("GET", "/api/matches"): op(
+            "the matches, newest first",
+            READ,
+            ok(obj({"schema": SCHEMA_V, "matches": listed(MATCH)}, ("matches",))),
+            [
+                query("table", TABLE_ID),
+                query("limit", {"type": "integer", "minimum": 1, "maximum": 1000}),
+                query("skip_empty", {"enum": ["0", "1"]}),
+            ],
+        ),
+        ("GET", "/api/matches/{match}"): op(
+            "a match's report",
+            READ,
+            ok(obj({"schema": SCHEMA_V, "report": REPORT}, ("report",))),
+            mid,
+        ),
+        ("GET", "/api/matches/{match}/report.{fmt}"): op(
+            "a match's report as JSON (with its ledger, for baulk verify) or CSV",
+            READ,
+            {"200": {"description": "the report", "content": CSV_OR_JSON}},
+            [*mid, FMT],
+        ),
+        # the sign-in (host/web/auth.py)
+        ("GET", "/console/session"): op(
+            "whether this browser is signed in, as whom, and its CSRF token",
+            SIGN_IN,
+            ok(
+                obj(
+                    {
+                        "signed_in": BOOL,
+                        "csrf": NULLABLE_STR,
+                        "actions_enabled": BOOL,
+                        "name": NULLABLE_STR,
+                        "role": NULLABLE_STR,
+                    },
+                    ("signed_in",),
+                )
+            ),
+        ),
+        ("POST", "/console/signin"): op(
+            "sign in: a name and password, a desk clerk's name and PIN, or the operator token",
+            SIGN_IN,
+            ok(obj({"signed_in": BOOL, "csrf": STR}, ("signed_in",))),
+            [LANG],
+            obj(
+                {
+                    "name": {"type": "string", "maxLength": 40},
+                    "password": {"type": "string", "maxLength": 256},
+                    "pin": {"type": "string", "maxLength": 8},
+                    "token": {"type": "string", "maxLength": 256},
+                },
+                closed=True,
+            ),
+        ),
+        ("POST", "/console/signout"): op(
+            "sign out: the sign-in ends on the server too",
+            SIGN_IN,
+            ok(obj({"signed_in": {"const": False}}, ("signed_in",))),
+            [LANG],
+        ),
+        # the console (host/web/console.py, handset.py, sensors.py)
+        ("GET", "/console"): op("the operator console", PAGES, ok_page("the page"), page=True),
+        ("POST", "/api/tables/{table}/match"): op(
+            "a new match on the table: the table's engine decides",
+            ACTIONS,
+            ok(ACTION_DONE),
+            [*t, LANG],
+            obj(
+                {
+                    "players": PLAYERS,
+                    "best_of": {"type": "integer", "minimum": 1, "maximum": BEST_OF_MAX},
+                    "reds": {"enum": [15, 10, 6]},
+                    "breaker": {"enum": [0, 1]},
+                    "who": NAME,
+                    "expect": {"type": ["string", "null"], "maxLength": 64},
+                },
+                ("players", "best_of"),
+                closed=True,
+            ),
+            extra=QUEUED,
+        ),
+        ("POST", "/api/tables/{table}/command"): op(
+            "a correction: any engine input event but `match` (docs/ENGINE.md)",
+            ACTIONS,
+            ok(ACTION_DONE),
+            [*t, LANG],
+            obj({"ev": {"type": "string", "maxLength": 20}, "who": NAME}, ("ev",)),
+            extra=QUEUED,
+        ),
+        ("POST", "/api/tables/{table}/names"): op(
+            "correct the names of the table's current match (the venue's annotation)",
+            ACTIONS,
+            ok(ACTION_DONE),
+            [*t, LANG],
+            obj({"players": PLAYERS, "who": NAME}, ("players",), closed=True),
+        ),
+        ("GET", "/api/tables/{table}/handset"): op(
+            "the referee's handset language the host holds for the table",
+            READ,
+            ok(obj({"table": STR, "lang": NULLABLE_STR, "langs": listed(STR)}, ("table",))),
+            t,
+        ),
+        ("POST", "/api/tables/{table}/handset"): op(
+            "set the handset's language",
+            ACTIONS,
+            ok(obj({"status": STR, "table": STR, "lang": STR, "seq": NULLABLE_INT}, ("status",))),
+            [*t, LANG],
+            obj({"lang": {"enum": ["en", "fa"]}}, ("lang",), closed=True),
+            extra={"202": answer(OBJ, "kept, and sent when the table is online")},
+        ),
+        ("GET", "/api/tables/{table}/sensors"): op(
+            "the table's pockets: counts, the latest check, disagreements",
+            READ,
+            ok(obj({"schema": SCHEMA_V, "table": STR, "checking": BOOL}, ("table",))),
+            t,
+        ),
+        ("POST", "/api/tables/{table}/pocket-check"): op(
+            "start a pocket check on the table (it must be online, between frames)",
+            ACTIONS,
+            ok(obj({"status": STR, "seq": NULLABLE_INT, "message": STR}, ("status",))),
+            [*t, LANG],
+            obj({"who": NAME}, closed=True),
+        ),
+        # the players (host/web/players.py)
+        ("GET", "/player/{key}"): op(
+            "a player's page",
+            PAGES,
+            ok_page("the page"),
+            [path_param("key", {"type": "string", "minLength": 1, "maxLength": 200}), LANG],
+            page=True,
+        ),
+        ("GET", "/api/players"): op(
+            "the player registry's search",
+            PLAYERS_TAG,
+            ok(obj({"schema": SCHEMA_V, "players": listed(OBJ)}, ("players",))),
+            [
+                query("q", {"type": "string", "maxLength": 100}),
+                query("limit", {"type": "integer", "minimum": 1, "maximum": 100}),
+            ],
+        ),
+        ("GET", "/api/players/{key}"): op(
+            "a player's statistics over every match",
+            PLAYERS_TAG,
+            ok(
+                obj(
+                    {"schema": SCHEMA_V, "player": OBJ, "statistics": OBJ, "matches": listed(OBJ)},
+                    ("player",),
+                )
+            ),
+            [path_param("key", {"type": "string", "minLength": 1, "maxLength": 200})],
+        ),
+        # the desk (host/web/desk.py)
+        ("GET", "/desk"): op("the desk", PAGES, ok_page("the page"), page=True),
+        ("GET", "/desk/receipt/{session}"): op(
+            "a session's receipt", PAGES, ok_page("the page"), sid, page=True
+        ),
+        ("GET", "/desk/day"): op("the daily report", PAGES, ok_page("the page"), page=True),
+        ("GET", "/api/desk"): op(
+            "every table's session, running bill and light; the alerts",
+            DESK,
+            ok(
+                obj(
+                    {
+                        "schema": SCHEMA_V,
+                        "venue": STR,
+                        "tables": listed(OBJ),
+                        "alerts": listed(OBJ),
+                    },
+                    ("tables", "alerts"),
+                )
+            ),
+            [LANG],
+        ),
+        ("POST", "/api/tables/{table}/session"): op(
+            "open a session on the table",
+            DESK,
+            ok(BILL_REPLY),
+            [*t, LANG],
+            obj({"who": NAME, "version": VERSION}),
+        ),
+        ("GET", "/api/sessions/{session}"): op(
+            "a session's bill and receipt", DESK, ok(BILL_REPLY), [*sid, LANG]
+        ),
+        ("GET", "/api/sessions/{session}/bill.{fmt}"): op(
+            "a session's bill as JSON or CSV",
+            DESK,
+            {"200": {"description": "the bill", "content": CSV_OR_JSON}},
+            [*sid, FMT, LANG],
+        ),
+        ("GET", "/api/reports/day"): op(
+            "the daily report: each table's totals and the venue's, every bill",
+            DESK,
+            ok(obj({"schema": SCHEMA_V, "report": OBJ}, ("report",))),
+            [DAY, JDAY, query("table", TABLE_ID), LANG],
+        ),
+        ("GET", "/api/reports/day.{fmt}"): op(
+            "the daily report as JSON or CSV",
+            DESK,
+            {"200": {"description": "the report", "content": CSV_OR_JSON}},
+            [FMT, DAY, JDAY, query("table", TABLE_ID), LANG],
+        ),
+        ("GET", "/staff"): op("the owner's staff page", PAGES, ok_page("the page"), page=True),
+        ("GET", "/staff/activity"): op(
+            "the activity log's page", PAGES, ok_page("the page"), page=True
+        ),
+        # the owner's pages (host/web/staff_pages.py)
+        ("GET", "/api/staff/me"): op(
+            "who is signed in",
+            STAFF,
+            ok(obj({"name": STR, "role": STR, "tables": {"type": ["array", "null"]}}, ("name",))),
+        ),
+        ("GET", "/api/staff/users"): op(
+            "the staff accounts", STAFF, ok(obj({"users": listed(ACCOUNT)}, ("users",)))
+        ),
+        ("POST", "/api/staff/users"): op(
+            "add an account",
+            STAFF,
+            ok(obj({"user": ACCOUNT})),
+            [LANG],
+            obj(
+                {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 32},
+                    "role": {"enum": list(roles.ROLES)},
+                    "password": {"type": "string", "minLength": 8, "maxLength": 256},
+                    "pin": {"type": "string", "minLength": 4, "maxLength": 8},
+                    "tables": {"type": ["array", "null"], "items": STR},
+                },
+                ("name", "role"),
+                closed=True,
+            ),
+        ),
+        ("POST", "/api/staff/users/{name}"): op(
+            "change an account: disable or enable it, a new password or PIN, its role or tables",
+            STAFF,
+            ok(obj({"user": ACCOUNT})),
+            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40}), LANG],
+            obj(
+                {
+                    "disabled": BOOL,
+                    "password": {"type": "string", "minLength": 8, "maxLength": 256},
+                    "pin": {"type": ["string", "null"], "maxLength": 8},
+                    "role": {"enum": list(roles.ROLES)},
+                    "tables": {"type": ["array", "null"], "items": STR},
+                },
+                closed=True,
+            ),
+        ),
+        ("GET", "/api/staff/tokens"): op(
+            "the named API tokens", STAFF, ok(obj({"tokens": listed(TOKEN_ROW)}, ("tokens",)))
+        ),
+        ("POST", "/api/staff/tokens"): op(
+            "make a named API token with a role: it is shown once",
+            STAFF,
+            ok(obj({"token": STR}, ("token",))),
+            [LANG],
+            obj(
+                {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 40},
+                    "role": {"enum": list(roles.ROLES)},
+                    "tables": {"type": ["array", "null"], "items": STR},
+                },
+                ("name", "role"),
+                closed=True,
+            ),
+        ),
+        ("POST", "/api/staff/tokens/{token}/revoke"): op(
+            "revoke a named API token", STAFF, ok(OBJ), [path_param("token"), LANG]
+        ),
+        ("GET", "/api/staff/activity"): op(
+            "the activity log of a day, by table and person",
+            STAFF,
+            ok(obj({"schema": SCHEMA_V, "rows": listed(OBJ)}, ("rows",))),
+            [
+                DAY,
+                JDAY,
+                query("table", TABLE_ID),
+                query("who", {"type": "string", "maxLength": 40}),
+                LANG,
+            ],
+        ),
+        ("GET", "/api/staff/activity.{fmt}"): op(
+            "the activity log as JSON or CSV",
+            STAFF,
+            {"200": {"description": "the log", "content": CSV_OR_JSON}},
+            [
+                FMT,
+                DAY,
+                JDAY,
+                query("table", TABLE_ID),
+                query("who", {"type": "string", "maxLength": 40}),
+                LANG,
+            ],
+        ),
+        ("GET", "/api/staff/verify"): op(
+            "a day's takings against the tables' signed record (docs/LEDGER.md)",
+            STAFF,
+            ok(obj({"day": STR, "bills": listed(OBJ), "counts": OBJ}, ("bills",))),
+            [DAY, JDAY, LANG],
+        ),
+    }
+    bodies = {
+        "close": obj({"who": NAME, "version": VERSION}),
+        "confirm": obj({"who": NAME, "version": VERSION}),
+        "void": obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
+        "reopen": obj({"reason": REASON, "who": NAME, "version": VERSION}),
+        "corrections": obj(
+            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
+            ("amount", "reason"),
+        ),
+        "refunds": obj(
+            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
+            ("amount", "reason"),
+        ),
+        "items": obj(
+            {
+                "item": {"type": "string", "minLength": 1, "maxLength": 48},
+                "quantity": {"type": "integer", "minimum": 1, "maximum": 20},
+                "who": NAME,
+                "version": VERSION,
+            },
+            ("item",),
+        ),
+        "print": obj({"lang": {"enum": ["en", "fa"]}, "who": NAME, "version": VERSION}),
+    }
+    said = {
+        "close": "close the session: its bill is final (a mistake is reopened)",
+        "confirm": "confirm a session that opened by itself at the first stroke",
+        "void": "void a session opened by mistake: nothing to pay (the owner's)",
+        "reopen": "reopen a session closed by mistake: it runs on, one minimum",
+        "corrections": "correct the bill (+ or −) with a reason; it cannot go below zero",
+        "refunds": "a refund: money given back (the owner's)",
+        "items": "add an item of the price list to the bill",
+        "print": "print the receipt on the desk's thermal printer",
+    }
+    for what, body in bodies.items():
+        routes[("POST", f"/api/sessions/{{session}}/{what}")] = op(
+            said[what], DESK, ok(BILL_REPLY), [*sid, LANG], body
+        )
+    routes[("POST", "/api/sessions/{session}/corrections/{correction}/reverse")] = op(
+        "take a correction or a refund back, with a reason (the owner's)",
+        DESK,
+        ok(BILL_REPLY),
+        [*sid, path_param("correction"), LANG],
+        obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
+    )
+    routes[("POST", "/api/sessions/{session}/items/{item}/take-back")] = op(
+        "take an item back off the bill",
+        DESK,
+        ok(BILL_REPLY),
+        [*sid, path_param("item"), LANG],
+        obj({"who": NAME, "version": VERSION}),
+    )
+    return routes
+
+
+def _security(method: str, path: str) -> list[dict[str, list[str]]] | None:
+    """The credentials a route takes, from the role table (None: public)."""
+    rule = roles.rule_for(method, path)
+    if rule is None or rule == roles.PUBLIC:
+        return None
+    return [{"bearer": []}, {"signedIn": [], "csrf": []}]
+
+
+def document() -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for (method, path), operation in sorted(_routes().items()):
+        operation = dict(operation)
+        security = _security(method, path)
+        operation["security"] = security if security is not None else []
+        rule = roles.rule_for(method, path)
+        if isinstance(rule, frozenset):
+            allowed = ", ".join(r for r in roles.ROLES if r in rule)
+            operation["description"] = f"Roles: {allowed}."
+        paths.setdefault(path, {})[method.lower()] = operation
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "baulk venue daemon",
+            "version": SERVER.split(" ", 1)[-1],
+            "description": "The venue's boards, match reports, operator actions and the "
+            "club's desk (docs/API.md). Reads are public but the desk's and the staff's; "
+            "every action needs a staff sign-in (a cookie and its CSRF token) or an API "
+            f"token. Bodies are JSON of at most {MAX_BODY} bytes.",
+        },
+        "servers": [{"url": "/"}],
+        "tags": [
+            {"name": n} for n in (PAGES, READ, LIVE, SIGN_IN, ACTIONS, PLAYERS_TAG, DESK, STAFF)
+        ],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the configured operator token, or a named API token",
+                },
+                "signedIn": {"type": "apiKey", "in": "cookie", "name": "baulk_session"},
+                "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"},
+            },
+            "schemas": {"Error": ERROR, "Board": BOARD, "Match": MATCH, "Bill": BILL},
+        },
+    }
+
+
+# Made once: the routes do not change while the server runs.
+_TEXT = json.dumps(document(), ensure_ascii=False)
+
+
+async def openapi_json(request: web.Request) -> web.Response:
+    del request
+    response = web.Response(text=_TEXT, content_type="application/json")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/api/openapi.json", openapi_json)

@@ -171,7 +171,8 @@ class SessionReader:
                 "OR (f.start_id > s.open_event_id "
                 "AND (f.end_id IS NULL OR f.end_id > e.upto))) "
                 "LEFT JOIN matches m ON m.match_id = f.match_id "
-                "LEFT JOIN name_fixes nf ON nf.match_id = f.match_id "
+                "LEFT JOIN name_fixes nf ON nf.id = "
+                "(SELECT max(id) FROM name_fixes WHERE match_id = f.match_id) "
                 f"WHERE s.id IN ({marks}) ORDER BY s.id, f.start_id",
                 (*ends, *chunk),
             ).fetchall()

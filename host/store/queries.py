@@ -252,7 +252,8 @@ class StoreReader(SessionReader):
     def name_fix(self, match_id: str) -> list[Any] | None:
         """The corrected players of a match, or None."""
         row = self.db.execute(
-            "SELECT players FROM name_fixes WHERE match_id = ?", (match_id,)
+            "SELECT players FROM name_fixes WHERE match_id = ? ORDER BY id DESC LIMIT 1",
+            (match_id,),
         ).fetchone()
         return json.loads(row[0]) if row is not None else None
 
@@ -260,7 +261,9 @@ class StoreReader(SessionReader):
         """The venue's correction of a match's names: the players, who made it
         and when (None: none)."""
         row = self.db.execute(
-            "SELECT players, who, at_ms FROM name_fixes WHERE match_id = ?", (match_id,)
+            "SELECT players, who, at_ms FROM name_fixes WHERE match_id = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (match_id,),
         ).fetchone()
         if row is None:
             return None

@@ -17,6 +17,24 @@ from .stats_schema import STATS_SCHEMA
 # (.sensor_schema).  An older store gets what it lacks as it is opened.
 SCHEMA_VERSION = 3
 
+# The venue's corrections of a match's names, appended: the latest is the
+# one in force, and the earlier ones stay to say who wrote what before it.
+# Statements apart (not one script), so that a migration can run them
+# inside its own transaction: executescript() would commit it first.
+_NAME_FIXES = (
+    """CREATE TABLE IF NOT EXISTS name_fixes (
+    id INTEGER PRIMARY KEY,
+    match_id TEXT NOT NULL,
+    players TEXT NOT NULL,
+    who TEXT,
+    at_ms INTEGER NOT NULL
+)""",
+    """CREATE TRIGGER IF NOT EXISTS name_fixes_no_update BEFORE UPDATE ON name_fixes
+BEGIN SELECT RAISE(ABORT, 'name_fixes is append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS name_fixes_no_delete BEFORE DELETE ON name_fixes
+BEGIN SELECT RAISE(ABORT, 'name_fixes is append-only'); END""",
+)
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS raw_frames (
@@ -90,12 +108,6 @@ CREATE TABLE IF NOT EXISTS links (
     firmware TEXT,
     last_seen_ms INTEGER
 );
-CREATE TABLE IF NOT EXISTS name_fixes (
-    match_id TEXT PRIMARY KEY,
-    players TEXT NOT NULL,
-    who TEXT,
-    at_ms INTEGER NOT NULL
-);
 CREATE TABLE IF NOT EXISTS commands (
     id INTEGER PRIMARY KEY,
     table_id TEXT NOT NULL,
@@ -131,6 +143,7 @@ _ADDED_COLUMNS = (
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS events_action ON events (table_id, action) WHERE action IS NOT NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS commands_action ON commands (action) WHERE action IS NOT NULL;
+CREATE INDEX IF NOT EXISTS name_fixes_match ON name_fixes (match_id, id);
 """
 
 
@@ -181,6 +194,9 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             # that follows it promises only what survives a power cut.
             db.execute("PRAGMA synchronous = FULL")
             db.executescript(SCHEMA)
+            _append_only_name_fixes(db)  # before the table is made anew below
+            for statement in _NAME_FIXES:
+                db.execute(statement)
             club_schema.migrate(db)  # the club's tables, in a module of their own
             db.executescript(STATS_SCHEMA)
             db.executescript(SENSOR_SCHEMA)
@@ -203,3 +219,25 @@ def _migrate(db: sqlite3.Connection) -> None:
         have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+
+def _append_only_name_fixes(db: sqlite3.Connection) -> None:
+    """A store made before name fixes were appended kept one row a match,
+    replaced in place: its rows move into the appended table as they are."""
+    have = {r[1] for r in db.execute("PRAGMA table_info(name_fixes)")}
+    if not have or "id" in have:
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("ALTER TABLE name_fixes RENAME TO name_fixes_replaced")
+        for statement in _NAME_FIXES:
+            db.execute(statement)
+        db.execute(
+            "INSERT INTO name_fixes (match_id, players, who, at_ms) "
+            "SELECT match_id, players, who, at_ms FROM name_fixes_replaced ORDER BY at_ms"
+        )
+        db.execute("DROP TABLE name_fixes_replaced")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

@@ -397,8 +397,7 @@ class Store:
             self._command(row)
         elif isinstance(row, NameFixRow):
             db.execute(
-                "INSERT OR REPLACE INTO name_fixes (match_id, players, who, at_ms) "
-                "VALUES (?,?,?,?)",
+                "INSERT INTO name_fixes (match_id, players, who, at_ms) VALUES (?,?,?,?)",
                 (row.match_id, dumps(row.players), row.who, row.at_ms),
             )
         elif isinstance(row, SessionWrite):

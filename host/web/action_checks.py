@@ -55,8 +55,11 @@ def _players(players: Any) -> list[Any]:
     clean: list[Any] = []
     for i, p in enumerate(players):
         if isinstance(p, list):
-            if not 1 <= len(p) <= 2:
-                raise ValueError(f"team {i + 1} must have one or two players")
+            # The engine plays doubles as two pairs (it alternates the
+            # partners' visits): a team of one would be refused by the table
+            # after "Done" here, so it is refused here, in words.
+            if len(p) != 2:
+                raise ValueError(f"team {i + 1} must have two players")
             clean.append([check_name(x, f"player {i + 1}.{j + 1}") for j, x in enumerate(p)])
         else:
             clean.append(check_name(p, f"player {i + 1}"))

@@ -137,7 +137,7 @@ _RULES: list[tuple[str, str]] = [
         r"players must be a list of two names \(or two teams of two names\)",
         "بازیکنان باید دو نام باشند، یا دو تیم دونفره",
     ),
-    (r"team (?P<n>\d+) must have one or two players", "تیم {n} باید یک یا دو بازیکن داشته باشد"),
+    (r"team (?P<n>\d+) must have two players", "تیم {n} باید دو بازیکن داشته باشد"),
     (
         r"players must be two names or two teams, not a name and a team",
         "بازیکنان باید دو نام یا دو تیم باشند، نه یک نام و یک تیم",

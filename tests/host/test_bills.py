@@ -380,8 +380,9 @@ def test_names_as_corrected_reach_the_bill(venue: HandVenue) -> None:
     sid = venue.open("t1", t, stamp(wall(2025, 3, 3, 10, 0), 0))
     venue.play("t1", _frames_of([60]))
     match_id = venue.reader.db.execute("SELECT match_id FROM matches").fetchone()[0]
-    fixed = ["Ali", "Reza Ahmadi-Zand"]  # the desk typed his name wrong
-    venue.store.write(Batch(name_fixes=[NameFixRow(match_id, fixed, "desk", 1)]))
+    fixed = ["Ali", "Reza Ahmadi-Zand"]  # the desk typed his name wrong, twice
+    venue.store.write(Batch(name_fixes=[NameFixRow(match_id, ["Ali", "Reza Ahmad"], "desk", 1)]))
+    venue.store.write(Batch(name_fixes=[NameFixRow(match_id, fixed, "desk", 2)]))
     venue.close(sid, stamp(wall(2025, 3, 3, 10, 5), 5 * MIN))
     bill = venue.bill(sid)
     assert bill["frames"][0]["loser"] == "Reza Ahmadi-Zand"  # he conceded frame 1

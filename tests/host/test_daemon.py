@@ -200,6 +200,9 @@ def test_action_without_token_is_401_and_changes_nothing(
         ("match", b'{"players": ["Ali", "Reza"], "best_of": 5, "reds": 7}', "reds must be"),
         ("match", b'{"players": ["Ali", "Reza"], "best_of": 5, "x": 1}', "unknown key 'x'"),
         ("match", b'{"players": ["Ali", ["B", "C"]], "best_of": 5}', "not a name and a team"),
+        # the engine plays doubles as pairs: refused here, before any "done"
+        ("match", b'{"players": [["Ali"], ["B", "C"]], "best_of": 5}', "team 1 must have two"),
+        ("match", b'{"players": [["A", "B"], ["C", "D", "E"]], "best_of": 5}', "team 2 must have"),
         ("match", ('{"players": ["' + "x" * 60 + '", "B"], "best_of": 5}').encode(), "longer"),
         ("command", b'{"ev": "teleport"}', "ev must be one of"),
         ("command", b'{"ev": "foul", "kind": "bad_kind"}', "kind"),

@@ -403,7 +403,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             ),
         ),
         ("POST", "/console/signin"): op(
-            "sign in: a name and password, a desk clerk's name and PIN, or the operator token",
+            "sign in: a name and password, a desk clerk's name and PIN, a one-time code "
+            "from the owner (a new phone), or the operator token",
             SIGN_IN,
             ok(obj({"signed_in": BOOL, "csrf": STR}, ("signed_in",))),
             [LANG],
@@ -413,6 +414,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                     "password": {"type": "string", "maxLength": 256},
                     "pin": {"type": "string", "maxLength": 8},
                     "token": {"type": "string", "maxLength": 256},
+                    "code": {"type": "string", "maxLength": 64},
                 },
                 closed=True,
             ),
@@ -609,6 +611,12 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                 },
                 closed=True,
             ),
+        ),
+        ("POST", "/api/staff/users/{name}/code"): op(
+            "a one-time sign-in code for the account's new phone, live 15 minutes, shown once",
+            STAFF,
+            ok(obj({"code": STR, "name": STR, "expires_ms": INT}, ("code", "name", "expires_ms"))),
+            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40}), LANG],
         ),
         ("GET", "/api/staff/tokens"): op(
             "the named API tokens", STAFF, ok(obj({"tokens": listed(TOKEN_ROW)}, ("tokens",)))

@@ -104,6 +104,19 @@ async def change_user(request: web.Request) -> web.Response:
     return json_response({"user": a.public()})
 
 
+async def new_code(request: web.Request) -> web.Response:
+    """A one-time sign-in code for the account's new phone (15 minutes)."""
+    try:
+        code, a, ends = await request.app[STAFF_KEY].new_code(
+            request.match_info["name"], who(request)
+        )
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    response = json_response({"code": code, "name": a.name, "expires_ms": ends})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 # ---------------------------------------------------------------------- tokens
 async def tokens(request: web.Request) -> web.Response:
     staff = request.app[STAFF_KEY]
@@ -204,6 +217,7 @@ def add_routes(app: web.Application) -> None:
     r.add_get("/api/staff/users", users)
     r.add_post("/api/staff/users", add_user)
     r.add_post("/api/staff/users/{name}", change_user)
+    r.add_post("/api/staff/users/{name}/code", new_code)
     r.add_get("/api/staff/tokens", tokens)
     r.add_post("/api/staff/tokens", add_token)
     r.add_post("/api/staff/tokens/{token}/revoke", revoke_token)

@@ -84,6 +84,15 @@ async function loadUsers() {
       await api("/api/staff/users/" + encodeURIComponent(u.name), { password });
       showError(t("staff_changed"));
     }));
+    // A one-time code for a phone the person never signed in from: it gets
+    // him in even while a stranger's guesses hold his password back.
+    const code = el("output", "sign-in-code");
+    if (!u.disabled) actions.append(" ", button("staff_code", async () => {
+      const made = await api("/api/staff/users/" + encodeURIComponent(u.name) + "/code", {});
+      const until = new Date(made.expires_ms).toLocaleTimeString(LANG === "fa" ? "fa-IR" : "en-GB",
+        { hour: "2-digit", minute: "2-digit" });
+      setKids(code, [bdi(made.code, "code"), " " + t("staff_code_until") + " " + until]);
+    }), code);
     tr.append(cell(name(u.name)), cell(t("role_" + u.role) + (u.disabled ? " · " + t("staff_disabled") : "")),
       cell(tables), actions);
     return tr;

@@ -8,6 +8,7 @@ import secrets
 import unicodedata
 from typing import Any
 
+from baulk.host.name_rules import OPERATOR
 from baulk.host.staff.roles import REFEREE, ROLES
 
 NAME_CHARS = 32
@@ -18,8 +19,6 @@ TOKEN_NAME_CHARS = 40
 _PUNCT = " .-_'"
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
-# The bootstrap owner's name: the configured operator_token signs in as him.
-OPERATOR = "operator"
 
 
 def _text(value: object, field: str) -> str:

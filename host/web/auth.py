@@ -41,9 +41,10 @@ from aiohttp import web
 
 from baulk.host.errors import ActionError
 from baulk.host.logsafe import Tally, printable
+from baulk.host.name_rules import OPERATOR
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
-from baulk.host.staff.accounts import OPERATOR, check_pin
+from baulk.host.staff.accounts import check_pin
 from baulk.host.staff.passwords import verify_secret
 from baulk.host.staff.registry import Registry, StaffError, WebSession, digest
 from baulk.host.staff.roles import OWNER, Actor

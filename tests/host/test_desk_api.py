@@ -183,6 +183,13 @@ def test_void_reopen_reverse_refund_and_items_are_appended_with_who(
     assert [c["who"] for c in r["bill"]["corrections"]] == ["operator", "Owner", "operator"]
     history = r["receipt"]["en"]["history"]
     assert len(history) == 1 + 4 + 3 + 3  # opened, the marks, the corrections, the items
+    # the operator token's built-in name is said in the receipt's language
+    said = ["".join(p if isinstance(p, str) else p["name"] for p in h["parts"]) for h in history]
+    assert any(line.endswith(" by the operator") for line in said), said
+    persian = r["receipt"]["fa"]["history"]
+    flat = ["".join(p if isinstance(p, str) else p["name"] for p in h["parts"]) for h in persian]
+    assert any(line.endswith(" به دست اپراتور") for line in flat), flat
+    assert not any("operator" in line for line in flat)
 
 
 def test_a_tap_on_an_older_view_is_refused_the_table_changed(

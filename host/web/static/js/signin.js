@@ -4,7 +4,7 @@
 // operator token.  The server answers with a sign-in
 // cookie the page cannot read, and a CSRF token the page keeps in memory
 // only; nothing typed here is kept, not even in the fields.
-import { LANG, byId, el, setKids, t } from "./i18n.js";
+import { LANG, byId, el, person, setKids, t } from "./i18n.js";
 
 export async function sessionState() {
   try {
@@ -116,8 +116,7 @@ export function whoText(state) {
   if (!state || !state.signed_in) return out;
   // the configured operator token signs in as "operator", a name no account
   // may take: it is said in the page's language
-  const b = el("bdi", "name", state.name === "operator" ? t("the_operator") : state.name);
-  b.dir = "auto";
+  const b = person(state.name);
   out.append(t("signed_in_as") + " ", b, " (" + t("role_" + state.role) + ")");
   return out;
 }

@@ -3,7 +3,7 @@
 // activity log by day, table and person.  Names, reasons and anything a
 // person typed are drawn as text, isolated (<bdi>).  Dates come from the
 // server in the page's language (Solar Hijri, Persian digits in Persian).
-import { LANG, bdi, byId, el, has, params, setKids, setupPage, t } from "./i18n.js";
+import { LANG, bdi, byId, el, has, params, person, setKids, setupPage, t } from "./i18n.js";
 import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
 setupPage();
@@ -190,7 +190,7 @@ function options(id, values, allKey) {
   const all = el("option", "", t(allKey));
   all.value = "";
   setKids(select, [all, ...values.map((v) => {
-    const o = el("option", "", v);
+    const o = el("option", "", v === "operator" ? t("the_operator") : v);
     o.value = v;
     return o;
   })]);
@@ -216,7 +216,7 @@ async function loadActivity() {
     const tr = el("tr", "row " + r.result);
     tr.dataset.result = r.result;
     const who = el("span");
-    if (r.who) who.append(name(r.who));
+    if (r.who) who.append(person(r.who));
     if (r.role) who.append(" (" + t("role_" + r.role) + ")");
     const from = el("span");
     if (r.address) from.append(name(r.address));

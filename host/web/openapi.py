@@ -291,6 +291,17 @@ PLAYERS_TAG = "players"
 def _routes() -> dict[tuple[str, str], dict[str, Any]]:
     t, mid = [TABLE], [MATCH_ID]
     sid = [path_param("session")]
+    activity_filters = [
+        DAY,
+        JDAY,
+        query("table", TABLE_ID),
+        query("who", {"type": "string", "maxLength": 40}),
+        LANG,
+    ]
+    money_body = obj(  # a correction, or a refund
+        {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
+        ("amount", "reason"),
+    )
     routes: dict[tuple[str, str], dict[str, Any]] = {
         # the boards (host/web/boards.py)
         ("GET", "/"): op(
@@ -643,26 +654,13 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "the activity log of a day, by table and person",
             STAFF,
             ok(obj({"schema": SCHEMA_V, "rows": listed(OBJ)}, ("rows",))),
-            [
-                DAY,
-                JDAY,
-                query("table", TABLE_ID),
-                query("who", {"type": "string", "maxLength": 40}),
-                LANG,
-            ],
+            activity_filters,
         ),
         ("GET", "/api/staff/activity.{fmt}"): op(
             "the activity log as JSON or CSV",
             STAFF,
             {"200": {"description": "the log", "content": CSV_OR_JSON}},
-            [
-                FMT,
-                DAY,
-                JDAY,
-                query("table", TABLE_ID),
-                query("who", {"type": "string", "maxLength": 40}),
-                LANG,
-            ],
+            [FMT, *activity_filters],
         ),
         ("GET", "/api/staff/verify"): op(
             "a day's takings against the tables' signed record (docs/LEDGER.md)",
@@ -676,14 +674,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
         "confirm": obj({"who": NAME, "version": VERSION}),
         "void": obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
         "reopen": obj({"reason": REASON, "who": NAME, "version": VERSION}),
-        "corrections": obj(
-            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
-            ("amount", "reason"),
-        ),
-        "refunds": obj(
-            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
-            ("amount", "reason"),
-        ),
+        "corrections": money_body,
+        "refunds": money_body,
         "items": obj(
             {
                 "item": {"type": "string", "minLength": 1, "maxLength": 48},

@@ -210,7 +210,7 @@ def _clock(value: object, key: str, allow_24: bool) -> int:
     """'HH:MM' as minutes of the day."""
     if isinstance(value, str) and len(value) == 5 and value[2] == ":":
         hh, mm = value[:2], value[3:]
-        if hh.isdigit() and mm.isdigit():
+        if (hh + mm).isascii() and hh.isdigit() and mm.isdigit():  # a superscript is no digit
             minutes = int(hh) * 60 + int(mm)
             if int(mm) < 60 and (minutes < MAX_MINUTES or (allow_24 and minutes == MAX_MINUTES)):
                 return minutes

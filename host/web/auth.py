@@ -57,6 +57,7 @@ from baulk.host.web.http import (
     error,
     json_response,
     lang_of,
+    path_id,
     read_body,
 )
 from baulk.host.web.throttle import LOCKED, PASSWORD, PIN, TRUSTED, Guessing, Schedule
@@ -326,7 +327,7 @@ def _audit(request: web.Request, pattern: str | None, status: int, why: str | No
             activity.action_of(request.method, pattern, body),
             activity.summary(request.method, request.path, body),
             request.match_info.get(role_table.TABLE_KEY),
-            int(session) if session and session.isdigit() and len(session) < 12 else None,
+            path_id(session),
             activity.result_of(status),
             why,
         )

@@ -23,6 +23,7 @@ from baulk.host.web.http import (
     json_response,
     lang_of,
     page_handler,
+    path_id,
     query_day,
     read_body,
 )
@@ -142,10 +143,11 @@ async def add_token(request: web.Request) -> web.Response:
 
 async def revoke_token(request: web.Request) -> web.Response:
     text = request.match_info["token"]
-    if not text.isdigit() or len(text) > 12:
+    token_id = path_id(text)
+    if token_id is None:
         return error(404, f"there is no token {text[:20]} in use", lang_of(request))
     try:
-        t = await request.app[STAFF_KEY].revoke_token(int(text), who(request))
+        t = await request.app[STAFF_KEY].revoke_token(token_id, who(request))
     except StaffError as e:
         return error(e.status, e.text, lang_of(request))
     return json_response(t.public())

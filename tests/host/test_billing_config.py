@@ -111,6 +111,11 @@ loser_pays = true
         ('name = "\\u3164"\ncurrency = "GBP"\nper_hour = 1', "(U+3164)"),
         ('name = "Tea \\U0001F375"\ncurrency = "GBP"\nper_hour = 1', "must not hold emoji"),
         ('name = "--"\ncurrency = "GBP"\nper_hour = 1', "tariff[0].name must hold a letter"),
+        (  # a superscript passes str.isdigit(), and int() refuses it
+            'name = "a"\ncurrency = "GBP"\nper_hour = 5\n[[tariff.peak]]\ndays = ["fri"]\n'
+            'from = "1\u00b2:00"\nto = "22:00"\nper_hour = 9',
+            "must be a time 'HH:MM'",
+        ),
         ('name = "a"\ncurrency = "GBP"\nper_hour = 5\ntables = ["t9"]', "'t9' is not a [[table]]"),
         (
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\ncolour = 1',

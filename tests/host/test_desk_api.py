@@ -265,3 +265,19 @@ def http_text(d: DaemonThread, path: str) -> tuple[int, str]:
     req = urllib.request.Request(d.url + path, headers={"Authorization": f"Bearer {TOKEN}"})
     with urllib.request.urlopen(req, timeout=10) as r:
         return int(r.status), r.read().decode("utf-8")
+
+
+@pytest.mark.parametrize("written", ["%C2%B2", "%DB%B1", "1%C2%B2", "9" * 13])
+def test_an_id_that_is_not_plain_digits_is_no_row_and_no_traceback(
+    venue: tuple[DaemonThread, DevicePeer], written: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # '²' passes str.isdigit() and int() refuses it (it logged a traceback in
+    # the activity log's write); '۱' int() takes as 1, which nobody wrote.
+    d, _ = venue
+    open_one(d)
+    for path in (f"/api/sessions/{written}/close", f"/api/staff/tokens/{written}/revoke"):
+        status, reply = post_as("Owner", d, path, {})
+        assert status == 404, (path, reply)
+    status, reply = get(d, "/api/sessions/1")
+    assert reply["bill"]["open"]  # session 1 was not closed by '۱'
+    assert not [r for r in caplog.records if r.exc_info], caplog.text

@@ -36,6 +36,7 @@ def main() -> int:
         found = fuzz(venue, a.examples, a.seed)
         out = found.as_dict()
         out["tracebacks"] = len(venue.tracebacks.found)
+        out["tokens_renewed"] = venue.renewed  # the fuzz revoked its own, and they were remade
     out["seconds"] = round(time.monotonic() - began, 1)
     print(json.dumps(out))
     return 0 if not found.failures and not out["tracebacks"] else 1

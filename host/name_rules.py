@@ -24,6 +24,9 @@ from __future__ import annotations
 import unicodedata
 
 NAME_BYTES = 48  # the device's limit for a name (UTF-8)
+# The name the configured operator_token acts under (the bootstrap owner):
+# no account may take it, and pages and receipts say it in their language.
+OPERATOR = "operator"
 ZWNJ = "\u200c"
 SHOWN_UNREADABLE = "?"  # a table's name with nothing left to show
 

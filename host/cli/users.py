@@ -4,6 +4,7 @@
     baulk users add NAME --role owner|desk|referee [--tables t1,t2] [--pin] --config FILE
     baulk users disable NAME --config FILE      (and enable)
     baulk users reset NAME [--pin] --config FILE   a new password (or PIN)
+    baulk users code NAME --config FILE         a one-time sign-in code for a new phone
     baulk users list --config FILE
 
 The password (or PIN) is asked for twice on the terminal, or read as one
@@ -23,6 +24,7 @@ import asyncio
 import getpass
 import sqlite3
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from baulk.host import config as config_mod
@@ -47,6 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ("disable", "disable an account (its sign-ins end)"),
         ("enable", "enable a disabled account"),
         ("reset", "give an account a new password, or PIN (its sign-ins end)"),
+        ("code", "a one-time sign-in code for a new phone (15 minutes)"),
         ("list", "list the accounts"),
     ):
         q = sub.add_parser(name, help=text, description=text)
@@ -117,6 +120,10 @@ async def _change(args: argparse.Namespace, store: Store, registry: Registry) ->
             SHELL,
         )
         return f"added {a.name} ({a.role})"
+    if cmd == "code":
+        code, a, ends = await registry.new_code(args.name, SHELL)
+        until = datetime.fromtimestamp(ends / 1000).strftime("%H:%M")  # this PC's time
+        return f"sign-in code for {a.name}: {code} (once, until {until})"
     if cmd in ("disable", "enable"):
         a = await registry.change(args.name, SHELL, disabled=cmd == "disable")
         return f"{a.name} is {'disabled' if a.disabled else 'enabled'}"
@@ -141,14 +148,21 @@ def run(args: argparse.Namespace) -> int:
                 state = " (disabled)" if a.disabled else ""
                 print(f"{a.name}\t{a.role}{limited}{state}")
             return 0
-        action = {"add": "user add", "reset": "user change"}.get(args.users_command, "user change")
+        action = {"add": "user add", "code": "sign-in code"}.get(args.users_command, "user change")
         try:
             said = asyncio.run(_change(args, store, registry))
         except (StaffError, ValueError, StoreError) as e:
             _log(store, action, args.name, "refused", str(e))
             print(f"baulk users: {e}", file=sys.stderr)
             return 2
-        _log(store, action, args.name, "done", said)
+        # the code itself never goes into the log: it is a secret until used
+        _log(
+            store,
+            action,
+            args.name,
+            "done",
+            said.split(":", 1)[0] if action == "sign-in code" else said,
+        )
         print(said)
         return 0
     finally:

@@ -19,6 +19,7 @@ from typing import Any
 
 from baulk.host.club import money
 from baulk.host.club.views import LANGS, TEXT, Part, csv_when, duration, num, say, to_csv, when
+from baulk.host.name_rules import OPERATOR
 
 
 def _name(text: str | None) -> dict[str, str]:
@@ -120,7 +121,9 @@ def _history(bill: dict[str, Any], lang: str) -> list[dict[str, Any]]:
     done.sort(key=lambda d: d[0])
     out = []
     for at, parts, who in done:
-        if who:
+        if who == OPERATOR:  # the operator token's built-in name, in the page's words
+            parts = [*parts, f" {say(lang, 'by')} {say(lang, 'the_operator')}"]
+        elif who:
             parts = [*parts, f" {say(lang, 'by')} ", _name(who)]
         out.append({"at": when(at, tz, lang), "parts": parts})
     return out

@@ -268,11 +268,15 @@ class TableSessions:
         self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
     ) -> None:
         """A session the store refused (or could not write) was never opened."""
-        if stored.cancelled() or stored.exception() is None or desk.session is not session:
-            return
-        desk.session = None
-        desk.light_wanted = False
-        self.venue.session_changed(desk.table_id, False)
+        if _refused(stored) and desk.session is session:
+            self._put_back(desk, None)
+
+    def _put_back(self, desk: TableDesk, session: dict[str, Any] | None) -> None:
+        """The table as it was before a change the store refused: its
+        session (None: none open), its light and the boards."""
+        desk.session = session
+        desk.light_wanted = session is not None
+        self.venue.session_changed(desk.table_id, session is not None)
         self.send_light(desk.table_id)
 
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
@@ -336,12 +340,8 @@ class TableSessions:
         self, desk: TableDesk, session: dict[str, Any], stored: asyncio.Future[None]
     ) -> None:
         """A close the store refused (or could not write) left the session open."""
-        if stored.cancelled() or stored.exception() is None or desk.session is not None:
-            return
-        desk.session = session
-        desk.light_wanted = True
-        self.venue.session_changed(desk.table_id, True)
-        self.send_light(desk.table_id)
+        if _refused(stored) and desk.session is None:
+            self._put_back(desk, session)
 
     async def void(
         self, session_id: int, reason: object, who: str | None = None, version: str | None = None
@@ -803,3 +803,8 @@ class TableSessions:
                 }
             )
         return out
+
+
+def _refused(stored: asyncio.Future[None]) -> bool:
+    """Did the store refuse (or fail to write) the row behind ``stored``?"""
+    return not stored.cancelled() and stored.exception() is not None

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from baulk.host import name_rules
 from baulk.host.club import money, printing
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # datetime.weekday() order
@@ -80,7 +81,7 @@ MAX_MINUTES = 24 * 60
 MINIMUM_MOST = MAX_MINUTES  # minimum_min: at most a day
 ROUND_MOST = 60  # round_min: at most an hour's step
 WATCH_MOST = MAX_MINUTES  # auto_close_min, idle_alert_min
-NAME_BYTES = 48  # a tariff's or an item's name, as a player's name (UTF-8)
+NAME_BYTES = name_rules.NAME_BYTES  # a tariff's or an item's name, as a player's (UTF-8)
 VENUE_CHARS = 80
 ITEMS_MOST = 60
 TARIFFS_MOST = 64
@@ -209,7 +210,7 @@ def _clock(value: object, key: str, allow_24: bool) -> int:
     """'HH:MM' as minutes of the day."""
     if isinstance(value, str) and len(value) == 5 and value[2] == ":":
         hh, mm = value[:2], value[3:]
-        if hh.isdigit() and mm.isdigit():
+        if (hh + mm).isascii() and hh.isdigit() and mm.isdigit():  # a superscript is no digit
             minutes = int(hh) * 60 + int(mm)
             if int(mm) < 60 and (minutes < MAX_MINUTES or (allow_24 and minutes == MAX_MINUTES)):
                 return minutes
@@ -244,19 +245,19 @@ def _price(section: dict[str, Any], name: str, key: str, currency: str, least: i
 
 
 def _label(value: object, key: str, default: str | None = None) -> str:
-    """A name of the club's own (a tariff, an item): a line of printable
-    text of 1 to NAME_BYTES bytes, like a player's name (the zero-width
-    non-joiner that Persian writes with is printable here too)."""
+    """A name of the club's own (a tariff, an item): 1 to NAME_BYTES bytes
+    under the rules for free text (host/name_rules.py): nothing invisible,
+    no emoji a receipt cannot print, currency and maths signs allowed."""
     if value is None and default is not None:
         return default
     if not isinstance(value, str) or not value.strip():
         raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
     text = value.strip()
-    if len(text.encode()) > NAME_BYTES or not text.replace("\u200c", "").isprintable():
-        raise TariffError(
-            f"{key} must be a name of 1 to {NAME_BYTES} bytes of printable text, "
-            "with no control, invisible or direction characters"
-        )
+    if len(text.encode()) > NAME_BYTES:
+        raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
+    why = name_rules.problem(text, key, free_text=True)
+    if why is not None or not any(c.isalnum() for c in text):
+        raise TariffError(why or f"{key} must hold a letter or a digit")
     return text
 
 
@@ -374,14 +375,13 @@ def parse(data: dict[str, Any], tables: set[str] | None = None) -> Billing:
             ) from None
     day_start = _clock(raw.get("day_starts", "00:00"), "billing.day_starts", allow_24=False)
     venue = raw.get("venue", "")
-    if (
-        not isinstance(venue, str)
-        or len(venue) > VENUE_CHARS
-        or not venue.replace("\u200c", "").isprintable()
-    ):
+    if not isinstance(venue, str) or len(venue) > VENUE_CHARS:
         raise TariffError(
             f"billing.venue must be one line of printable text of at most {VENUE_CHARS} characters"
         )
+    why = name_rules.problem(venue, "billing.venue", free_text=True)
+    if why is not None:
+        raise TariffError(why)
     raw_tariffs = data.get("tariff", [])
     if not isinstance(raw_tariffs, list) or len(raw_tariffs) > TARIFFS_MOST:
         raise TariffError(f"[[tariff]] entries must be an array of at most {TARIFFS_MOST} tables")

@@ -15,6 +15,7 @@ the name between them, each drawn right to left in its place.
 from __future__ import annotations
 
 from baulk.firmware import keypad_flow, menu, names
+from baulk.host.referee.stats_html import BALL_NAMES
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
@@ -41,16 +42,8 @@ KEYS = {
     "nom": ("NOM", "اعلام"),
     "off": ("OFF", "بیرون"),
 }
-BALLS = {
-    "red": "قرمز",
-    "yellow": "زرد",
-    "green": "سبز",
-    "brown": "قهوه‌ای",
-    "blue": "آبی",
-    "pink": "صورتی",
-    "black": "سیاه",
-    "white": "سفید",
-}
+# The balls' Persian names: one list for the reports and the handset.
+BALLS = BALL_NAMES["fa"]
 # screens.abbr: English shortens a ball's name to three letters; Persian need not.
 ABBR = {"red": "red", "yel": "yellow", "grn": "green", "brn": "brown", "blu": "blue"}
 ABBR.update({"pnk": "pink", "blk": "black", "wht": "white"})

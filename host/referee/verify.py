@@ -674,7 +674,7 @@ def _match_span(events: list[LedgerEvent], match_id: str) -> tuple[int, int]:
     (boot, seq) name the match: host/referee/shadow.py) to the event before the next
     match accepted, or the last event carried."""
     tail = match_id.rsplit("-", 1)[-1]
-    first = int(tail) if tail.isdigit() else 0
+    first = int(tail) if tail.isascii() and tail.isdigit() else 0
     last = first
     for e in sorted(events, key=lambda e: e.seq):
         if e.seq <= first:

@@ -4,9 +4,11 @@ edge with a sentence that says field is wrong (ValueError)."""
 from __future__ import annotations
 
 import re
+import secrets
 import unicodedata
 from typing import Any
 
+from baulk.host.name_rules import OPERATOR
 from baulk.host.staff.roles import REFEREE, ROLES
 
 NAME_CHARS = 32
@@ -17,8 +19,6 @@ TOKEN_NAME_CHARS = 40
 _PUNCT = " .-_'"
 _DIGITS = str.maketrans("۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩", "01234567890123456789")
 _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
-# The bootstrap owner's name: the configured operator_token signs in as him.
-OPERATOR = "operator"
 
 
 def _text(value: object, field: str) -> str:
@@ -73,6 +73,33 @@ def check_pin(value: object) -> str:
     low, high = PIN_DIGITS
     if not (low <= len(text) <= high and text.isascii() and text.isdigit()):
         raise ValueError(f"pin must be {low} to {high} digits")
+    return text
+
+
+# One-time sign-in codes (host/staff/registry.py): 12 characters of an
+# alphabet with nothing to misread (no 0/O, 1/I/L), 59 random bits.  Live
+# for CODE_MINUTES and used once, a code cannot be guessed in its life even
+# at a million tries a second (31^12 / 9e8 tries in 15 min), so the guessing cap needs no
+# say over it: a person can always get in on a new phone with one.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 12
+CODE_MINUTES = 15
+
+
+def new_code() -> str:
+    """A fresh code, shown in groups of four: ``K7QM-2XHD-9RTA``."""
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    return "-".join(raw[i : i + 4] for i in range(0, CODE_LENGTH, 4))
+
+
+def code_key(value: object) -> str | None:
+    """A typed code as it is looked up (capitals, no spaces or dashes,
+    Persian digits as digits), or None when it cannot be one."""
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    text = "".join(c for c in value.translate(_DIGITS).upper() if c not in " -\u200c")
+    if len(text) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in text):
+        return None
     return text
 
 

@@ -31,7 +31,7 @@ WHO_CHARS = 64  # a name tried at sign-in, as the log keeps it
 ACTION_CHARS = 64
 WHY_CHARS = 300
 QUIET_MOST = 30  # refusals without a sign-in logged one by one each minute
-SECRET_KEYS = ("token", "password", "pin", "new_password")
+SECRET_KEYS = ("token", "password", "pin", "new_password", "code")
 
 # What each route does, in a word or two; a route not named here is logged
 # by its method and pattern.
@@ -49,6 +49,7 @@ ACTIONS: dict[str, str] = {
     "/api/sessions/{session}/corrections": "correction",
     "/api/staff/users": "user add",
     "/api/staff/users/{name}": "user change",
+    "/api/staff/users/{name}/code": "sign-in code",
     "/api/staff/tokens": "token add",
     "/api/staff/tokens/{token}/revoke": "token revoke",
 }

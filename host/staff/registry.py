@@ -180,6 +180,7 @@ class Registry:
         self.tokens: dict[str, Token] = {}
         self.sessions: dict[str, WebSession] = {}
         self.devices: set[tuple[str, int]] = set()
+        self.codes: dict[str, tuple[int, int]] = {}  # hash -> (account id, ends, ms)
         self.version = -1
         self._checked_at = 0.0
 
@@ -190,6 +191,10 @@ class Registry:
         self.accounts = {a.id: a for a in map(_account, staff_queries.accounts(db))}
         self.by_key = {a.key: a for a in self.accounts.values()}
         self.tokens = {t.hash: t for t in map(_token, staff_queries.tokens(db))}
+        self.codes = {
+            r["hash"]: (int(r["account_id"]), int(r["expires_ms"]))
+            for r in staff_queries.live_codes(db, self.clock.wall_ms())
+        }
         if sessions:
             now = self.clock.wall_ms()
             self.sessions = {
@@ -407,6 +412,52 @@ class Registry:
         )
         self.tokens[t.hash] = t
         return secret, t
+
+    async def new_code(self, name: object, by: str | None) -> tuple[str, Account, int]:
+        """A one-time sign-in code for an account's new phone: the code (shown
+        once, here), the account, and when it ends (wall ms)."""
+        a = self.account(name) if isinstance(name, str) else None
+        if a is None:
+            raise StaffError(404, "there is no such account")
+        if a.disabled:
+            raise StaffError(409, f"{a.name} is disabled: enable the account first")
+        code = rules.new_code()
+        key = rules.code_key(code)
+        assert key is not None
+        now = self.clock.wall_ms()
+        ends = now + rules.CODE_MINUTES * 60_000
+        await self._save(
+            StaffWrite(
+                "code",
+                {
+                    "hash": digest(key),
+                    "account_id": a.id,
+                    "created_ms": now,
+                    "created_by": by,
+                    "expires_ms": ends,
+                },
+            )
+        )
+        self.codes[digest(key)] = (a.id, ends)
+        return code, a, ends
+
+    async def use_code(self, typed: object) -> Account | None:
+        """The account a one-time code signs in, the code then spent; None
+        for a code that is wrong, used, out of date or of a disabled account."""
+        key = rules.code_key(typed)
+        if key is None:
+            return None
+        hashed = digest(key)
+        found = self.codes.get(hashed)
+        if found is None:
+            return None
+        account_id, ends = found
+        a = self.accounts.get(account_id)
+        if ends <= self.clock.wall_ms() or a is None or a.disabled:
+            return None
+        del self.codes[hashed]  # spent before the write: never used twice
+        await self._save(StaffWrite("code", {"hash": hashed, "used_ms": self.clock.wall_ms()}))
+        return a
 
     async def revoke_token(self, token_id: int, by: str | None) -> Token:
         t = next((t for t in self.tokens.values() if t.id == token_id), None)

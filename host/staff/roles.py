@@ -74,6 +74,7 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/staff/users"): _only(OWNER),
     ("POST", "/api/staff/users"): _only(OWNER),
     ("POST", "/api/staff/users/{name}"): _only(OWNER),
+    ("POST", "/api/staff/users/{name}/code"): _only(OWNER),
     ("GET", "/api/staff/tokens"): _only(OWNER),
     ("POST", "/api/staff/tokens"): _only(OWNER),
     ("POST", "/api/staff/tokens/{token}/revoke"): _only(OWNER),

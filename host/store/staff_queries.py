@@ -31,6 +31,16 @@ def tokens(db: sqlite3.Connection) -> list[dict[str, Any]]:
     return _rows(db, f"SELECT {TOKEN_COLUMNS} FROM staff_tokens ORDER BY id")
 
 
+def live_codes(db: sqlite3.Connection, now_ms: int) -> list[dict[str, Any]]:
+    """The sign-in codes not used and not out of date."""
+    return _rows(
+        db,
+        "SELECT hash, account_id, expires_ms FROM staff_codes "
+        "WHERE used_ms IS NULL AND expires_ms > ?",
+        (now_ms,),
+    )
+
+
 def live_sessions(db: sqlite3.Connection, now_ms: int) -> list[dict[str, Any]]:
     return _rows(
         db,

@@ -13,6 +13,9 @@ time; docs/VENUE.md, "Staff"):
   restarted daemon keeps everyone signed in; sign-out writes ``ended_ms``.
 * ``staff_devices``: the browsers an account has signed in from (the
   SHA-256 of a device cookie): the guessing cap never shuts those out.
+* ``staff_codes``: one-time sign-in codes the owner gives a person for a
+  phone he has never signed in from (the SHA-256 of the code, the account,
+  when it ends, when it was used): the guessing cap never holds one back.
 * ``staff_activity``: the activity log, append-only like
   ``bill_corrections``: triggers refuse UPDATE and DELETE.
 * ``meta.staff_version`` counts changes to accounts and tokens, so a daemon
@@ -81,6 +84,14 @@ CREATE TABLE IF NOT EXISTS staff_devices (
     first_ms INTEGER NOT NULL,
     PRIMARY KEY (hash, account_id)
 );
+CREATE TABLE IF NOT EXISTS staff_codes (
+    hash TEXT PRIMARY KEY,
+    account_id INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    created_by TEXT,
+    expires_ms INTEGER NOT NULL,
+    used_ms INTEGER
+);
 CREATE TABLE IF NOT EXISTS staff_activity (
     id INTEGER PRIMARY KEY,
     wall_ms INTEGER NOT NULL,
@@ -129,6 +140,8 @@ class StaffWrite:
       ``ended_ms``, ``ended_why``) or every one of an account (``account_id``
       instead of ``hash``);
     * ``device``: remember that an account signed in from a device;
+    * ``code``: insert a one-time sign-in code, or use one (``values``:
+      ``hash``, ``used_ms``; a code used already is refused);
     * ``activity``: append a row to the activity log.
 
     A row kind of its own beside the score path (host/store/records.py
@@ -213,5 +226,16 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
             "INSERT OR IGNORE INTO staff_devices (hash, account_id, first_ms) VALUES (?,?,?)",
             (v["hash"], v["account_id"], v["first_ms"]),
         )
+    elif w.op == "code":
+        if "used_ms" in v:
+            used = db.execute(
+                "UPDATE staff_codes SET used_ms = ? WHERE hash = ? AND used_ms IS NULL",
+                (v["used_ms"], v["hash"]),
+            )
+            if used.rowcount != 1:
+                raise sqlite3.IntegrityError("that sign-in code was used already")
+        else:
+            _insert(db, "staff_codes", v)
+            _bump(db)  # a code made by baulk users reaches the running daemon
     else:
         raise sqlite3.IntegrityError(f"{w.op!r} is not a staff change")

@@ -41,9 +41,10 @@ from aiohttp import web
 
 from baulk.host.errors import ActionError
 from baulk.host.logsafe import Tally, printable
+from baulk.host.name_rules import OPERATOR
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
-from baulk.host.staff.accounts import OPERATOR, check_pin
+from baulk.host.staff.accounts import check_pin
 from baulk.host.staff.passwords import verify_secret
 from baulk.host.staff.registry import Registry, StaffError, WebSession, digest
 from baulk.host.staff.roles import OWNER, Actor
@@ -56,6 +57,7 @@ from baulk.host.web.http import (
     error,
     json_response,
     lang_of,
+    path_id,
     read_body,
 )
 from baulk.host.web.throttle import LOCKED, PASSWORD, PIN, TRUSTED, Guessing, Schedule
@@ -325,7 +327,7 @@ def _audit(request: web.Request, pattern: str | None, status: int, why: str | No
             activity.action_of(request.method, pattern, body),
             activity.summary(request.method, request.path, body),
             request.match_info.get(role_table.TABLE_KEY),
-            int(session) if session and session.isdigit() and len(session) < 12 else None,
+            path_id(session),
             activity.result_of(status),
             why,
         )
@@ -428,6 +430,23 @@ async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[i
     return _operator("session")
 
 
+async def _sign_in_code(request: web.Request, given: object) -> Actor | tuple[int, str]:
+    """A one-time code from the owner, for a phone the account never signed
+    in from: 59 random bits live for 15 minutes, so no guess finds one and
+    the guessing cap never holds it back (host/staff/accounts.py).  The
+    right password from a new phone can be held while a stranger guesses at
+    the account; this always gets the person in."""
+    account = await request.app[STAFF_KEY].use_code(given)
+    if account is None:
+        _REFUSED.tell(
+            "code", logging.WARNING, f"sign-in code refused (from {request.remote or '?'})"
+        )
+        return 401, "that sign-in code is wrong, used already or out of date"
+    request[TRIED] = account.name
+    request.app[THROTTLE_KEY].clear(f"pin:{account.id}")  # as the password does
+    return Actor(account.name, account.role, account.tables, "session", account.id)
+
+
 async def console_sign_in(request: web.Request) -> web.Response:
     lang = lang_of(request)
     origin = cookies.foreign_origin(request)
@@ -436,18 +455,25 @@ async def console_sign_in(request: web.Request) -> web.Response:
     data = await read_body(request, lang)
     if isinstance(data, web.Response):
         return data
-    extra = sorted(set(data) - {"token", "name", "password", "pin"})
+    extra = sorted(set(data) - {"token", "name", "password", "pin", "code"})
     if extra:
-        allowed = "name, password, pin, token"
+        allowed = "code, name, password, pin, token"
         return error(400, f"unknown key '{extra[0][:40]}' (allowed: {allowed})", lang)
     if "token" in data:
         found = await _sign_in_token(request, data["token"])
+    elif "code" in data:
+        try:
+            found = await _sign_in_code(request, data["code"])
+        except StaffError as e:
+            return error(e.status, e.text, lang)
     elif "pin" in data:
         found = await _sign_in_account(request, data.get("name"), data["pin"], True)
     elif "password" in data:
         found = await _sign_in_account(request, data.get("name"), data["password"], False)
     else:
-        return error(400, "give name and password (or pin), or the operator token", lang)
+        return error(
+            400, "give name and password (or pin), a sign-in code, or the operator token", lang
+        )
     if isinstance(found, tuple):
         response = error(*found, lang)
         if found[0] == 429:

@@ -34,6 +34,7 @@ from baulk.host.web.http import (
     json_response,
     lang_of,
     page_handler,
+    path_id,
     query_day,
     read_body,
 )
@@ -47,8 +48,9 @@ Run = Callable[[TableSessions, int, dict[str, Any], str], Awaitable[dict[str, An
 def _id(request: web.Request, key: str) -> int | web.Response:
     """A session's, a correction's or an item's id from the path."""
     text = request.match_info[key]
-    if text.isdigit() and len(text) <= 12:
-        return int(text)
+    found = path_id(text)
+    if found is not None:
+        return found
     lang, shown = lang_of(request), text[:20]
     if key == "correction":
         return error(404, f"there is no correction '{shown}'", lang)

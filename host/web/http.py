@@ -90,6 +90,15 @@ def query_day(request: web.Request, today: date) -> date | web.Response:
         )
 
 
+def path_id(text: str | None, most: int = 12) -> int | None:
+    """A row's id from a path: ASCII digits only, at most ``most`` of them.
+    str.isdigit() alone lets through a superscript two (which int() refuses)
+    and Persian digits (which it takes): neither is an id anyone wrote."""
+    if text and len(text) <= most and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def lang_of(request: web.Request) -> str:
     """The language the request asks for (``?lang=fa``), English otherwise."""
     lang = request.query.get("lang", "en")

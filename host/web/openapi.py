@@ -291,6 +291,17 @@ PLAYERS_TAG = "players"
 def _routes() -> dict[tuple[str, str], dict[str, Any]]:
     t, mid = [TABLE], [MATCH_ID]
     sid = [path_param("session")]
+    activity_filters = [
+        DAY,
+        JDAY,
+        query("table", TABLE_ID),
+        query("who", {"type": "string", "maxLength": 40}),
+        LANG,
+    ]
+    money_body = obj(  # a correction, or a refund
+        {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
+        ("amount", "reason"),
+    )
     routes: dict[tuple[str, str], dict[str, Any]] = {
         # the boards (host/web/boards.py)
         ("GET", "/"): op(
@@ -403,7 +414,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             ),
         ),
         ("POST", "/console/signin"): op(
-            "sign in: a name and password, a desk clerk's name and PIN, or the operator token",
+            "sign in: a name and password, a desk clerk's name and PIN, a one-time code "
+            "from the owner (a new phone), or the operator token",
             SIGN_IN,
             ok(obj({"signed_in": BOOL, "csrf": STR}, ("signed_in",))),
             [LANG],
@@ -413,6 +425,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                     "password": {"type": "string", "maxLength": 256},
                     "pin": {"type": "string", "maxLength": 8},
                     "token": {"type": "string", "maxLength": 256},
+                    "code": {"type": "string", "maxLength": 64},
                 },
                 closed=True,
             ),
@@ -610,6 +623,12 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                 closed=True,
             ),
         ),
+        ("POST", "/api/staff/users/{name}/code"): op(
+            "a one-time sign-in code for the account's new phone, live 15 minutes, shown once",
+            STAFF,
+            ok(obj({"code": STR, "name": STR, "expires_ms": INT}, ("code", "name", "expires_ms"))),
+            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40}), LANG],
+        ),
         ("GET", "/api/staff/tokens"): op(
             "the named API tokens", STAFF, ok(obj({"tokens": listed(TOKEN_ROW)}, ("tokens",)))
         ),
@@ -635,26 +654,13 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "the activity log of a day, by table and person",
             STAFF,
             ok(obj({"schema": SCHEMA_V, "rows": listed(OBJ)}, ("rows",))),
-            [
-                DAY,
-                JDAY,
-                query("table", TABLE_ID),
-                query("who", {"type": "string", "maxLength": 40}),
-                LANG,
-            ],
+            activity_filters,
         ),
         ("GET", "/api/staff/activity.{fmt}"): op(
             "the activity log as JSON or CSV",
             STAFF,
             {"200": {"description": "the log", "content": CSV_OR_JSON}},
-            [
-                FMT,
-                DAY,
-                JDAY,
-                query("table", TABLE_ID),
-                query("who", {"type": "string", "maxLength": 40}),
-                LANG,
-            ],
+            [FMT, *activity_filters],
         ),
         ("GET", "/api/staff/verify"): op(
             "a day's takings against the tables' signed record (docs/LEDGER.md)",
@@ -668,14 +674,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
         "confirm": obj({"who": NAME, "version": VERSION}),
         "void": obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
         "reopen": obj({"reason": REASON, "who": NAME, "version": VERSION}),
-        "corrections": obj(
-            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
-            ("amount", "reason"),
-        ),
-        "refunds": obj(
-            {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
-            ("amount", "reason"),
-        ),
+        "corrections": money_body,
+        "refunds": money_body,
         "items": obj(
             {
                 "item": {"type": "string", "minLength": 1, "maxLength": 48},

@@ -207,8 +207,16 @@ _RULES: list[tuple[str, str]] = [
     (r"the name or (?P<field>pin|password) is wrong", "نام یا {field} نادرست است"),
     (r"name and (?P<field>pin|password) must be text", "نام و {field} باید متن باشند"),
     (
-        r"give name and password \(or pin\), or the operator token",
-        "نام و گذرواژه (یا رمز عددی) را بدهید، یا رمز اپراتور را",
+        r"give name and password \(or pin\), a sign-in code, or the operator token",
+        "نام و گذرواژه (یا رمز عددی) را بدهید، یا کد ورود، یا رمز اپراتور را",
+    ),
+    (
+        r"that sign-in code is wrong, used already or out of date",
+        "این کد ورود نادرست است، پیش‌تر به کار رفته یا از زمانش گذشته است",
+    ),
+    (
+        r"(?P<text>.+) is disabled: enable the account first",
+        "{text} غیرفعال است: نخست حساب را فعال کنید",
     ),
     (
         r"too many connections from your address: sign in, or close some",
@@ -270,6 +278,7 @@ _RULES: list[tuple[str, str]] = [
         "فقط حساب پیشخوان با رمز عددی وارد می‌شود",
     ),
     (r"there is no account '(?P<id>.*)'", "حساب {id} وجود ندارد"),
+    (r"there is no such account", "چنین حسابی وجود ندارد"),
     (r"disabled must be true or false", "غیرفعال باید بله یا نه باشد"),
     (
         r"nothing to change: give disabled, password, pin, role or tables",

@@ -23,6 +23,7 @@ from baulk.host.web.http import (
     json_response,
     lang_of,
     page_handler,
+    path_id,
     query_day,
     read_body,
 )
@@ -104,6 +105,19 @@ async def change_user(request: web.Request) -> web.Response:
     return json_response({"user": a.public()})
 
 
+async def new_code(request: web.Request) -> web.Response:
+    """A one-time sign-in code for the account's new phone (15 minutes)."""
+    try:
+        code, a, ends = await request.app[STAFF_KEY].new_code(
+            request.match_info["name"], who(request)
+        )
+    except StaffError as e:
+        return error(e.status, e.text, lang_of(request))
+    response = json_response({"code": code, "name": a.name, "expires_ms": ends})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 # ---------------------------------------------------------------------- tokens
 async def tokens(request: web.Request) -> web.Response:
     staff = request.app[STAFF_KEY]
@@ -129,10 +143,11 @@ async def add_token(request: web.Request) -> web.Response:
 
 async def revoke_token(request: web.Request) -> web.Response:
     text = request.match_info["token"]
-    if not text.isdigit() or len(text) > 12:
+    token_id = path_id(text)
+    if token_id is None:
         return error(404, f"there is no token {text[:20]} in use", lang_of(request))
     try:
-        t = await request.app[STAFF_KEY].revoke_token(int(text), who(request))
+        t = await request.app[STAFF_KEY].revoke_token(token_id, who(request))
     except StaffError as e:
         return error(e.status, e.text, lang_of(request))
     return json_response(t.public())
@@ -204,6 +219,7 @@ def add_routes(app: web.Application) -> None:
     r.add_get("/api/staff/users", users)
     r.add_post("/api/staff/users", add_user)
     r.add_post("/api/staff/users/{name}", change_user)
+    r.add_post("/api/staff/users/{name}/code", new_code)
     r.add_get("/api/staff/tokens", tokens)
     r.add_post("/api/staff/tokens", add_token)
     r.add_post("/api/staff/tokens/{token}/revoke", revoke_token)

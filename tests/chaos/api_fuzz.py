@@ -2,8 +2,8 @@
 tests/chaos/test_api_fuzz.py (short, in make test) and bench/api_fuzz.py
 (long).
 
-A live daemon (the real web app, store and sessions) serves a table whose
-device is a protocol peer running the rules engine, with a tariff, a price
+A live daemon (the real web app, store and sessions) serves two simulated
+tables (the real firmware on the simulated board), with a tariff, a price
 list and a staff of three.  schemathesis, made for exactly this, reads
 ``/api/openapi.json`` and sends every route and method examples its schemas
 allow and examples they do not, each once without credentials and once
@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from baulk.host.club import tariffs
+from baulk.host.config import Config
 from baulk.host.web import auth
-from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.e2e.sim_driver import TableDriver, simulated_tables
+from tests.host.harness import TOKEN, DaemonThread, http
 
 MAX_RESPONSE_S = 2.0
 CLUB = {
@@ -38,6 +39,8 @@ CLUB = {
     "item": [{"name": "Tea", "price": 20_000}],
 }
 STAFF = {"Dina": "desk", "Rana": "referee", "Omid": "owner"}
+TABLES = ("t1", "t2")
+KEEPER_PASSWORD = "the keeper's long password"
 
 
 class Tracebacks(logging.Handler):
@@ -56,9 +59,31 @@ class Tracebacks(logging.Handler):
 @dataclass
 class Venue:
     daemon: DaemonThread
-    peer: DevicePeer
+    tables: dict[str, TableDriver]
     tokens: dict[str, str]  # who -> Authorization header value ("" for none)
     tracebacks: Tracebacks
+    keeper: Any  # an owner's signed-in requests.Session the fuzz never sends
+    keeper_csrf: str
+    renewed: int = 0  # tokens the fuzz revoked, made again
+
+    def keep(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """A request as the keeper, the owner who remakes what the fuzz undoes."""
+        return self.keeper.request(
+            method, self.url + path, json=body, headers={"X-CSRF-Token": self.keeper_csrf}
+        )
+
+    def renew(self) -> None:
+        """The fuzz may revoke its own tokens (POST /api/staff/tokens/1/revoke
+        is an example like any other): a revoked one is made again, so every
+        role keeps being fuzzed."""
+        for name, role in STAFF.items():
+            bearer = {"Authorization": self.tokens[name]}
+            me = self.keeper.get(self.url + "/api/staff/me", headers=bearer)
+            if me.status_code == 401:
+                made = self.keep("POST", "/api/staff/tokens", {"name": name, "role": role})
+                assert made.status_code == 200, made.text
+                self.tokens[name] = f"Bearer {made.json()['token']}"
+                self.renewed += 1
 
     @property
     def url(self) -> str:
@@ -67,35 +92,47 @@ class Venue:
 
 @contextmanager
 def fuzzed_venue(tmp: Path) -> Iterator[Venue]:
-    peer = DevicePeer("t1", link_path=tmp / "ttyT1").start()
-    cfg = make_config(tmp, {"t1": tmp / "ttyT1"})
-    cfg = replace(cfg, billing=tariffs.parse(CLUB, {"t1"}))
     catcher = Tracebacks()
     # The guessing cap's 429 waits half a second before it is sent, to slow
     # a guesser; the fuzz sends hundreds of wrong tokens, and what it checks
-    # is the answer, not the wait (tests/web/test_auth*.py check the wait).
+    # is the answer, not the wait (tests/web/test_signin.py checks the wait).
     pause, auth.PAUSE_S = auth.PAUSE_S, 0.0
     root = logging.getLogger()
     root.addHandler(catcher)
-    d = DaemonThread(cfg).start()
+
+    def club(cfg: Config) -> Config:
+        return replace(cfg, billing=tariffs.parse(CLUB, set(TABLES)))
+
     try:
-        wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
-        tokens = {"nobody": ""}
-        for name, role in STAFF.items():
-            status, made = http(d.url + "/api/staff/tokens", {"name": name, "role": role}, TOKEN)
-            assert status == 200, made
-            tokens[name] = f"Bearer {made['token']}"
-        # Something for the reads to find: a match, and an open session.
-        status, _ = http(
-            d.url + "/api/tables/t1/match", {"players": ["Ali", "Reza"], "best_of": 3}, TOKEN
-        )
-        assert status == 200
-        status, _ = http(d.url + "/api/tables/t1/session", {}, TOKEN)
-        assert status == 200
-        yield Venue(d, peer, tokens, catcher)
+        with simulated_tables(tmp, TABLES, seed=11, edit=club) as (d, tables):
+            tokens = {"nobody": ""}
+            for name, role in STAFF.items():
+                status, made = http(
+                    d.url + "/api/staff/tokens", {"name": name, "role": role}, TOKEN
+                )
+                assert status == 200, made
+                tokens[name] = f"Bearer {made['token']}"
+            # Something for the reads to find: a match on t1, an open session on t2.
+            status, _ = http(
+                d.url + "/api/tables/t1/match", {"players": ["Ali", "Reza"], "best_of": 3}, TOKEN
+            )
+            assert status == 200
+            status, _ = http(d.url + "/api/tables/t2/session", {}, TOKEN)
+            assert status == 200
+            # The keeper signs in by name: no token of his for the fuzz to revoke.
+            status, _ = http(
+                d.url + "/api/staff/users",
+                {"name": "Keeper", "role": "owner", "password": KEEPER_PASSWORD},
+                TOKEN,
+            )
+            assert status == 200
+            keeper = requests_session()
+            signed = keeper.post(
+                d.url + "/console/signin", json={"name": "Keeper", "password": KEEPER_PASSWORD}
+            )
+            assert signed.status_code == 200, signed.text
+            yield Venue(d, tables, tokens, catcher, keeper, signed.json()["csrf"])
     finally:
-        d.stop()
-        peer.stop()
         root.removeHandler(catcher)
         auth.PAUSE_S = pause
 
@@ -165,6 +202,7 @@ def _fuzz_one(
     )
     def one(case: Any) -> None:
         out.examples += 1
+        venue.renew()
         for who in venue.tokens:
             seen = len(venue.tracebacks.found)
             began = time.monotonic()

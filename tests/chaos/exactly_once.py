@@ -47,6 +47,7 @@ from tests.chaos.kit import (
     JournalTap,
     compare,
     integrity,
+    run_faults,
     settled,
     stop_play,
     stored_events,
@@ -199,10 +200,7 @@ def run_host_crash(
         figures["verify"] = verify_all(store)
         figures["played_s"] = round(played_s, 1)
         text = log.read_text(errors="replace")
-        figures["log_errors"] = [
-            ln for ln in text.splitlines() if " ERROR " in ln or "Traceback" in ln
-        ]
-        figures["sim_error"] = repr(sim.error) if sim.error else None
+        figures.update(run_faults(text, sim))
         return figures
     finally:
         if daemon is not None:

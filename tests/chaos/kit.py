@@ -257,6 +257,13 @@ def journal_tap() -> Iterator[JournalTap]:
 
 
 # ---------------------------------------------------------------------- the host's record
+def run_faults(log_text: str, sim: Any) -> dict[str, Any]:
+    """What a chaos run's own parts said went wrong: the daemon's error and
+    traceback lines, and the simulated table's exception (None: none)."""
+    lines = [ln for ln in log_text.splitlines() if " ERROR " in ln or "Traceback" in ln]
+    return {"log_errors": lines, "sim_error": repr(sim.error) if sim.error else None}
+
+
 def integrity(store: Path) -> str:
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=10)
     try:

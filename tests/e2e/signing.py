@@ -1,6 +1,6 @@
 """The staff sign-in form every page shares (host/web/static/js/signin.js),
 as a person fills it in: the operator token, a name and password, or a
-desk clerk's name and PIN."""
+desk clerk's name and PIN, or a one-time code from the owner."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 def fill_sign_in(page: Any, secret: str, name: str | None = None, kind: str | None = None) -> None:
     """Fill the visible sign-in form and send it.  Without ``name`` it is
-    the operator token; with one, a password unless ``kind`` is "pin"."""
+    the operator token (or ``kind`` "code"); with one, a password unless
+    ``kind`` is "pin"."""
     page.wait_for_selector("#signin-kind:visible")
     page.select_option("#signin-kind", kind or ("password" if name else "token"))
     if name is not None:

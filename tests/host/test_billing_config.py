@@ -103,7 +103,19 @@ loser_pays = true
             "tariff[0].per_hour must be from 0 to 1000000000000",
         ),
         ('name = "a"\ncurrency = "GBP"\nper_hour = 1e3', "per_hour must be a plain decimal number"),
-        ('name = "a\\u202e"\ncurrency = "GBP"\nper_hour = 1', "tariff[0].name must be a name"),
+        (
+            'name = "a\\u202e"\ncurrency = "GBP"\nper_hour = 1',
+            "tariff[0].name must not hold control, invisible or direction characters (U+202E)",
+        ),
+        # a filler that draws nothing, and an emoji no receipt prints (host/name_rules.py)
+        ('name = "\\u3164"\ncurrency = "GBP"\nper_hour = 1', "(U+3164)"),
+        ('name = "Tea \\U0001F375"\ncurrency = "GBP"\nper_hour = 1', "must not hold emoji"),
+        ('name = "--"\ncurrency = "GBP"\nper_hour = 1', "tariff[0].name must hold a letter"),
+        (  # a superscript passes str.isdigit(), and int() refuses it
+            'name = "a"\ncurrency = "GBP"\nper_hour = 5\n[[tariff.peak]]\ndays = ["fri"]\n'
+            'from = "1\u00b2:00"\nto = "22:00"\nper_hour = 9',
+            "must be a time 'HH:MM'",
+        ),
         ('name = "a"\ncurrency = "GBP"\nper_hour = 5\ntables = ["t9"]', "'t9' is not a [[table]]"),
         (
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\ncolour = 1',

@@ -183,6 +183,13 @@ def test_void_reopen_reverse_refund_and_items_are_appended_with_who(
     assert [c["who"] for c in r["bill"]["corrections"]] == ["operator", "Owner", "operator"]
     history = r["receipt"]["en"]["history"]
     assert len(history) == 1 + 4 + 3 + 3  # opened, the marks, the corrections, the items
+    # the operator token's built-in name is said in the receipt's language
+    said = ["".join(p if isinstance(p, str) else p["name"] for p in h["parts"]) for h in history]
+    assert any(line.endswith(" by the operator") for line in said), said
+    persian = r["receipt"]["fa"]["history"]
+    flat = ["".join(p if isinstance(p, str) else p["name"] for p in h["parts"]) for h in persian]
+    assert any(line.endswith(" به دست اپراتور") for line in flat), flat
+    assert not any("operator" in line for line in flat)
 
 
 def test_a_tap_on_an_older_view_is_refused_the_table_changed(
@@ -258,3 +265,19 @@ def http_text(d: DaemonThread, path: str) -> tuple[int, str]:
     req = urllib.request.Request(d.url + path, headers={"Authorization": f"Bearer {TOKEN}"})
     with urllib.request.urlopen(req, timeout=10) as r:
         return int(r.status), r.read().decode("utf-8")
+
+
+@pytest.mark.parametrize("written", ["%C2%B2", "%DB%B1", "1%C2%B2", "9" * 13])
+def test_an_id_that_is_not_plain_digits_is_no_row_and_no_traceback(
+    venue: tuple[DaemonThread, DevicePeer], written: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # '²' passes str.isdigit() and int() refuses it (it logged a traceback in
+    # the activity log's write); '۱' int() takes as 1, which nobody wrote.
+    d, _ = venue
+    open_one(d)
+    for path in (f"/api/sessions/{written}/close", f"/api/staff/tokens/{written}/revoke"):
+        status, reply = post_as("Owner", d, path, {})
+        assert status == 404, (path, reply)
+    status, reply = get(d, "/api/sessions/1")
+    assert reply["bill"]["open"]  # session 1 was not closed by '۱'
+    assert not [r for r in caplog.records if r.exc_info], caplog.text

@@ -38,6 +38,11 @@ SAMPLES = {
     "REASON_BYTES": "200",
     "QUANTITY_MOST": "20",
     "allowed": "owner or desk",
+    # the days a report may ask for (host/web/http.py)
+    "FIRST_YEAR": "1970",
+    "LAST_YEAR": "2200",
+    "FIRST_JYEAR": "1349",
+    "LAST_JYEAR": "1578",
     "actor.role": "desk",
     "secret_word": "password",
     "secret_word.lower()": "password",

@@ -3,7 +3,7 @@
 // the page's calendar: Gregorian in English, Solar Hijri in Persian (day,
 // month, year; the server turns it into the business day, ?jdate=).  On a
 // phone each row stacks, every cell beside its column's name.
-import { LANG, el, num, params } from "./i18n.js";
+import { LANG, el, num, params, person } from "./i18n.js";
 import { api, download, dt, label, name, role, setup, withLang } from "./desk_common.js";
 
 let shown = null; // the report on the page
@@ -60,10 +60,15 @@ function render(data) {
     const f = r.formatted.bills[String(b.session_id)];
     // who opened, closed, voided and corrected it: the signed-in accounts
     const fixers = [...new Set((b.corrections || []).map((c) => c.who).filter(Boolean))];
+    const people = (list) => {
+      const out = el("span");
+      list.forEach((p, i) => out.append(...(i ? [", "] : []), person(p)));
+      return out;
+    };
     return cells(tr, scols, [link, name(names[b.table_id] || b.table_id), f.opened, f.closed,
       dt("minutes", { n: b.minutes_open }), dt("minutes", { n: b.minutes_in_play }),
-      num(b.frames_played), f.items, f.total, name(b.opened_by || ""), name(b.closed_by || ""),
-      name(b.voided_by || ""), name(fixers.join(", "))]);
+      num(b.frames_played), f.items, f.total, person(b.opened_by || ""), person(b.closed_by || ""),
+      person(b.voided_by || ""), people(fixers)]);
   });
   document.getElementById("session-rows").replaceChildren(...srows);
 }

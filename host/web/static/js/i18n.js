@@ -58,6 +58,12 @@ export function bdi(text, cls) {
   return b;
 }
 
+// A person's name as the server gives it, isolated; the operator token's
+// built-in name ("operator", which no account may take) in the page's words.
+export function person(text, cls = "name") {
+  return bdi(text === "operator" ? t("the_operator") : text, cls);
+}
+
 export function byId(id) {
   return document.getElementById(id);
 }

@@ -1,9 +1,10 @@
 // The sign-in every staff page shares (the console, the desk, the owner's
 // pages): a name and a password, a desk clerk's PIN on the shared tablet,
-// or the configured operator token.  The server answers with a sign-in
+// a one-time code the owner gave for a new phone, or the configured
+// operator token.  The server answers with a sign-in
 // cookie the page cannot read, and a CSRF token the page keeps in memory
 // only; nothing typed here is kept, not even in the fields.
-import { LANG, byId, el, setKids, t } from "./i18n.js";
+import { LANG, byId, el, person, setKids, t } from "./i18n.js";
 
 export async function sessionState() {
   try {
@@ -35,7 +36,7 @@ export function signInForm(box, done) {
   form.noValidate = true;
   const kind = el("select");
   kind.id = "signin-kind";
-  for (const k of ["password", "pin", "token"]) {
+  for (const k of ["password", "pin", "code", "token"]) {
     const o = el("option", "", t("signin_with_" + k));
     o.value = k;
     kind.append(o);
@@ -52,10 +53,13 @@ export function signInForm(box, done) {
   const submit = el("button", "primary", t("sign_in"));
   submit.type = "submit";
   submit.id = "signin-submit";
+  const alone = () => kind.value === "token" || kind.value === "code"; // no name asked
   const sync = () => {
-    nameWrap.hidden = kind.value === "token";
-    secretLabel.textContent = t(kind.value === "pin" ? "pin_label" : kind.value === "token" ? "token_label" : "password_label");
+    nameWrap.hidden = alone();
+    secretLabel.textContent = t(kind.value + "_label");
     secret.inputMode = kind.value === "pin" ? "numeric" : "text";
+    secret.type = kind.value === "code" ? "text" : "password"; // read off the owner's screen
+    secret.autocapitalize = kind.value === "code" ? "characters" : "off";
   };
   kind.addEventListener("change", sync);
   sync();
@@ -64,11 +68,11 @@ export function signInForm(box, done) {
     event.preventDefault();
     const typed = secret.value;
     secret.value = ""; // never kept in the page
-    if (!typed.trim() || (kind.value !== "token" && !name.value.trim())) {
+    if (!typed.trim() || (!alone() && !name.value.trim())) {
       problem.textContent = t("err_signin");
       return;
     }
-    const body = kind.value === "token" ? { token: typed }
+    const body = alone() ? { [kind.value]: typed }
       : { name: name.value.trim(), [kind.value === "pin" ? "pin" : "password"]: typed };
     let r;
     let data = {};
@@ -112,8 +116,7 @@ export function whoText(state) {
   if (!state || !state.signed_in) return out;
   // the configured operator token signs in as "operator", a name no account
   // may take: it is said in the page's language
-  const b = el("bdi", "name", state.name === "operator" ? t("the_operator") : state.name);
-  b.dir = "auto";
+  const b = person(state.name);
   out.append(t("signed_in_as") + " ", b, " (" + t("role_" + state.role) + ")");
   return out;
 }

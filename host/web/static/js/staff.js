@@ -3,7 +3,7 @@
 // activity log by day, table and person.  Names, reasons and anything a
 // person typed are drawn as text, isolated (<bdi>).  Dates come from the
 // server in the page's language (Solar Hijri, Persian digits in Persian).
-import { LANG, bdi, byId, el, has, params, setKids, setupPage, t } from "./i18n.js";
+import { LANG, bdi, byId, el, has, params, person, setKids, setupPage, t } from "./i18n.js";
 import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
 setupPage();
@@ -84,6 +84,15 @@ async function loadUsers() {
       await api("/api/staff/users/" + encodeURIComponent(u.name), { password });
       showError(t("staff_changed"));
     }));
+    // A one-time code for a phone the person never signed in from: it gets
+    // him in even while a stranger's guesses hold his password back.
+    const code = el("output", "sign-in-code");
+    if (!u.disabled) actions.append(" ", button("staff_code", async () => {
+      const made = await api("/api/staff/users/" + encodeURIComponent(u.name) + "/code", {});
+      const until = new Date(made.expires_ms).toLocaleTimeString(LANG === "fa" ? "fa-IR" : "en-GB",
+        { hour: "2-digit", minute: "2-digit" });
+      setKids(code, [bdi(made.code, "code"), " " + t("staff_code_until") + " " + until]);
+    }), code);
     tr.append(cell(name(u.name)), cell(t("role_" + u.role) + (u.disabled ? " · " + t("staff_disabled") : "")),
       cell(tables), actions);
     return tr;
@@ -181,7 +190,7 @@ function options(id, values, allKey) {
   const all = el("option", "", t(allKey));
   all.value = "";
   setKids(select, [all, ...values.map((v) => {
-    const o = el("option", "", v);
+    const o = el("option", "", v === "operator" ? t("the_operator") : v);
     o.value = v;
     return o;
   })]);
@@ -207,7 +216,7 @@ async function loadActivity() {
     const tr = el("tr", "row " + r.result);
     tr.dataset.result = r.result;
     const who = el("span");
-    if (r.who) who.append(name(r.who));
+    if (r.who) who.append(person(r.who));
     if (r.role) who.append(" (" + t("role_" + r.role) + ")");
     const from = el("span");
     if (r.address) from.append(name(r.address));

@@ -23,6 +23,10 @@ from baulk.host.store import Batch, EventRow, Store
 from tests.chaos.host_crash import BAULK
 from tests.chaos.kit import wait_until
 
+# Each test runs baulk, Litestream or SQLite's backup as processes of their
+# own: make test runs them, make check (the quick loop) leaves them out.
+pytestmark = pytest.mark.slow
+
 
 def write(tmp: Path, backup: str) -> Path:
     config = tmp / "baulk.toml"

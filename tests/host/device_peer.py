@@ -26,6 +26,7 @@ from typing import Any
 
 from baulk.firmware.engine import Engine, Rejected
 from baulk.protocol import frame, messages
+from baulk.protocol.host_codec import CHECK_REQUEST
 from baulk.protocol.session import DEVICE, Session
 
 HELLO_REPEAT_MS = 100  # how often this peer says hello until welcomed (a board: 1 s)
@@ -240,6 +241,12 @@ class DevicePeer:
                 ev["reds"] = body[10]
         elif mtype == messages.COMMAND:
             ev = messages.wire_to_event(body)
+        elif mtype == CHECK_REQUEST:
+            # This peer has no pockets to check: it refuses at once, as a
+            # table mid-frame does, rather than leaving the host to wait.
+            why = "this device has no pocket sensors"
+            self.session.send(messages.ERROR, {0: messages.ERR_REFUSED, 1: why, 2: mtype, 3: seq})
+            return
         else:
             return
         act = body.get(-6, 0)

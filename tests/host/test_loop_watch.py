@@ -20,6 +20,7 @@ def hog() -> None:
     time.sleep(0.6)  # as a handler doing unbounded work would
 
 
+@pytest.mark.slow  # holds the loop for real: make test
 def test_a_held_loop_is_told_with_where_it_was_held(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING, logger="baulk")
 

@@ -15,6 +15,10 @@ from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread, make_config, wait_for
 from tests.web.client import Browser
 
+# Each test starts a daemon and hashes passwords with argon2 (about 0.2 s a
+# password): make test runs them, make check (the quick loop) leaves them out.
+pytestmark = pytest.mark.slow
+
 PASSWORD = "the desk's own password"
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from baulk.host.web import throttle
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, make_config
@@ -115,6 +117,7 @@ def test_a_forged_or_altered_cookie_is_not_a_sign_in(
     assert peer.last_seq() == 0
 
 
+@pytest.mark.slow  # waits out the cap's first delay: make test
 def test_guessing_is_capped_and_no_oracle_but_a_known_browser_gets_in(
     daemon: DaemonThread,
 ) -> None:

@@ -104,6 +104,7 @@ def refused_by_roles(status: int, body: Any) -> bool:
     return status in (401, 403) and any(text.startswith(s) for s in ROLE_SENTENCES)
 
 
+@pytest.mark.slow  # 300 requests, seven sign-ins with argon2: make test
 def test_every_route_under_every_role(staffed: tuple[DaemonThread, dict[str, Any]]) -> None:
     d, creds = staffed
     routes = walked(app_of(d))

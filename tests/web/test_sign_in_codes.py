@@ -25,6 +25,10 @@ from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 from tests.web.client import Browser
 from tests.web.test_signin import PASSWORD, add, signed
 
+# Each test starts a daemon and hashes passwords with argon2 (about 0.2 s a
+# password): make test runs them, make check (the quick loop) leaves them out.
+pytestmark = pytest.mark.slow
+
 CODE = re.compile(r"^[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$")
 
 

@@ -275,6 +275,11 @@ def ok_page(what: str) -> dict[str, Any]:
     return {"200": {"description": what, "content": HTML}}
 
 
+def page_op(summary: str, params: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A page of the app: HTML, and errors as HTML too."""
+    return op(summary, PAGES, ok_page("the page"), params, page=True)
+
+
 QUEUED = {"202": answer(ACTION_DONE, "stored, and sent when the table is online")}
 
 # ---------------------------------------------------------------------- the routes
@@ -304,14 +309,10 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
     )
     routes: dict[tuple[str, str], dict[str, Any]] = {
         # the boards (host/web/boards.py)
-        ("GET", "/"): op(
-            "the index: tables, boards, recent reports", PAGES, ok_page("the page"), page=True
-        ),
-        ("GET", "/table/{table}"): op("a table's board", PAGES, ok_page("the page"), t, page=True),
-        ("GET", "/overlay/{table}"): op(
-            "a table's streaming overlay", PAGES, ok_page("the page"), t, page=True
-        ),
-        ("GET", "/venue"): op("the venue board", PAGES, ok_page("the page"), page=True),
+        ("GET", "/"): page_op("the index: tables, boards, recent reports"),
+        ("GET", "/table/{table}"): page_op("a table's board", t),
+        ("GET", "/overlay/{table}"): page_op("a table's streaming overlay", t),
+        ("GET", "/venue"): page_op("the venue board"),
         ("GET", "/static/{path}"): op(
             "the pages' files (scripts, styles, fonts)",
             PAGES,
@@ -326,12 +327,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             [query("tables", {"type": "string", "maxLength": 400}, "table ids, comma-separated")],
         ),
         # the API's reads and the report pages (host/web/api.py)
-        ("GET", "/report/{match}"): op(
-            "a match report", PAGES, ok_page("the page"), [*mid, LANG], page=True
-        ),
-        ("GET", "/report/{match}/sheet"): op(
-            "a match's printable result sheet", PAGES, ok_page("the page"), [*mid, LANG], page=True
-        ),
+        ("GET", "/report/{match}"): page_op("a match report", [*mid, LANG]),
+        ("GET", "/report/{match}/sheet"): page_op("a match's printable result sheet", [*mid, LANG]),
         ("GET", "/api"): op(
             "the server, its tables, its store's health",
             READ,
@@ -437,7 +434,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             [LANG],
         ),
         # the console (host/web/console.py, handset.py, sensors.py)
-        ("GET", "/console"): op("the operator console", PAGES, ok_page("the page"), page=True),
+        ("GET", "/console"): page_op("the operator console"),
         ("POST", "/api/tables/{table}/match"): op(
             "a new match on the table: the table's engine decides",
             ACTIONS,
@@ -528,11 +525,9 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             [path_param("key", {"type": "string", "minLength": 1, "maxLength": 200})],
         ),
         # the desk (host/web/desk.py)
-        ("GET", "/desk"): op("the desk", PAGES, ok_page("the page"), page=True),
-        ("GET", "/desk/receipt/{session}"): op(
-            "a session's receipt", PAGES, ok_page("the page"), sid, page=True
-        ),
-        ("GET", "/desk/day"): op("the daily report", PAGES, ok_page("the page"), page=True),
+        ("GET", "/desk"): page_op("the desk"),
+        ("GET", "/desk/receipt/{session}"): page_op("a session's receipt", sid),
+        ("GET", "/desk/day"): page_op("the daily report"),
         ("GET", "/api/desk"): op(
             "every table's session, running bill and light; the alerts",
             DESK,
@@ -577,10 +572,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             {"200": {"description": "the report", "content": CSV_OR_JSON}},
             [FMT, DAY, JDAY, query("table", TABLE_ID), LANG],
         ),
-        ("GET", "/staff"): op("the owner's staff page", PAGES, ok_page("the page"), page=True),
-        ("GET", "/staff/activity"): op(
-            "the activity log's page", PAGES, ok_page("the page"), page=True
-        ),
+        ("GET", "/staff"): page_op("the owner's staff page"),
+        ("GET", "/staff/activity"): page_op("the activity log's page"),
         # the owner's pages (host/web/staff_pages.py)
         ("GET", "/api/staff/me"): op(
             "who is signed in",

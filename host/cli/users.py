@@ -106,7 +106,11 @@ def _log(store: Store, action: str, name: str, result: str, why: str | None) -> 
     store.write(Batch(writes=[entry.write()]))
 
 
-async def _change(args: argparse.Namespace, store: Store, registry: Registry) -> str:
+async def _change(
+    args: argparse.Namespace, store: Store, registry: Registry
+) -> tuple[str, str | None]:
+    """What the command did, as it is printed, and as the activity log keeps
+    it (None: the same)."""
     cmd = args.users_command
     if cmd == "add":
         secret = _secret(args, "PIN" if args.pin else "password")
@@ -119,20 +123,24 @@ async def _change(args: argparse.Namespace, store: Store, registry: Registry) ->
             tables,
             SHELL,
         )
-        return f"added {a.name} ({a.role})"
+        return f"added {a.name} ({a.role})", None
     if cmd == "code":
         code, a, ends = await registry.new_code(args.name, SHELL)
         until = datetime.fromtimestamp(ends / 1000).strftime("%H:%M")  # this PC's time
-        return f"sign-in code for {a.name}: {code} (once, until {until})"
+        # the code is a secret until used: the log says only that one was made
+        return (
+            f"sign-in code for {a.name}: {code} (once, until {until})",
+            f"sign-in code for {a.name}",
+        )
     if cmd in ("disable", "enable"):
         a = await registry.change(args.name, SHELL, disabled=cmd == "disable")
-        return f"{a.name} is {'disabled' if a.disabled else 'enabled'}"
+        return f"{a.name} is {'disabled' if a.disabled else 'enabled'}", None
     secret = _secret(args, "PIN" if args.pin else "password")
     if args.pin:
         a = await registry.change(args.name, SHELL, pin=secret)
     else:
         a = await registry.change(args.name, SHELL, password=secret)
-    return f"{a.name} has a new {'PIN' if args.pin else 'password'}"
+    return f"{a.name} has a new {'PIN' if args.pin else 'password'}", None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,19 +158,12 @@ def run(args: argparse.Namespace) -> int:
             return 0
         action = {"add": "user add", "code": "sign-in code"}.get(args.users_command, "user change")
         try:
-            said = asyncio.run(_change(args, store, registry))
+            said, logged = asyncio.run(_change(args, store, registry))
         except (StaffError, ValueError, StoreError) as e:
             _log(store, action, args.name, "refused", str(e))
             print(f"baulk users: {e}", file=sys.stderr)
             return 2
-        # the code itself never goes into the log: it is a secret until used
-        _log(
-            store,
-            action,
-            args.name,
-            "done",
-            said.split(":", 1)[0] if action == "sign-in code" else said,
-        )
+        _log(store, action, args.name, "done", logged or said)
         print(said)
         return 0
     finally:

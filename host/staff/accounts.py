@@ -79,8 +79,8 @@ def check_pin(value: object) -> str:
 # One-time sign-in codes (host/staff/registry.py): 12 characters of an
 # alphabet with nothing to misread (no 0/O, 1/I/L), 59 random bits.  Live
 # for CODE_MINUTES and used once, a code cannot be guessed in its life even
-# at a million tries a second (31^12 / 9e8 tries in 15 min), so the guessing cap needs no
-# say over it: a person can always get in on a new phone with one.
+# at a million tries a second (31^12 against 9e8 tries in 15 minutes), so
+# the guessing cap needs no say over it: a new phone always gets in.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 12
 CODE_MINUTES = 15

@@ -426,6 +426,8 @@ class Registry:
         assert key is not None
         now = self.clock.wall_ms()
         ends = now + rules.CODE_MINUTES * 60_000
+        # the codes in memory stay few: those out of date go as one is made
+        self.codes = {h: c for h, c in self.codes.items() if c[1] > now}
         await self._save(
             StaffWrite(
                 "code",

@@ -31,6 +31,12 @@ _COLS = const(16)
 _GAP = const(4)  # between Persian parts: a space of the font
 _LATIN_Y = const(5)  # the 8x8 font's cell in a 16-pixel row: capitals end on the baseline
 _DIGIT_GAP = const(1)
+# Columns kept clear at the end of the display where a row starts.  English
+# starts at the left, and the 8x8 font leaves its glyphs' first column blank;
+# Persian starts at the right and keeps the same one column clear there, so
+# that no letter of a row's first word touches the glass's edge.  The host
+# reads it from here (host/handset/font.py, sync.py).
+_EDGE = const(1)
 
 
 def name_text(e, ref):
@@ -102,9 +108,9 @@ class Painter:
             if parts[i] is None:
                 split = i
                 break
-        # The start of the row is its right end; the parts after None sit at the
-        # left end, in the same right-to-left order.
-        x = _WIDTH + _GAP
+        # The start of the row is its right end (less the edge kept clear); the
+        # parts after None sit at the left end, in the same right-to-left order.
+        x = _WIDTH - _EDGE + _GAP
         for i in range(split):
             x = self._spaced(row, parts[i], x, e)
         if split < n:

@@ -25,9 +25,15 @@ from baulk.host.handset import texts as handset_texts
 FILE_NAME = "fa.bin"
 MAGIC = b"BKT1"
 WIDTH = 128
+# The columns a row keeps clear at its start, the right end of a Persian row
+# (firmware/painter.py declares it, for both languages): a line takes at most
+# ROOM pixels.
+EDGE: int = painter._EDGE
+ROOM = WIDTH - EDGE
 # A list shows two options a row (firmware/screens.py), each in half the row:
 # its number (a digit, 7 pixels), a gap of 4, the label, and 2 pixels of room
-# on the side that faces the other option.
+# on the side that faces the other option (the right half's edge takes one of
+# them: the two options stay 3 pixels apart at least).
 LIST_LABEL_WIDTH = 64 - 7 - 4 - 2
 MOST_LINES = 3  # a refusal may take rows 1 to 3 of the score screen
 
@@ -49,9 +55,9 @@ def render_entries() -> dict[str, list[text_render.Line]]:
     labels = set(handset_texts.list_labels())
     out: dict[str, list[text_render.Line]] = {}
     for english, persian in handset_texts.entries().items():
-        lines = text_render.wrap(persian, WIDTH)
+        lines = text_render.wrap(persian, ROOM)
         for line in lines:
-            if line.width > WIDTH:
+            if line.width > ROOM:
                 raise TextError(f"{english!r}: a word of {persian!r} is wider than the display")
             if line.clipped:
                 raise TextError(f"{english!r}: {persian!r} does not fit a 16-pixel row")

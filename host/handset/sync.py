@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
-from baulk.firmware import names
+from baulk.firmware import names, painter
 from baulk.host.handset import render as text_render
 from baulk.protocol import host_catalogue, messages
 from baulk.protocol.host_codec import NameBitmap, Record, Settings
@@ -27,8 +27,10 @@ log = logging.getLogger("baulk.handset")
 LANGS = names.LANGS
 # A name's room on a Persian row: the display's 128 pixels less the widest
 # row a name shares, a foul's notice ("FOUL 4 >" and the gaps, 41 pixels;
-# the score row's mark and three digits take less).
-NAME_WIDTH = 85
+# the score row's mark and three digits take less), and less the column the
+# row keeps clear at its start (firmware/painter.py's edge) and as many at its
+# other end: 85.
+NAME_WIDTH = 128 - 41 - 2 * painter._EDGE
 PARTNER_WIDTH = 36  # doubles: two partners and the word between them (12 pixels) share it
 _BITMAP = host_catalogue.SCHEMA[messages.NAME_BITMAP]
 MAX_WIDTH = int(_BITMAP[2][3])

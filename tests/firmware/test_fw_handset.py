@@ -124,7 +124,7 @@ class Composer:
     def columns(self, part: Part) -> tuple[int, bytes]:
         """(width, page 0 columns + page 1 columns) of one part."""
         if isinstance(part, T):
-            lines = text_render.wrap(self.entries[part.english.strip()], 128)
+            lines = text_render.wrap(self.entries[part.english.strip()], handset_font.ROOM)
             line = lines[part.line]
             return line.width, line.columns()
         if isinstance(part, int):
@@ -161,7 +161,7 @@ class Composer:
         split = list(parts).index(None) if None in parts else len(parts)
         start = [self.columns(p) for p in parts[:split] if p is not None]
         end = [self.columns(p) for p in parts[split + 1 :] if p is not None]
-        x = 128 + GAP
+        x = 128 - handset_font.EDGE + GAP  # the start, its edge kept clear
         placed = []
         for w, cols in start:
             x -= GAP + w
@@ -531,7 +531,8 @@ def test_every_screen_shows_every_field_its_english_twin_shows() -> None:
 @pytest.mark.micropython
 def test_no_text_is_drawn_past_the_display_edge() -> None:
     """In English, 16 characters a row (the two ends of a row a space apart);
-    in Persian, 128 pixels (the two ends a gap apart): every screen of the
+    in Persian, 128 pixels less the edge the row's start keeps clear (the two
+    ends a gap apart): every screen of the
     scenarios, the foul list's four pages and the menu's two among them."""
     screens = scenarios()
     for name in ("foul_list", "foul_list_2", "foul_list_3", "foul_list_4", "menu", "menu_2"):
@@ -539,7 +540,7 @@ def test_no_text_is_drawn_past_the_display_edge() -> None:
     for name, s in screens.items():
         assert max(s["en_widths"]) <= 16, (name, s["rows"], s["en_widths"])
         for page in s["fa_widths"]:
-            assert max(page) <= 128, (name, s["fa_widths"])
+            assert max(page) <= handset_font.ROOM, (name, s["fa_widths"])
     assert "1 wrong ball" in screens["foul_list"]["rows"]  # it read "1 wrong ball fir"
 
 

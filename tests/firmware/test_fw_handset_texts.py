@@ -65,7 +65,7 @@ def test_the_packed_file_is_what_the_device_reads() -> None:
     for english in ("FOUL", "which ball? (colour unclear)", "the red is not on the table"):
         k = painter.key(english)
         at = struct.unpack("<I", data[12 + 8 * keys.index(k) : 16 + 8 * keys.index(k)])[0]
-        lines = text_render.wrap(handset_texts.entries()[english], 128)
+        lines = text_render.wrap(handset_texts.entries()[english], handset_font.ROOM)
         assert data[at] == len(lines)
         assert data[at + 1] == lines[0].width
         assert data[at + 2 : at + 2 + 2 * lines[0].width] == lines[0].columns()

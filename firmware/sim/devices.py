@@ -4,6 +4,9 @@
 # drivers in firmware/hw use, so the drivers run unchanged over them.  Pure
 # Python that runs under MicroPython too.
 
+import math
+
+from . import pocket_model
 from .font import FIRST, FONT
 
 ENODEV = 19
@@ -152,34 +155,164 @@ class SimMux:
 
 
 class SimTcs34725:
-    addr = 0x29
+    """The TCS34725 colour sensor (ams TCS3472 datasheet, DS000384): its
+    registers, its free-running integration windows and its counts.
 
-    def __init__(self):
+    With scene None (the default) the chip returns self.rgbc, capped at the
+    full scale of the current ATIME and without noise, as the tests that set a
+    static reading expect.  With scene a pocket_model.Pocket it integrates the
+    scene's light in back-to-back windows on the board's clock: the data
+    registers hold the last completed window's counts (double-buffered), with
+    this chip's own gain ratios, dark offset and noise, drawn from its seed."""
+
+    addr = 0x29
+    ID = 0x44  # TCS34721 and TCS34725
+
+    def __init__(self, clock=None, seed=0):
+        self.clock = clock
+        self.scene = None  # type: pocket_model.Pocket | None
         self.enabled = 0
         self.atime = 0xFF
         self.gain = 0
         self.rgbc = [40, 14, 14, 12]  # an empty, dark pocket: clear, red, green, blue
         self.reads = 0
+        self.rng = rng = pocket_model.Rng(seed)
+        # This chip's gain ratios, within the datasheet's tolerance of 1/4/16/60.
+        self.gains = [rng.uniform(lo, hi) for lo, hi in pocket_model.GAIN_TOL]
+        self.dark = [rng.uniform(0.0, pocket_model.DARK_MAX) for _ in range(4)]
+        self.electrons = pocket_model.ELECTRONS_1X  # photo-electrons per count at 1x
+        self.data = [0, 0, 0, 0]  # the data registers
+        self.valid = False  # AVALID
+        self.windows = 0  # completed integration windows
+        self.start = -1.0  # the window in progress began (ms); < 0: not integrating
+        self.win_atime = self.atime  # the settings the window in progress uses
+        self.win_gain = 0
 
+    def _now(self):
+        c = self.clock
+        if c is None:
+            return 0.0
+        return float(c.now if c.held is None else c.held)
+
+    def full_scale(self, atime=None):
+        return pocket_model.full_scale(self.atime if atime is None else atime)
+
+    # -- the bus ---------------------------------------------------------------------------
     def write(self, data):
-        pass
+        if len(data) > 1:
+            self.write_mem(data[0], data[1:])
 
     def write_mem(self, reg, data):
-        reg &= 0x1F
-        if reg == 0x00:
-            self.enabled = data[0]
-        elif reg == 0x01:
-            self.atime = data[0]
-        elif reg == 0x0F:
-            self.gain = data[0]
+        self._sync()
+        auto = (reg & 0x60) == 0x20
+        a = reg & 0x1F
+        for v in data:
+            self._set(a, v)
+            if auto:
+                a = (a + 1) & 0x1F
 
     def read_mem(self, reg, buf):
         self.reads += 1
-        if (reg & 0x1F) == 0x14:
-            for i in range(4):
+        self._sync()
+        auto = (reg & 0x60) == 0x20  # else the repeated-byte protocol: one register
+        a = reg & 0x1F
+        for i in range(len(buf)):
+            buf[i] = self._get(a)
+            if auto:
+                a = (a + 1) & 0x1F
+
+    def _set(self, a, v):
+        now = self._now()
+        if a == 0x00:
+            was = self.enabled & 3
+            self.enabled = v
+            if v & 3 == 3 and was != 3:
+                # AEN after PON: the datasheet's 2.4 ms warm-up, then windows.
+                self.start = now + pocket_model.STEP_MS
+                self.valid = False
+                self.win_atime = self.atime
+                self.win_gain = self.gain & 3
+            elif v & 3 != 3:
+                self.start = -1.0
+        elif a == 0x01:
+            self.atime = v
+        elif a == 0x0F:
+            self.gain = v
+        if a in (0x01, 0x0F) and self.start >= 0.0 and now < self.start:
+            self.win_atime = self.atime  # still warming up: the first window takes it
+            self.win_gain = self.gain & 3
+
+    def _get(self, a):
+        if a == 0x00:
+            return self.enabled
+        if a == 0x01:
+            return self.atime
+        if a == 0x0F:
+            return self.gain
+        if a == 0x12:
+            return self.ID
+        if a == 0x13:
+            if self.scene is None:
+                return 1 if self.enabled & 3 == 3 else 0
+            return 1 if self.valid else 0
+        if 0x14 <= a <= 0x1B:
+            i = (a - 0x14) >> 1
+            if self.scene is None:
+                cap = self.full_scale()
                 v = self.rgbc[i] if self.enabled & 2 else 0
-                buf[2 * i] = v & 0xFF
-                buf[2 * i + 1] = (v >> 8) & 0xFF
+                v = v if v < cap else cap
+            else:
+                v = self.data[i]
+            return (v >> 8) & 0xFF if a & 1 else v & 0xFF
+        return 0
+
+    # -- integration -----------------------------------------------------------------------
+    def _sync(self):
+        """Complete the windows that have ended by now; only the last one's
+        counts are kept (the registers hold the last completed window)."""
+        if self.scene is None or self.start < 0.0:
+            return
+        now = self._now()
+        step = pocket_model.STEP_MS
+        end = self.start + (256 - self.win_atime) * step
+        if now < end:
+            return
+        first = (self.start, end, self.win_atime, self.win_gain)
+        period = (256 - self.atime) * step
+        n = int((now - end) // period)
+        if n >= 1:
+            last = (end + (n - 1) * period, end + n * period, self.atime, self.gain & 3)
+        else:
+            last = first
+        self.windows += 1 + n
+        self.data = self._counts(last[0], last[1], last[2], last[3])
+        self.valid = True
+        self.start = end + n * period
+        self.win_atime = self.atime
+        self.win_gain = self.gain & 3
+
+    def _counts(self, t0, t1, atime, again):
+        scene = self.scene
+        assert scene is not None
+        steps = int((t1 - t0) / 0.25 - 1e-9) + 1  # sub-steps of at most 0.25 ms
+        dt = (t1 - t0) / steps
+        acc = [0.0, 0.0, 0.0, 0.0]
+        for i in range(steps):
+            r = scene.rates(t0 + (i + 0.5) * dt)
+            for ch in range(4):
+                acc[ch] += r[ch] * dt
+        g = self.gains[again]
+        cap = pocket_model.full_scale(atime)
+        rng = self.rng
+        out = []
+        for ch in range(4):
+            signal = acc[ch] * g  # counts at this gain, before noise
+            # Shot noise: Poisson photo-electrons, sigma = g sqrt(counts_1x / e_per_count).
+            shot = g * math.sqrt(acc[ch] / self.electrons) if acc[ch] > 0.0 else 0.0
+            x = signal + self.dark[ch] + rng.gauss(0.0, shot)
+            v = int(math.floor(x + rng.random()))  # noqa: RUF046 (a float on MicroPython)
+            out.append(0 if v < 0 else (cap if v > cap else v))
+        return out
 
 
 def _glyphs():

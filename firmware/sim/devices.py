@@ -275,11 +275,11 @@ class SimTcs34725:
         now = self._now()
         step = pocket_model.STEP_MS
         end = self.start + (256 - self.win_atime) * step
-        if now < end:
+        if now < end - 1e-6:  # a microsecond: the float sums of 2.4 ms steps
             return
         first = (self.start, end, self.win_atime, self.win_gain)
         period = (256 - self.atime) * step
-        n = int((now - end) // period)
+        n = int((now - end + 1e-6) // period)
         if n >= 1:
             last = (end + (n - 1) * period, end + n * period, self.atime, self.gain & 3)
         else:

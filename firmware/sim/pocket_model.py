@@ -579,6 +579,8 @@ class Pocket:
         i0 = LED_FLUX * self.room.led / math.pi  # uW/sr on the LED's axis
         seen = []
         for p in self.passages:
+            if t < p.t_top:
+                continue  # still on the bed, rolling toward the pocket: not in the collar
             z = p.z(t)
             if abs(z) < Z_VIEW:
                 seen.append((p, z))
@@ -617,7 +619,8 @@ class Pocket:
         if amb > 0.0:
             block = 0.0
             for p in self.passages:
-                block += _block(p.z(t))
+                if t >= p.t_top:
+                    block += _block(p.z(t))
             lit = max(0.0, 1.0 - block)
             for k in range(3):
                 seen_k = WALL_RHO * max(0.0, view_all - view_hidden) + AMBIENT_TOP * ball_view[k]

@@ -514,17 +514,19 @@ def name_from_wire(table, v):
 
 
 def _raw_value_to_wire(kind, a, b, v):
-    # Returns (True, wire value) or (False, None) when v does not fit the kind.
+    # Returns (True, wire value) or (False, None) when v does not fit the kind:
+    # its key's check, so that a name over _NAME_TEXT_BYTES stays under its
+    # text name (SPEC.md 7.3, since 1.3) rather than under a key it fails.
     if kind == NAME:
         w = _name_to_wire(a, v)
-        return (w is not None), w
+        return (w is not None and _name_ok(w)), w
     if kind == NAMES:
         if type(v) is not list or len(v) > b:
             return False, None
         out = []
         for x in v:
             w = _name_to_wire(a, x)
-            if w is None:
+            if w is None or not _name_ok(w):
                 return False, None
             out.append(w)
         return True, out

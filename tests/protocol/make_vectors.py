@@ -162,6 +162,21 @@ def invalid(name: str, wire: bytes, error: str, why: str) -> dict[str, Any]:
     return {"name": name, "hex": wire.hex(), "error": error, "why": why}
 
 
+def encoded(
+    name: str, mtype: int, seq: int, engine_input: dict[str, Any], body: Any, why: str
+) -> dict[str, Any]:
+    """An invalid frame with the engine input it is encoded from
+    (messages.event_to_wire, SPEC.md 7.3): `body`, written out here, is what
+    every encoder must make of `input`; the frame is refused at its check."""
+    body_bytes = cbor2.dumps(body, canonical=True)
+    v = invalid(name, cobs_encode(build(mtype, REL, seq, body_bytes)), "body", why)
+    v["type"] = mtype
+    v["input"] = engine_input
+    v["body_hex"] = body_bytes.hex()
+    v["body"] = to_json(body)
+    return v
+
+
 def valid_vectors() -> list[dict[str, Any]]:
     ev = M.event_body
     w = M.event_to_wire
@@ -804,6 +819,15 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             cobs_encode(build(M.COMMAND, REL, 24, cbor2.dumps({0: 2, "ball": "p" * 33}))),
             "body",
             "the same name under its text key: the same limit",
+        ),
+        encoded(
+            "text_name_40_bytes_from_input",
+            M.COMMAND,
+            29,
+            {"ev": "pot", "ball": "x" * 40},
+            {0: 2, "ball": "x" * 40},
+            "since 1.3 a ball name that fails key 1's check is encoded under its text name"
+            " (1.2 put it under key 1): refused there all the same, naming 'ball'",
         ),
         invalid(
             "name_bitmap_too_wide",

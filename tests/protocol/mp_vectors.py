@@ -89,6 +89,15 @@ def main(path):
         if not frames or C.outcome(frames[-1]) != v["error"]:
             print("FAIL %s: stream reader disagrees" % v["name"])
             bad += 1
+        if "input" in v:
+            # what the device's encoder makes of the engine input (SPEC.md 7.3)
+            wire = M.event_to_wire(v["input"])
+            if to_json(wire) != v["body"] or M.wire_to_event(wire) != v["input"]:
+                print("FAIL %s: encoded %r" % (v["name"], to_json(wire)))
+                bad += 1
+            elif M.check(v["type"], wire) is None:
+                print("FAIL %s: its body passed the check" % v["name"])
+                bad += 1
     print("checked %d" % n)
     if bad:
         sys.exit(1)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baulk.firmware import names
-from baulk.protocol import cbor, frame
+from baulk.protocol import cbor, frame, host_codec
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
@@ -78,6 +78,52 @@ def test_unexpected_input_travels_untouched(ev: dict[str, Any]) -> None:
     wire = M.event_to_wire(ev)
     assert M.check(M.EVENT, {**wire, -1: [0, 0]}) is None
     assert M.wire_to_event(cbor.loads(cbor.dumps(wire))) == ev
+
+
+# Names as text that fail their integer key's check (SPEC.md 7.3): over 32
+# bytes, or a list of names with one such among them.
+TOO_LONG: list[dict[str, Any]] = [
+    {"ev": "pot", "ball": "x" * 40},
+    {"ev": "pot", "ball": "red", "pocket": "p" * (M._NAME_TEXT_BYTES + 1)},
+    {"ev": "foul", "kind": "k" * 40, "ball": "blue"},
+    {"ev": "e" * 40},
+    {"ev": "spots", "occupied": ["black", "x" * 40]},
+]
+
+
+def integer_keys_pass_their_check(wire: dict[Any, Any]) -> None:
+    schema = C.SCHEMA[M.EVENT]
+    for k, v in wire.items():
+        if isinstance(k, int) and k >= 0:
+            _, kind, a, b, _ = schema[k]
+            assert M._check_value(kind, a, b, v) is None, (k, v)
+
+
+@pytest.mark.parametrize("ev", TOO_LONG, ids=lambda e: next(k for k in e if len(str(e[k])) > 30))
+def test_a_name_that_fails_its_keys_check_goes_under_its_text_name(ev: dict[str, Any]) -> None:
+    """SPEC.md 7.3 (since 1.3): a value goes under its integer key only when
+    it passes that key's check; a 40-byte ball name goes under "ball", where
+    the same check refuses it, naming the key it came under."""
+    wire = M.event_to_wire(ev)
+    integer_keys_pass_their_check(wire)
+    (long,) = [n for n in ev if len(str(ev[n])) > 30]
+    assert long in wire and wire[long] == ev[long]
+    assert M.wire_to_event(cbor.loads(cbor.dumps(wire))) == ev  # still lossless
+    reason = M.check(M.COMMAND, wire)
+    said = "key 0 (ev) is missing" if long == "ev" else f"key '{long}' must be"
+    assert reason is not None and said in reason
+    assert host_codec.check_body(M.COMMAND, wire) == reason
+    event = M.event_body(ev, [0, 0])  # the device's event: the host refuses it alike
+    assert host_codec.check_body(M.EVENT, event) == C.check(M.EVENT, event) is not None
+    assert host_codec.body_of(host_codec.Command(input=ev)) == wire  # the host's encoder
+
+
+def test_a_snapshot_leaves_out_a_name_that_fails_its_check() -> None:
+    """state_to_wire sends no value that does not fit its key (a ball on of
+    40 bytes would make the host refuse the whole snapshot)."""
+    wire = M.state_to_wire({"ball_on": "x" * 40, "reds": 15}, 3)
+    assert 8 not in wire
+    assert M.check(M.STATE, wire) is None
 
 
 json_values = st.recursive(

@@ -9,7 +9,7 @@ from typing import Any
 import cbor2
 import pytest
 
-from baulk.protocol import frame, host_codec
+from baulk.protocol import cbor, frame, host_codec
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 from baulk.protocol.session import DEVICE, HOST
@@ -153,6 +153,32 @@ def test_invalid_vector_both_decoders(v: dict[str, Any]) -> None:
         with pytest.raises(host_codec.FrameError) as e:
             host_codec.parse(wire)
         assert e.value.code == v["error"]
+
+
+ENCODED = [v for v in V["invalid"] if "input" in v]
+
+
+def test_every_change_of_1_3_has_its_vector() -> None:
+    assert "text_name_40_bytes_from_input" in {v["name"] for v in ENCODED}
+
+
+@pytest.mark.parametrize("v", ENCODED, ids=lambda v: v["name"])
+def test_encoded_vector_both_encoders(v: dict[str, Any]) -> None:
+    """The engine input of the vector, encoded by the device (an event's and
+    a command's raw input) and by the host (a Command record), is the body
+    of its frame; both checks refuse that body, for the same reason."""
+    body = cbor2.loads(bytes.fromhex(v["body_hex"]))
+    assert to_json(body) == v["body"]
+    device = M.event_to_wire(v["input"])
+    assert device == body and cbor.dumps(device) == bytes.fromhex(v["body_hex"])
+    assert {k: x for k, x in M.event_body(v["input"], [0, 0]).items() if k != -1} == body
+    host = host_codec.body_of(host_codec.Command(input=v["input"]))
+    record = host_codec.record_of(M.COMMAND, host)
+    assert host == body and isinstance(record, host_codec.Command)
+    assert record.input == v["input"]
+    reason = M.check(v["type"], body)
+    assert reason is not None and host_codec.check_body(v["type"], body) == reason
+    assert any(f"key '{k}' must be" in reason for k in body if isinstance(k, str))
 
 
 def test_pot_vector_is_within_budget() -> None:

@@ -207,7 +207,7 @@ class Player:
             for q in range(6):
                 for t0, t1 in pm.glitches(t, t + ms, rate, rng):
                     b.pulse(cfg.BEAMS[q], broken, max(1, int(t1 - t0)), int(t0))
-            if cfg.SPEED_BEAMS is not None and not OLD:
+            if not OLD and cfg.SPEED_BEAMS is not None:
                 for t0, t1 in pm.glitches(t, t + ms, rate, rng):
                     b.at(int(t0), b._speed, 1)
                     b.at(int(t0) + max(1, int(t1 - t0)), b._speed, -1)
@@ -271,7 +271,7 @@ class Player:
             if b.clock.now >= end and not app.queue and f.step == kf.IDLE and (
                     busy is None or not busy[p]):  # fmt: skip
                 break
-            if b.clock.now > end + 2000:
+            if b.clock.now > end + 1000:
                 stuck = True
                 break  # a pot still unjudged: scored as it is
         recorded = pots(host, seen_events)

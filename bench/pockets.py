@@ -307,6 +307,7 @@ def main() -> None:
     ap.add_argument("--mp-case", default="two")
     ap.add_argument("--traces", type=Path, default=None)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--save", type=Path, default=None, help="write the JSON figures here too")
     ap.add_argument("--examples", type=int, default=12)
     ap.add_argument("--jobs", type=int, default=1, help="players side by side (one per core)")
     args = ap.parse_args()
@@ -389,6 +390,10 @@ def main() -> None:
         }
     if mp_check is not None:
         result["micropython"] = mp_check
+    if args.save is not None:
+        result["trials"] = {name: run["trials"] for name, run in runs.items()}
+        args.save.write_text(json.dumps(result))
+        del result["trials"]
     if args.json:
         print(json.dumps(result))
         return
@@ -408,7 +413,7 @@ def main() -> None:
             print(f"note: {note}")
         stuck = sum(1 for x in run["trials"] if x.get("stuck"))
         undo = sum(v["end"]["undo_failed"] for v in run["cases"].values() if v["end"])
-        print(f"trials left with a pot unjudged after 2 s: {stuck}; ", end="")
+        print(f"trials left with a pot unjudged after 1 s: {stuck}; ", end="")
         print(f"strokes UNDO did not take back: {undo}\n")
         print("| case | " + " | ".join(HEAD) + " |")
         print("| --- " * (len(HEAD) + 1) + "|")

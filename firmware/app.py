@@ -30,7 +30,7 @@ from . import link as lk
 from . import names, screens
 from .handset import Handset
 from .hw import FAST, SLOW, STEADY
-from .hw.inputs import EDGE_RAIL, EDGE_STRIKE, Monotonic
+from .hw.inputs import EDGE_RAIL, EDGE_SPEED, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
 FIRMWARE = "baulk-fw 0.1"
@@ -439,10 +439,13 @@ class App:
             elif src == EDGE_RAIL:
                 if hw.rail is not None and hw.rail.edge(level, t):
                     self._queue(_Q_OFF, -1, t)
+            elif src == EDGE_SPEED:
+                pk.speed_edge(level, t)
             elif src == EDGE_STRIKE and hw.strike is not None and hw.strike.edge(level, t):
                 self._queue(_Q_STRIKE, -1, t)
                 if hw.rest is not None:
                     hw.rest.motion(now)
+        busy = False
         for p in range(6):
             if pk.poll(p, now):
                 beams = True
@@ -450,6 +453,12 @@ class App:
                     self.check.ball(p, pk.start[p])
                 else:
                     self._queue(_Q_POT, p, pk.start[p])
+            if pk.busy[p]:
+                busy = True
+                if not pk.sample(p, now):  # the ball has passed the colour sensor
+                    self._judge(p)
+        if not busy:
+            pk.background(now)
         if beams:
             self.health.take(pk)  # the beams' counts since the last look
 
@@ -458,15 +467,42 @@ class App:
             self.say("too many sensor events: check the sensors")
             return
         ball = _B_COLOUR if what == _Q_POT else (_B_ASK if what == _Q_OFF else _B_NONE)
-        # [what, pocket, time, ball, colour due, asked the referee]
-        self.queue.append([what, pocket, t, ball, t + self.hw.colour_delay_ms, False])
+        # [what, pocket, time, ball, the two likeliest balls (a question's), asked the referee]
+        self.queue.append([what, pocket, t, ball, 0, False])
+
+    def _judge(self, p):
+        """Pocket p's passage is over: name its balls.  The sensors judge the
+        count (hw/pockets.py balls_seen) and each ball by the hump of
+        brightness it made; a ball the beam counted that the colour cannot
+        tell apart from another, or a second ball the beam alone could not
+        see, is asked of the referee, never guessed."""
+        if self.check is not None:
+            return  # the pocket check reads the passage itself
+        pk = self.hw.pockets
+        q = self.queue
+        items = []
+        for item in q:
+            if item[0] == _Q_POT and item[1] == p and item[3] == _B_COLOUR:
+                items.append(item)
+        if not items:
+            return
+        n = pk.balls_seen(p)
+        while len(items) < n and len(q) < _QUEUE:
+            item = [_Q_POT, p, pk.start[p], _B_COLOUR, 0, False]
+            q.append(item)
+            items.append(item)
+        humps = pk.humps[p] if pk.samples[p] else 0
+        for i in range(len(items)):
+            items[i][3] = self._colour(p, i, items[i]) if humps >= len(items) else _B_ASK
 
     def _sensors(self, now):
         hw = self.hw
         q = self.queue
         for item in q:
-            if item[3] == _B_COLOUR and now >= item[4]:
-                item[3] = self._colour(item[1])
+            if item[3] == _B_COLOUR and not hw.pockets.busy[item[1]]:
+                self._judge(item[1])  # its passage ended while the check had the pocket
+                if item[3] == _B_COLOUR:
+                    item[3] = _B_ASK
         e = self.engine
         if (
             hw.rest is not None
@@ -508,20 +544,25 @@ class App:
                 ev["t"] = t
                 self.submit(ev, _SRC_SENSOR)
 
-    def _colour(self, pocket):
+    def _colour(self, pocket, h, item):
+        """The ball of hump h of the pocket's passage, or _B_ASK (with the
+        two likeliest in the item, for the question)."""
         hw = self.hw
         if self.health.c[_H_FAULTY] >> pocket & 1:  # the last check failed it: the referee names it
             return _B_ASK
-        if not hw.pockets.read(pocket, self.rgbc):
+        f = self.rgbc
+        if not hw.pockets.features(pocket, h, f):
             self.last_colour = (-1, 0)
             self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK
-        c = self.rgbc
         cl = hw.classifier
-        ball = cl.classify(c[0], c[1], c[2], c[3])
+        ball = cl.classify(pocket, f)
         self.last_colour = (ball, cl.confidence)
         if ball < 0:
             self.health.count(_H_UNCLEAR + pocket)
+            ball = cl.likeliest(pocket, f)
+            if ball >= 0 and cl.second >= 0:
+                item[4] = (ball + 1) | (cl.second + 1) << 4
             return _B_ASK
         return ball
 
@@ -534,6 +575,9 @@ class App:
         item[5] = True
         if item[0] == _Q_POT:
             why = "which ball? (pocket faulty)" if self.health.c[_H_FAULTY] >> item[1] & 1 else None
+            two = item[4]
+            if why is None and two:  # "red or brown?": the two likeliest first
+                why = [names.BALLS[(two & 15) - 1], " or ", names.BALLS[(two >> 4) - 1], "?"]
             self.flow.ask(kf.ASK_POT, item[1], why or "which ball? (colour unclear)")
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")

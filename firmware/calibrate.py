@@ -1,47 +1,98 @@
 # Colour-sensor calibration (hardware/calibration.md).  On the board:
 #   mpremote exec "from baulk.firmware.calibrate import main; main()"
-# The handset asks for each ball in turn: hold it in the throat of the pocket
-# being calibrated (in front of the sensor, beam broken) and press OK; BACK
-# takes the reading again.  The averaged readings become the classifier's
-# centroids, the cue ball's brightness its white reference, and everything is
-# written to /calibration.json, which the firmware loads at boot.
+# The handset asks for each ball in turn: drop it through every pocket, tl to
+# br, DROPS times each, at the speeds play gives (a gentle roll in, a firm
+# pot).  Each drop is sampled exactly as a match samples it (hw/pockets.py:
+# the whole passage, against the empty pocket's background), so what the
+# classifier learns is what it will be shown.  The means per pocket and ball
+# become the classifier's centroids, the spread of the drops per ball its
+# tolerance, and everything is written to /calibration.json, which the
+# firmware loads at boot.  BACK takes the last drop again.
 
 import json
 
 from . import names
 from .hw import colour
 
-SAMPLES = 16
+DROPS = 3  # per ball and pocket: 144 drops, some fifteen minutes
+_POCKETS = 6
+# The spread kept is this many times the drops' own (percent): a handful of
+# drops underestimate it, and match play brings the room's nuisances.
+_WIDEN = 200
 
 
-def sample(read, n=SAMPLES, wait=None):
-    """Average of n readings (clear, red, green, blue) of one sensor, or None;
-    read(out) fills out with one reading, False when the sensor is gone."""
-    buf = [0, 0, 0, 0]
-    total = [0, 0, 0, 0]
-    for _ in range(n):
-        if not read(buf):
-            return None
-        for i in range(4):
-            total[i] += buf[i]
-        if wait is not None:
-            wait(5)  # a fresh integration (4.8 ms)
-    return [t // n for t in total]
+def _defaults():
+    return [int(x) for x in colour.DEFAULTS.split()]
 
 
-def centroids_from(readings):
-    """(centroids, white) from one averaged raw reading per ball (names.BALLS order)."""
-    white = readings[7][0]  # the cue ball: the brightest, the reference
-    cl = colour.Classifier(colour.DEFAULT_CENTROIDS, white)
-    cents = []
-    for r in readings:
-        cents.append(list(cl.features(r[0], r[1], r[2], r[3])))
-    return cents, white
+class Calibration:
+    """The features (r, g, b, l: hw/pockets.py features) of every drop, per
+    pocket and ball, and what they make."""
 
+    def __init__(self):
+        self.drops = [[[] for _ in range(8)] for _ in range(_POCKETS)]
+        self.empty = [0] * _POCKETS  # each empty pocket's clear (hw/pockets.py bg)
 
-def save(path, cents, white, threshold=colour.THRESHOLD):
-    with open(path, "w") as f:
-        json.dump({"centroids": cents, "white": white, "threshold": threshold}, f)
+    def add(self, pocket, ball, f):
+        self.drops[pocket][ball].append([f[0], f[1], f[2], f[3]])
+
+    def back(self, pocket, ball):
+        """Take the last drop of that ball in that pocket back."""
+        d = self.drops[pocket][ball]
+        if d:
+            d.pop()
+
+    def centroids(self):
+        """One (r, g, b, l) per ball for each pocket: the mean of its drops, or
+        of every pocket's drops of that ball where a pocket had none."""
+        out = []
+        for p in range(_POCKETS):
+            row = []
+            for b in range(8):
+                d = self.drops[p][b]
+                if not d:
+                    d = [x for q in range(_POCKETS) for x in self.drops[q][b]]
+                if not d:
+                    row.append(_defaults()[b * 8 : b * 8 + 4])
+                    continue
+                row.append([sum(x[k] for x in d) // len(d) for k in range(4)])
+            out.append(row)
+        return out
+
+    def spread(self, cents):
+        """Per ball, each feature's spread about its pocket's mean (the root
+        mean square over every pocket's drops), widened."""
+        out = []
+        for b in range(8):
+            row = []
+            for k in range(4):
+                total = 0
+                n = 0
+                for p in range(_POCKETS):
+                    for x in self.drops[p][b]:
+                        total += (x[k] - cents[p][b][k]) ** 2
+                        n += 1
+                s = 0
+                if n > 1:
+                    s = int((total / (n - 1)) ** 0.5 * _WIDEN / 100)
+                row.append(max(s, 4 if k == 3 else 16))
+            out.append(row)
+        return out
+
+    def result(self, threshold=colour.THRESHOLD):
+        cents = self.centroids()
+        return {
+            "version": 2,
+            "centroids": cents,
+            "spread": self.spread(cents),
+            "threshold": threshold,
+            "white": sum(cents[p][7][3] for p in range(_POCKETS)) // _POCKETS,
+            "empty": self.empty,
+        }
+
+    def save(self, path):
+        with open(path, "w") as f:
+            json.dump(self.result(), f)
 
 
 def _show(display, lines):
@@ -53,31 +104,59 @@ def _show(display, lines):
         display.show_page(p)
 
 
-def main(pocket=0, path="/calibration.json"):
+def main(path="/calibration.json", drops=DROPS):
     from time import sleep_ms  # type: ignore[attr-defined]
 
+    from .hw.inputs import Monotonic
     from .main import board_module
 
     hw = board_module().hardware()
     kp = hw.keypad
-    readings = []
-    ball = 0
+    pk = hw.pockets
+    ring = hw.ring
+    clock = Monotonic(hw.ticks)
+    cal = Calibration()
+    f = [0, 0, 0, 0]
+    ball = pocket = n = 0
+    shown = None
     while ball < 8:
         hw.wdt.feed()
-        where = "CALIBRATE " + names.POCKETS[pocket]
-        _show(hw.display, [where, "hold the", names.BALLS[ball], "in the throat", "", "OK: read"])
-        k = kp.get()
+        now = clock.update()
+        lines = ["CALIBRATE", names.BALLS[ball], "drop it through", names.POCKETS[pocket],
+                 "%d of %d" % (n + 1, drops), "BACK: again"]  # fmt: skip
+        if lines != shown:
+            _show(hw.display, lines)
+            shown = lines
+        while ring.pending():
+            src, level, tick = ring.get()
+            if src < _POCKETS:
+                pk.edge(src, level, clock.at(tick))
+            elif src == _POCKETS + 2:
+                pk.speed_edge(level, clock.at(tick))
+        busy = False
+        for p in range(_POCKETS):
+            pk.poll(p, now)
+            if pk.busy[p]:
+                busy = True
+                if not pk.sample(p, now) and p == pocket and pk.features(p, 0, f):
+                    cal.add(p, ball, f)
+                    n += 1
+                    if n == drops:
+                        n = 0
+                        pocket += 1
+                        if pocket == _POCKETS:
+                            pocket = 0
+                            ball += 1
+        if not busy:
+            pk.background(now)
         if hw.scan_in_loop:
             kp.scan()
-        if k == 16:  # OK
-            r = sample(lambda out: hw.pockets.read(pocket, out), SAMPLES, sleep_ms)
-            if r is None:
-                _show(hw.display, ["sensor not", "answering:", "check wiring"])
-                sleep_ms(2000)
-                continue
-            readings.append(r)
-            ball += 1
-        sleep_ms(5)
-    cents, white = centroids_from(readings)
-    save(path, cents, white)
+        if kp.get() == 17:  # BACK: the last drop again
+            if n:
+                n -= 1
+                cal.back(pocket, ball)
+        sleep_ms(2)
+    for p in range(_POCKETS):
+        cal.empty[p] = pk.bg[4 * p] // 16
+    cal.save(path)
     _show(hw.display, ["CALIBRATED", "saved to", path, "reset the board"])

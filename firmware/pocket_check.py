@@ -8,12 +8,16 @@
 #                ball's edge, one step from missing it (weak); no break at all
 #                (the referee presses OK: the ball went, nothing was seen) or
 #                one that does not end is faulty
-#   the colour   the reading, taken when play takes it (the board's colour
-#                delay after the break), must be the cue ball by the
+#   the colour   the passage, sampled as play samples it (hw/pockets.py),
+#                must be the cue ball by the
 #                calibrated centroids (hw/colour.py, /calibration.json) with a
 #                confidence of twice the threshold; under that it is weak;
 #                another ball, a reading too unclear to name, nothing in front
 #                of the sensor or a sensor that does not answer is faulty
+#   the drift    against the calibration (calibrate.py): the empty pocket's
+#                reading (room light leaking in, a dirty window) or the white's
+#                brightness (an aging LED) moved by a third or more: weak,
+#                calibrate again
 #
 # A pocket found faulty has its pots named by the referee (app.py asks, as
 # for an unclear colour) until a later check passes it.  The result goes to
@@ -47,6 +51,7 @@ _R_DARK = const(5)
 _R_WRONG_BALL = const(6)
 _R_UNCLEAR = const(7)
 _R_LOW_CONFIDENCE = const(8)
+_R_DRIFT = const(9)
 _WHITE = const(7)
 _NO_BALL = const(255)
 _STUCK_MS = const(2000)  # a break this long is a beam blocked, not a ball
@@ -104,16 +109,16 @@ class Check:
         app = self.app
         hw = app.hw
         p = self.pocket
-        if not self.colour_read and now - self.start >= hw.colour_delay_ms:
-            self.colour_read = True
-            self._colour(hw, p)
         pk = hw.pockets
         if pk.low[p]:
             if now - self.start >= _STUCK_MS:
                 self.apply(_V_FAULTY, _R_BEAM_STUCK, now - self.start)
             return
+        if pk.busy[p]:
+            return  # the ball is still passing the colour sensor
         if not self.colour_read:
-            return
+            self.colour_read = True
+            self._colour(hw, p)
         length = pk.restored[p] - self.start
         why = self.reasons[p]  # what the colour reading found, if anything
         if why:
@@ -122,24 +127,28 @@ class Check:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < 2 * hw.classifier.threshold:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
+        elif hw.classifier.drifted(p, hw.pockets.bg[4 * p] // 16, self.app.rgbc[3]):
+            self.apply(_V_WEAK, _R_DRIFT, length)
         else:
             self.apply(_V_OK, _R_NONE, length)
 
     # -- judging ----------------------------------------------------------------------
     def _colour(self, hw, p):
-        c = self.app.rgbc
-        if not hw.pockets.read(p, c):
+        f = self.app.rgbc
+        pk = hw.pockets
+        if not pk.ok >> p & 1 or not pk.read(p, f):
             self.reasons[p] = _R_NO_SENSOR
             return
+        if not pk.features(p, 0, f):  # the white passed and the sensor saw nothing
+            self.reasons[p] = _R_DARK
+            return
         cl = hw.classifier
-        ball = cl.classify(c[0], c[1], c[2], c[3])
+        ball = cl.classify(p, f)
         self.confidence[p] = cl.confidence
         if ball >= 0:
             self.read[p] = ball
             if ball != _WHITE:
                 self.reasons[p] = _R_WRONG_BALL
-        elif cl.features(c[0], c[1], c[2], c[3])[3] < cl.darkest:
-            self.reasons[p] = _R_DARK
         else:
             self.reasons[p] = _R_UNCLEAR
 

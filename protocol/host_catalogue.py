@@ -42,6 +42,7 @@ CHECK_REASONS = (
     "wrong_ball",
     "unclear",
     "low_confidence",
+    "drift",
 )
 NO_BALL = 255
 

@@ -109,6 +109,7 @@ CHECK_REASONS = [
     "wrong_ball",
     "unclear",
     "low_confidence",
+    "drift",
 ]
 LANGS = ["en", "fa"]
 SOURCES = {"SRC_SENSOR": 0, "SRC_KEYPAD": 1, "SRC_HOST": 2}

@@ -28,9 +28,12 @@ DISPLAY_CHANNEL = 7
 MUX_ADDR = const(0x70)
 DISPLAY_ADDR = const(0x3C)
 COLOUR_CHANNELS = (0, 1, 2, 3, 4, 5)
-COLOUR_DELAY_MS = const(8)
 
 BEAMS = (34, 35, 36, 39, 32, 33)  # tl tr ml mr bl br; 34-39 are input-only:
+# The speed beams, wired together (hardware/pinmap.md): GPIO 5, free while
+# the link is USB; on RS-485 no pin is left, and the colour sensors'
+# brightness alone tells two touching balls apart (the referee is asked more often).
+SPEED_BEAMS = 5 if LINK == "usb" else None
 BEAM_BROKEN = const(1)  # the beam boards carry their own pull-ups
 RAIL = 25
 RAIL_CLOSED = const(0)

@@ -28,9 +28,12 @@ DISPLAY_CHANNEL = None  # the display has its own bus (no mux channel)
 MUX_ADDR = const(0x70)
 DISPLAY_ADDR = const(0x3C)
 COLOUR_CHANNELS = (0, 1, 2, 3, 4, 5)  # mux channel of each pocket, tl tr ml mr bl br
-COLOUR_DELAY_MS = const(8)  # beam break to a colour reading that saw the ball
 
+# The pockets' collars (hardware/wiring.md): a drop beam each, and the six
+# speed beams 40 mm below them wired together into GP3, the one pin left
+# (None: a table without them, whose referee is asked more often).
 BEAMS = (8, 9, 10, 11, 12, 13)  # tl tr ml mr bl br (names.POCKETS order)
+SPEED_BEAMS = 3
 BEAM_BROKEN = const(1)  # receiver output is high while the beam is blocked
 RAIL = 14  # every cushion-rail switch in parallel, to ground
 RAIL_CLOSED = const(0)

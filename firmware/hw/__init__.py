@@ -20,7 +20,7 @@ FAST = const(2)  # 4 Hz
 class Kit:
     """Everything the application talks to (rail, strike, rest: None when not fitted)."""
 
-    def __init__(self, table, ticks, ring, pockets, classifier, colour_delay_ms, rail, strike,
+    def __init__(self, table, ticks, ring, pockets, classifier, rail, strike,
                  rest, keypad, scan_in_loop, display, led, wdt, serial, flash, key,
                  texts=None):  # fmt: skip
         self.table = table
@@ -28,7 +28,6 @@ class Kit:
         self.ring = ring
         self.pockets = pockets  # the six beams and colour sensors (pockets.py)
         self.classifier = classifier
-        self.colour_delay_ms = colour_delay_ms
         self.rail = rail
         self.strike = strike
         self.rest = rest

@@ -34,7 +34,8 @@ _SIZE = const(64)  # power of two; 64 edges is ~0.5 s of a pocket storm
 # What an edge came from: pockets are 0..5 (names.POCKETS), then these.
 EDGE_RAIL = const(6)
 EDGE_STRIKE = const(7)
-_SOURCES = const(8)
+EDGE_SPEED = const(8)  # the pockets' speed beams, wired together (hw/pockets.py)
+_SOURCES = const(9)
 _QUEUE = const(16)  # key presses waiting for the main loop
 
 
@@ -143,23 +144,44 @@ class PulseFilter:
     the referee says which); the strike is a piezo on the cue-ball side of
     the bed, through a comparator.  A pulse within hold_off_ms of the last is
     the same one: a ball rattling on the rail (300 ms), the piezo ringing
-    after the tip hits the ball (400 ms)."""
+    after the tip hits the ball (400 ms).
 
-    def __init__(self, active_level, hold_off_ms):
+    width (ms, 0: none): the pulse counts when it ends, and only if it was
+    closed at least 3 ms (a contact's bounce is shorter) and at most `width`:
+    a ball crosses or bounces on the rail in tens of ms, while a hand, a
+    bridge or a player sitting on the rail holds it closed for seconds
+    (docs/TABLE-SENSORS.md)."""
+
+    def __init__(self, active_level, hold_off_ms, width=0):
         self.active = active_level
         self.hold_off_ms = hold_off_ms
+        self.width = width
+        self.start = -1000000  # the last active edge
         self.last = -1000000
 
     def edge(self, level, t):
         """True when this edge is a new pulse."""
-        if level != self.active or t - self.last < self.hold_off_ms:
+        if self.width:
+            if level == self.active:
+                self.start = t
+                return False
+            w = t - self.start
+            if w < 3 or w > self.width:
+                return False
+        elif level != self.active:
+            return False
+        if t - self.last < self.hold_off_ms:
             return False
         self.last = t
         return True
 
 
 class RestSensor:
-    quiet_ms = 500  # no motion for this long: every ball is at rest
+    # No motion for this long: every ball is at rest.  The module feels
+    # impacts and fast balls, not a slow ball rolling on (docs/TABLE-SENSORS.md):
+    # 1500 ms rather than 500 lets fewer strokes close under a rolling ball,
+    # and is still well inside a player's time between strokes.
+    quiet_ms = 1500
 
     def __init__(self, pin, moving_level=1):
         self.pin = pin

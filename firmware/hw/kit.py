@@ -36,8 +36,9 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     handset's Persian text file (None: the one built beside the firmware)."""
     ring = EdgeRing(ticks)
     bus = i2c(cfg.I2C_SENSORS)
-    pockets = Pockets([pin_in(n) for n in cfg.BEAMS], ring, cfg.BEAM_BROKEN, bus,
-                      cfg.MUX_ADDR, cfg.COLOUR_CHANNELS)  # fmt: skip
+    speed = cfg.SPEED_BEAMS
+    pockets = Pockets([pin_in(n) for n in cfg.BEAMS], ring, cfg.BEAM_BROKEN, bus, cfg.MUX_ADDR,
+                      cfg.COLOUR_CHANNELS, None if speed is None else pin_in(speed))  # fmt: skip
     rail = None
     if cfg.RAIL is not None:
         ring.watch(pin_in(cfg.RAIL), EDGE_RAIL)
@@ -57,7 +58,7 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
         display = Ssd1306(bus, cfg.DISPLAY_ADDR, pockets, cfg.DISPLAY_CHANNEL)
     return Kit(
         table, ticks, ring, pockets, colour.load(flash + "/calibration.json"),
-        cfg.COLOUR_DELAY_MS, rail, strike, rest, keypad, start_timer is None, display,
+        rail, strike, rest, keypad, start_timer is None, display,
         StatusLed(pin_out(cfg.LED), None if cfg.LIGHT is None else pin_out(cfg.LIGHT)),
         make_wdt(_WDT_MS), serial, flash + "/journal", load_key(flash + "/device_key"), texts,
     )  # fmt: skip

@@ -2,16 +2,32 @@
 # objects of each kind cost the heap more than their code, so their state
 # lives in arrays indexed by pocket.
 #
-# The beam: an IR beam across the pocket's throat, on an interrupt.  The ISR
-# (inputs.py) only timestamps edges; this filter, run from the main loop, turns
-# them into balls: a break that lasts at least debounce_ms is a ball, a
-# shorter one is noise (a glitch).  A restore shorter than merge_ms inside a
-# break is the ball's edge chattering and does not end it, so two balls 30 ms
-# apart (a gap of ~15 ms between their shadows) are still two balls.
+# Where they sit (hardware/wiring.md): a collar in each pocket's drop, below
+# the bed, where only a potted ball passes.  A ball that rattles in the jaws
+# or bounces back out never reaches it, so the beam counts pots, not visits.
 #
-# The colour: a TCS34725 RGB light sensor (ams datasheet DS000384) in each
-# pocket's ball path.  The six share one address (0x29), so each sits on its
-# own channel of a TCA9548A I2C multiplexer.
+# The drop beam: an IR beam across the drop, on an interrupt.  The ISR
+# (inputs.py) only timestamps edges; this filter, run from the main loop,
+# turns them into balls: a break that lasts at least debounce_ms is a ball, a
+# shorter one is noise (a glitch).  A restore shorter than merge_ms inside a
+# break is the ball's edge chattering and does not end it.
+#
+# The speed beam (optional): a second beam SPEED_MM below the drop beam in
+# the same drop; the six are wired together into one input, and a break there
+# belongs to the pocket whose drop beam broke shortly before.  Its delay gives
+# the ball's speed, and with the speed the drop beam's shadow tells one ball
+# from two touching ones.
+#
+# The colour: a TCS34725 RGB light sensor (ams datasheet DS000384) beside the
+# drop beam, looking across the drop.  The six share one address (0x29), so
+# each sits on its own channel of a TCA9548A I2C multiplexer.  It integrates
+# freely, one 2.4 ms window after another, and the main loop reads it every
+# pass while a ball is in the collar: each new window, less the empty
+# pocket's own reading, goes into a sum weighted by how much ball it saw, so
+# the ball is judged by the windows that saw most of it, whatever its speed.
+# Between pots the empty pocket is read now and then: that background, with
+# the room's light in it, is what the ball's windows are measured against,
+# and its drift tells the referee to calibrate again (pocket_check.py).
 
 from array import array
 
@@ -33,19 +49,45 @@ _CONTROL = const(0x0F)
 _CDATAL = const(0x14)
 _PON = const(0x01)
 _AEN = const(0x02)
-# TCS34725: integration time = (256 - ATIME) x 2.4 ms.  Two cycles (4.8 ms)
-# catch a ball rolling past; 16x gain makes up for the short window.
-_ATIME_4_8_MS = const(0xFE)
+# TCS34725: integration time = (256 - ATIME) x 2.4 ms, and the counts stop at
+# 1024 per 2.4 ms step.  One step (ATIME 0xFF): a new reading every 2.4 ms, so
+# a ball at 3 m/s still gives several windows.  The balls' brightness spans
+# some 60 to 1 (the black to the white, docs/POCKET-MODEL.md): a passage
+# starts at 16x gain, where the black still gives some 70 counts, and the
+# first window past _HIGH switches that sensor to 4x for the rest of the
+# passage, so the white with its highlight never reaches the cap.  A 4x window
+# counts four times (the gain is the same for the four channels, so the
+# colour does not care; the brightness is learnt as calibration saw it).
+_ATIME_2_4_MS = const(0xFF)
+_GAIN_4X = const(0x01)
 _GAIN_16X = const(0x02)
+FULL = const(1024)  # the counts' cap at one step
+_CLIPPED = const(1000)  # a channel this high may have hit the cap: the window is not used
+_HIGH = const(480)  # a 16x window this bright: the next ones at 4x
+SPEED_MM = const(40)  # the speed beam below the drop beam (hardware/wiring.md)
+_SOONEST_MS = const(10)  # a speed-beam break this long after a drop-beam break ...
+_SPEED_MS = const(150)  # ... up to this long, is its ball's
+_TAIL_MS = const(40)  # after the drop beam clears, the ball stays in view this long at most
+_LONGEST_MS = const(600)  # a ball in the collar longer than this is stuck: judge what was seen
+_BG_MS = const(25)  # an empty pocket's background is read every this often, one pocket a time
+_DIP = const(55)  # a hump ends when the signal falls under this share (%) of its peak ...
+_RISE = const(50)  # ... and a second one starts when it climbs back by this share of the fall
+_NOISE = const(6)  # counts: a fall or rise smaller than this is the chip's noise (+-1 count a channel)
+# The sums per pocket: two humps (balls) of five: weight, clear, red, green,
+# blue, in 16x counts.  A window's weight is its clear above the background
+# (at most 4096), and the colour sums take weight x count / 16, so a sum stays
+# under 4096 x 4096 / 16 x 255 samples, inside a small integer.
+_SUMS = const(5)
 
 
 class Pockets:
-    debounce_ms = 5  # shortest break that is a ball (a 52.5 mm ball shadows for ~15 ms)
+    debounce_ms = 9  # shortest break that is a ball: 43 mm of chord at 3 m/s is 14 ms
     merge_ms = 3  # restore-then-break within this is chatter of the same ball
 
-    def __init__(self, pins, ring, broken_level, i2c, mux_addr, channels):
-        """pins: the six beams' inputs; channels: the multiplexer's channel of
-        each pocket's colour sensor (fewer than six: the rest have none)."""
+    def __init__(self, pins, ring, broken_level, i2c, mux_addr, channels, speed=None):
+        """pins: the six drop beams' inputs; speed: the speed beams' one
+        input, or None; channels: the multiplexer's channel of each pocket's
+        colour sensor (fewer than six: the rest have none)."""
         self.broken = broken_level
         self.low = bytearray(_N)  # the beam is broken now
         self.start = array("i", bytes(4 * _N))  # when the current break began (ms)
@@ -55,6 +97,23 @@ class Pockets:
         self.glitches = array("H", bytes(2 * _N))
         for p in range(_N):
             ring.watch(pins[p], p)
+        self.speed = speed is not None
+        if speed is not None:
+            ring.watch(speed, _N + 2)  # inputs.EDGE_SPEED
+        self.fall = array("i", [-1] * _N)  # drop beam to speed beam (ms), -1: not seen, 0: not known
+        # The colour sampling: 1 while a ball is in the collar, its sums, its humps.
+        self.busy = bytearray(_N)
+        self.sums = array("i", bytes(4 * _N * 2 * _SUMS))
+        self.peak = array("H", bytes(2 * _N))  # the current hump's highest signal
+        self.dip = array("H", bytes(2 * _N))  # the lowest since that peak
+        self.humps = bytearray(_N)  # 1 + the humps that ended before this one
+        self.samples = bytearray(_N)
+        self.clipped = bytearray(_N)
+        self.last = array("H", bytes(2 * _N))  # the last window's clear: a window is read once
+        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: and a window to skip
+        self.bg = array("i", bytes(16 * _N))  # the empty pocket's c, r, g, b, x16
+        self.bg_at = 0
+        self.bg_next = 0
         self.i2c = i2c
         self.mux = mux_addr
         self.channels = channels
@@ -62,13 +121,14 @@ class Pockets:
         self.channel = -1  # the multiplexer's channel now
         self.raw = bytearray(8)
         self.one = bytearray(1)
+        self.rgbc = array("H", (0, 0, 0, 0))
         self.ok = 0  # bit per pocket: its sensor answered at boot
         for p in range(self.sensors):
             try:
                 self._write(p, _ENABLE, _PON)
                 # TCS34725: 2.4 ms warm-up after PON before AEN; the first reading
                 # comes an integration time later, long before a ball arrives.
-                self._write(p, _ATIME, _ATIME_4_8_MS)
+                self._write(p, _ATIME, _ATIME_2_4_MS)
                 self._write(p, _CONTROL, _GAIN_16X)
                 self._write(p, _ENABLE, _PON | _AEN)
                 self.ok |= 1 << p
@@ -77,7 +137,7 @@ class Pockets:
 
     # -- the beams ------------------------------------------------------------------
     def edge(self, p, level, t):
-        """One edge of pocket p's beam at monotonic time t; True when it
+        """One edge of pocket p's drop beam at monotonic time t; True when it
         completes a new ball."""
         if level == self.broken:
             if self.low[p]:
@@ -85,8 +145,11 @@ class Pockets:
             self.low[p] = 1
             if self.counted[p] and self.restored[p] >= 0 and t - self.restored[p] < self.merge_ms:
                 return False  # chatter: the same ball is still in the beam
+            if not self.busy[p]:
+                self._begin(p)
             self.start[p] = t
             self.counted[p] = 0
+            self.fall[p] = -1
             return False
         if not self.low[p]:
             return False
@@ -100,6 +163,8 @@ class Pockets:
             self.balls[p] += 1
             return True
         self.glitches[p] += 1
+        if self.humps[p] <= 1 and not self.samples[p]:
+            self.busy[p] = 0  # a glitch: nothing to judge
         return False
 
     def poll(self, p, now):
@@ -109,6 +174,160 @@ class Pockets:
             self.balls[p] += 1
             return True
         return False
+
+    def speed_edge(self, level, t):
+        """An edge of the speed beams' input: a break belongs to the pocket
+        whose ball is in its collar and broke the drop beam 10-150 ms before
+        (40 mm at 4 m/s to 40 mm at 0.3 m/s).  Two such pockets: nobody can
+        tell whose it is, so neither gets a speed (their counts go by the
+        colour, or the referee)."""
+        if level != self.broken:
+            return
+        best = -1
+        for p in range(_N):
+            d = t - self.start[p]
+            if self.fall[p] < 0 and self.busy[p] and _SOONEST_MS <= d <= _SPEED_MS:
+                if best >= 0:
+                    self.fall[best] = 0
+                    self.fall[p] = 0
+                    return
+                best = p
+        if best >= 0:
+            self.fall[best] = t - self.start[best]
+
+    def balls_seen(self, p):
+        """How many balls pocket p's last break held: 2 when the speed beam
+        says its shadow was too long for one, or the colour saw two humps; 0
+        when the colour sensor saw no ball at all."""
+        n = self.humps[p] if self.samples[p] else 1
+        f = self.fall[p]
+        if f > 0 and self.restored[p] >= 0:
+            # Distance covered while the beam was dark, from the speed at the
+            # drop beam (gravity adds g t / 2 over the fall): one ball shadows
+            # at most its diameter and the beam's width (~56 mm), two
+            # touching ones at least twice the shortest chord (~86 mm).
+            v = SPEED_MM * 1000 // f - 49 * f // 10  # um/ms at the drop beam
+            shadow = self.restored[p] - self.start[p]
+            if v > 0 and v * shadow // 1000 + 49 * shadow * shadow // 10000 > 71:
+                n = 2 if n < 2 else n
+        return n
+
+    # -- the colour, through the whole passage -----------------------------------------
+    def _begin(self, p):
+        self.busy[p] = 1
+        s = self.sums
+        for i in range(p * 2 * _SUMS, (p + 1) * 2 * _SUMS):
+            s[i] = 0
+        self.peak[p] = 0
+        self.dip[p] = 0
+        self.humps[p] = 1
+        self.samples[p] = 0
+        self.clipped[p] = 0
+
+    def sample(self, p, now):
+        """Read pocket p's sensor while a ball is in the collar; False once
+        the passage is over (the app then judges it)."""
+        if not self.busy[p]:
+            return False
+        if not self.low[p]:
+            gone = now - self.restored[p] if self.restored[p] >= self.start[p] else 0
+            if gone >= _TAIL_MS or (gone > 0 and self.samples[p] and self.peak[p] and
+                                    self.dip[p] * 8 < self.peak[p]):  # fmt: skip
+                return self._end(p)
+        elif now - self.start[p] >= _LONGEST_MS:
+            return self._end(p)
+        c = self.rgbc
+        if not self.read(p, c) or c[0] == self.last[p]:
+            return True  # no sensor, or the same window again
+        self.last[p] = c[0]
+        g = self.gain[p]
+        if g == 2:  # the window the gain changed in: neither gain's
+            self.gain[p] = 1
+            return True
+        if c[0] >= _CLIPPED or c[1] >= _CLIPPED or c[2] >= _CLIPPED or c[3] >= _CLIPPED:
+            self.clipped[p] += 1 if self.clipped[p] < 255 else 0
+            if not g:
+                self._gain(p, _GAIN_4X, 2)
+            return True
+        if g:
+            for k in range(4):
+                c[k] *= 4
+        elif c[0] >= _HIGH:
+            self._gain(p, _GAIN_4X, 2)
+        b = self.bg
+        w = c[0] - b[4 * p] // 16
+        if w <= 0:
+            w = 0
+        # Humps: the signal falls under _DIP % of its peak and climbs back
+        # (both by more than the chip's noise): a second ball.
+        pk = self.peak[p]
+        dip = self.dip[p]
+        fell = dip and pk - dip >= _NOISE and dip * 100 < _DIP * pk
+        if fell and self.humps[p] < 2 and w - dip >= _NOISE and (w - dip) * 100 > _RISE * (pk - dip):
+            self.humps[p] = 2
+            self.peak[p] = w
+            self.dip[p] = 0
+        elif w > pk and not fell:
+            self.peak[p] = w
+            self.dip[p] = 0
+        elif w < pk and (dip == 0 or w < dip):
+            self.dip[p] = w
+        if self.samples[p] < 255:
+            self.samples[p] += 1
+        s = self.sums
+        i = (p * 2 + self.humps[p] - 1) * _SUMS
+        s[i] += w
+        for k in range(4):
+            v = c[k] - b[4 * p + k] // 16
+            s[i + 1 + k] += w * (v if v > 0 else 0) >> 4
+        return True
+
+    def _end(self, p):
+        self.busy[p] = 0
+        if self.gain[p]:
+            self._gain(p, _GAIN_16X, 0)
+        return False
+
+    def _gain(self, p, code, state):
+        try:
+            self._write(p, _CONTROL, code)
+            self.gain[p] = state
+        except OSError:
+            pass  # the next read fails too: the pocket's pots are asked
+
+    def background(self, now):
+        """Read one empty pocket's sensor now and then: its running mean is
+        the background a ball's windows are measured against."""
+        if now - self.bg_at < _BG_MS or not self.sensors:
+            return
+        self.bg_at = now
+        p = self.bg_next
+        self.bg_next = (p + 1) % self.sensors
+        if self.busy[p] or self.low[p] or not self.read(p, self.rgbc):
+            return
+        c = self.rgbc
+        b = self.bg
+        first = b[4 * p] == 0
+        for k in range(4):
+            # x16 fixed point; a new pocket takes its first reading whole, then 1/8 of each.
+            v = c[k] * 16
+            b[4 * p + k] = v if first else b[4 * p + k] + (v - b[4 * p + k]) // 8
+
+    def features(self, p, h, out):
+        """out[0:4] = the ball's r, g, b per 1024 of its clear and its mean
+        clear above the background, from hump h (0, 1) of pocket p's last
+        passage; False when that hump saw no ball."""
+        s = self.sums
+        i = (p * 2 + h) * _SUMS
+        if s[i] <= 0 or s[i + 1] <= 0:
+            return False
+        c = s[i + 1]
+        for k in range(3):
+            # x 1024 / clear, kept in small integers (MicroPython's are 31-bit).
+            out[k] = s[i + 2 + k] * 1024 // c if c < 0x100000 else s[i + 2 + k] // (c >> 10)
+        w = s[i]
+        out[3] = (c << 4) // w if c < 0x2000000 else c // (w >> 4)
+        return True
 
     # -- the multiplexer and the colour sensors ---------------------------------------
     def select(self, ch):

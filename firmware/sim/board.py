@@ -53,31 +53,26 @@ class Config:
         raise AttributeError(name)
 
 
-def raw_of(features, white=0):
-    """Raw (clear, red, green, blue) that gives these classifier features."""
-    from ..hw import colour
-
-    if not white:
-        white = colour.DEFAULT_WHITE
-    fr, fg, fb, fl = features
-    c = fl * white // 1024
-    return [c, fr * c // 1024, fg * c // 1024, fb * c // 1024]
+# The board's colour settings (hw/pockets.py): 4x gain, one 2.4 ms step.
+GAIN_X = 4
+ATIME = 0xFF
 
 
 def reading_for(ball):
-    """The raw reading of a ball right on its calibrated centroid."""
-    from ..hw import colour
+    """What the chip reads, one window with no noise, with the reference set's
+    ball centred in front of the sensor (-1: the empty pocket): a reading the
+    chip can give (docs/POCKET-MODEL.md)."""
+    from . import pocket_model
 
-    return raw_of(colour.DEFAULT_CENTROIDS[ball])
+    return [int(v) for v in pocket_model.ideal_reading(ball, GAIN_X, ATIME)]
 
 
 def between(a, b, share=50):
-    """A reading `share` percent of the way from ball a's centroid to ball b's."""
-    from ..hw import colour
-
-    ca = colour.DEFAULT_CENTROIDS[a]
-    cb = colour.DEFAULT_CENTROIDS[b]
-    return raw_of([(ca[i] * (100 - share) + cb[i] * share) // 100 for i in range(4)])
+    """A ball `share` percent of the way from ball a to ball b: the light of
+    the two mixed (a ball half covered in another's colour), as read."""
+    ra = reading_for(a)
+    rb = reading_for(b)
+    return [(ra[i] * (100 - share) + rb[i] * share) // 100 for i in range(4)]
 
 
 def nearest(ball):
@@ -85,7 +80,8 @@ def nearest(ball):
     no third centroid is nearer, so the reading is as ambiguous as can be."""
     from ..hw import colour
 
-    cs = colour.DEFAULT_CENTROIDS
+    d = [int(x) for x in colour.DEFAULTS.split()]
+    cs = [d[b * 8 : b * 8 + 4] for b in range(8)]
     best = -1
     best_d = 0
     for other in range(len(cs)):
@@ -111,7 +107,12 @@ class SimBoard:
         self.bus = SimI2C()
         self.mux = SimMux()
         self.bus.attach(self.mux)
-        self.colour = [SimTcs34725() for _ in range(6)]
+        self.colour = [SimTcs34725(clock=self.clock, seed=ch + 1) for ch in range(6)]
+        for chip in self.colour:
+            chip.rgbc = reading_for(-1)
+        self.room = None  # the pockets' nuisances (pocket_model.Room; None: a quiet room)
+        self.scenes = [None] * 6  # each pocket's pocket_model.Pocket, once a ball is rolled
+        self.speed_dark = 0  # pockets whose speed beam is blocked now (they share one input)
         for ch in range(6):
             self.mux.attach(self.cfg.COLOUR_CHANNELS[ch], self.colour[ch])
         self.display = SimSsd1306()
@@ -144,7 +145,7 @@ class SimBoard:
     # -- what the firmware sees ----------------------------------------------------
     def _make_pins(self):
         cfg = self.cfg
-        for n in cfg.BEAMS + cfg.KEY_COLS + (cfg.RAIL, cfg.STRIKE, cfg.REST):
+        for n in cfg.BEAMS + cfg.KEY_COLS + (cfg.RAIL, cfg.STRIKE, cfg.REST, cfg.SPEED_BEAMS):
             if n is not None:
                 self._pin_in(n)
         for n in cfg.KEY_ROWS + (cfg.LED, cfg.LIGHT):
@@ -171,7 +172,7 @@ class SimBoard:
         cfg = self.cfg
         if n in cfg.KEY_COLS:
             return self._pin(n, 1, self.readers[cfg.KEY_COLS.index(n)])
-        if n in cfg.BEAMS:
+        if n in cfg.BEAMS or n == cfg.SPEED_BEAMS:
             return self._pin(n, 1 - cfg.BEAM_BROKEN)
         if n == cfg.RAIL:
             return self._pin(n, 1 - cfg.RAIL_CLOSED)
@@ -325,13 +326,54 @@ class SimBoard:
         self.at(self._when(at), self._reading, (pocket, rgbc))
 
     def _reading(self, pair):
-        self.colour[pair[0]].rgbc = list(pair[1])
+        chip = self.colour[pair[0]]
+        chip.scene = None  # a set reading, not the model's passage
+        chip.rgbc = list(pair[1])
 
-    def pot(self, pocket, ball, at=None, width=15, rgbc=None):
-        """A ball drops into a pocket: its colour in front of the sensor, the beam broken."""
+    def pot(self, pocket, ball, at=None, width=None, rgbc=None, v=1.5):
+        """A ball drops into a pocket.  By default it falls through the
+        pocket's collar at v m/s as the pocket model has it (the beams'
+        shadows and the colour sensor's view from its geometry); with rgbc
+        (or width) it is an idealised ball instead: the sensor reads rgbc, as
+        read, while the drop beam is dark for `width` ms (15 by default)."""
         t = self._when(at)
+        if rgbc is None and width is None:
+            from .pocket_model import Passage
+
+            self.roll(pocket, Passage(ball, t, v))
+            return
+        w = 15 if width is None else width
         self.set_reading(pocket, rgbc if rgbc is not None else reading_for(ball), t)
-        self.beam(pocket, width, t)
+        self.beam(pocket, w, t)
+        self.set_reading(pocket, reading_for(-1), t + w)
+
+    def roll(self, pocket, *passages):
+        """Balls through a pocket's collar (pocket_model.Passage): the colour
+        sensor sees them as the model has it, and the drop beam and the speed
+        beam go dark and light again when their geometry says."""
+        from . import pocket_model
+
+        scene = self.scenes[pocket]
+        if scene is None:
+            scene = self.scenes[pocket] = pocket_model.Pocket(self.room, seed=pocket + 1)
+        self.colour[pocket].scene = scene
+        for ps in passages:
+            scene.add(ps)
+        cfg = self.cfg
+        shake = scene.room.vibration
+        beams = pocket_model.beam_intervals
+        for t0, t1 in beams(list(passages), "a", scene.rng, shake):
+            self.pulse(cfg.BEAMS[pocket], cfg.BEAM_BROKEN, max(1, int(t1 - t0)), int(t0))
+        if cfg.SPEED_BEAMS is not None:
+            for t0, t1 in beams(list(passages), "b", scene.rng, shake):
+                self.at(int(t0), self._speed, 1)
+                self.at(int(t0) + max(1, int(t1 - t0)), self._speed, -1)
+
+    def _speed(self, step):
+        # The six speed beams are wired together: the input is dark while any is.
+        self.speed_dark += step
+        broken = self.cfg.BEAM_BROKEN
+        self._drive((self.cfg.SPEED_BEAMS, broken if self.speed_dark > 0 else 1 - broken))
 
     def strike(self, at=None):
         self.pulse(self.cfg.STRIKE, self.cfg.STRIKE_ACTIVE, 3, at)

@@ -154,13 +154,16 @@ class SimMux:
         self.mask = data[0]
 
 
+_STATIC_GAIN = (1, 4, 16, 60)  # AGAIN's nominal ratios, for a set reading
+
+
 class SimTcs34725:
     """The TCS34725 colour sensor (ams TCS3472 datasheet, DS000384): its
     registers, its free-running integration windows and its counts.
 
-    With scene None (the default) the chip returns self.rgbc, capped at the
-    full scale of the current ATIME and without noise, as the tests that set a
-    static reading expect.  With scene a pocket_model.Pocket it integrates the
+    With scene None (the default) the chip returns self.rgbc, the reading at
+    4x gain scaled to the gain set, capped at the full scale of the current
+    ATIME and without noise, as the tests that set a static reading expect.  With scene a pocket_model.Pocket it integrates the
     scene's light in back-to-back windows on the board's clock: the data
     registers hold the last completed window's counts (double-buffered), with
     this chip's own gain ratios, dark offset and noise, drawn from its seed."""
@@ -259,7 +262,9 @@ class SimTcs34725:
             i = (a - 0x14) >> 1
             if self.scene is None:
                 cap = self.full_scale()
-                v = self.rgbc[i] if self.enabled & 2 else 0
+                # A set reading is as read at 4x (the gain the tests' readings
+                # were taken at: sim/board.py reading_for); another gain scales it.
+                v = self.rgbc[i] * _STATIC_GAIN[self.gain & 3] // 4 if self.enabled & 2 else 0
                 v = v if v < cap else cap
             else:
                 v = self.data[i]

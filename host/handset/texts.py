@@ -160,6 +160,9 @@ FA = {
     "striker claims the frame? OK": "ضربه‌زن فریم را می‌خواهد؟",
     "replace all, replay? OK": "همه برگردد و دوباره؟",
     "which ball? (colour unclear)": "کدام توپ؟ (رنگ نامشخص)",
+    # "red or brown?": the sensors' two likeliest balls, the ball names between
+    "or": "یا",
+    "?": "؟",
     "which ball went off?": "کدام توپ بیرون رفت؟",
     "colour keys: toggle a spot, WHITE: behind": "کلید هر رنگ: جایش گرفته است؛ سفید: پشت",
     "none": "هیچ",

@@ -15,47 +15,69 @@ from baulk.firmware.hw import colour
 from baulk.firmware.hw.inputs import EdgeRing, Keypad, Monotonic, diff
 from baulk.firmware.hw.pockets import Pockets
 from baulk.firmware.journal import IMAGE_EVERY, KEEP_ACKED, MAX_SEGMENTS, SEG_RECORDS, Journal
-from baulk.firmware.sim.board import between, nearest, reading_for
+from baulk.firmware.sim.board import nearest
 from baulk.firmware.sim.devices import SimI2C, SimPin
 from baulk.host.sim.matches import generate_match
 from baulk.protocol import messages
 
 
 # -- colour ---------------------------------------------------------------------------
+# The classifier on features (r, g, b per 1024 of clear, brightness): the
+# pocket's sampling that makes them is tested in test_fw_detector.py.
+def centroid(ball: int) -> list[int]:
+    d = [int(x) for x in colour.DEFAULTS.split()]
+    return d[ball * 8 : ball * 8 + 4]
+
+
 @pytest.mark.parametrize("ball", range(8))
 def test_each_calibrated_ball_is_recognised(ball: int) -> None:
     cl = colour.Classifier()
-    assert cl.classify(*reading_for(ball)) == ball
-    assert cl.confidence >= 90
+    for p in range(6):
+        assert cl.classify(p, centroid(ball)) == ball
+        assert cl.confidence >= 90
 
 
 @pytest.mark.parametrize("a", range(8))
-def test_a_reading_between_two_centroids_is_unknown(a: int) -> None:
+def test_between_two_balls_the_classifier_asks_before_it_changes_its_mind(a: int) -> None:
+    """Walking from a ball's centroid to its nearest neighbour's, the answer
+    goes a, then unknown, then b: never straight from one ball to another."""
     cl = colour.Classifier()
     b = nearest(a)
-    assert cl.classify(*between(a, b, 50)) == colour.UNKNOWN
-    assert cl.confidence < colour.THRESHOLD
-    # a little way off its centroid it is still the ball, either side
-    assert cl.classify(*between(a, b, 15)) == a
-    assert cl.classify(*between(a, b, 85)) == b
+    ca, cb = centroid(a), centroid(b)
+    seen = []
+    for share in range(0, 101, 5):
+        f = [(ca[k] * (100 - share) + cb[k] * share) // 100 for k in range(4)]
+        got = cl.classify(0, f)
+        if not seen or seen[-1] != got:
+            seen.append(got)
+    assert seen == [a, colour.UNKNOWN, b]
 
 
-def test_an_empty_pocket_or_a_dead_sensor_is_unknown() -> None:
+def test_a_reading_like_no_ball_is_unknown() -> None:
     cl = colour.Classifier()
-    assert cl.classify(0, 0, 0, 0) == colour.UNKNOWN
-    assert cl.classify(40, 14, 14, 12) == colour.UNKNOWN  # dark: far from every ball
+    assert cl.classify(0, [0, 0, 0, 0]) == colour.UNKNOWN
+    assert cl.classify(0, [1024, 0, 0, 400]) == colour.UNKNOWN  # pure red light: no ball of ours
+    assert cl.confidence == 0
 
 
-def test_calibration_file_is_loaded_and_a_bad_one_ignored(tmp_path: Path) -> None:
+def test_calibration_file_is_loaded_and_a_bad_or_old_one_ignored(tmp_path: Path) -> None:
     good = tmp_path / "cal.json"
-    cents = [[500 + i, 300, 200, 100 * i] for i in range(8)]
-    good.write_text(json.dumps({"centroids": cents, "white": 5000, "threshold": 50}))
+    cents = [[[500 + i, 300, 200, 10 * i + p] for i in range(8)] for p in range(6)]
+    spread = [[30, 30, 30, 5] for _ in range(8)]
+    body = {"version": 2, "centroids": cents, "spread": spread, "threshold": 60, "white": 70}
+    good.write_text(json.dumps(body | {"empty": [1, 2, 3, 4, 5, 6]}))
     cl = colour.load(str(good))
-    assert cl.centroids[3] == (503, 300, 200, 300) and cl.white == 5000 and cl.threshold == 50
+    assert list(cl.means[4 * 32 + 3 * 4 : 4 * 32 + 3 * 4 + 4]) == [503, 300, 200, 34]
+    assert list(cl.spread[0:4]) == [30, 30, 30, 5] and cl.threshold == 60 and cl.white == 70
+    assert list(cl.empty) == [1, 2, 3, 4, 5, 6]
+    defaults = list(colour.Classifier().means)
+    old = tmp_path / "old.json"  # the held-still calibration of old: its features differ
+    old.write_text(json.dumps({"centroids": cents[0], "white": 5000, "threshold": 50}))
     bad = tmp_path / "bad.json"
-    bad.write_text('{"centroids": [[1, 2, 3, 4]]}')
-    assert colour.load(str(bad)).centroids == colour.DEFAULT_CENTROIDS
-    assert colour.load(str(tmp_path / "none.json")).centroids == colour.DEFAULT_CENTROIDS
+    bad.write_text('{"version": 2, "centroids": [[1, 2, 3, 4]]}')
+    for path in (old, bad, tmp_path / "none.json"):
+        cl = colour.load(str(path))
+        assert list(cl.means) == defaults and cl.white == 0
 
 
 # -- pocket beam ----------------------------------------------------------------------
@@ -312,35 +334,6 @@ def test_the_largest_engine_image_streams_to_flash_and_back(tmp_path: Path) -> N
 
 
 # -- calibration ----------------------------------------------------------------------
-def test_calibration_from_readings_round_trips_through_the_file(tmp_path: Path) -> None:
-    from baulk.firmware import calibrate
-    from baulk.firmware.sim.devices import SimTcs34725
-
-    class Sensor:
-        def __init__(self, dev: SimTcs34725) -> None:
-            self.dev = dev
-
-        def read(self, out: list[int]) -> bool:
-            out[:] = self.dev.rgbc
-            return True
-
-    dev = SimTcs34725()
-    dev.enabled = 3
-    readings = []
-    for ball in range(8):  # a table lit more brightly than the defaults assume
-        dev.rgbc = [v * 3 // 2 for v in reading_for(ball)]
-        r = calibrate.sample(Sensor(dev).read, 4)
-        assert r is not None
-        readings.append(r)
-    cents, white = calibrate.centroids_from(readings)
-    path = tmp_path / "calibration.json"
-    calibrate.save(str(path), cents, white)
-    cl = colour.load(str(path))
-    assert cl.white == white == readings[7][0]
-    for ball in range(8):
-        assert cl.classify(*readings[ball]) == ball and cl.confidence > 90
-
-
 def test_a_rewind_below_what_the_journal_keeps_says_hello_again() -> None:
     """SPEC.md "Handshake": the host's ack is older than the oldest event the
     journal still keeps (it let one go between the hello and the welcome):

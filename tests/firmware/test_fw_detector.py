@@ -1,0 +1,190 @@
+"""The pockets' detector (firmware/hw/pockets.py, hw/colour.py, calibrate.py)
+on the simulated board, fed by the pocket model (firmware/sim/pocket_model.py):
+the colour sampled through the whole passage, the background, the humps of
+two balls, the speed beam, calibration by drops.  The whole benchmark is
+bench/pockets.py; its short form is test_pockets_bench.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from baulk.firmware.calibrate import Calibration
+from baulk.firmware.hw import colour
+from baulk.firmware.hw.pockets import FULL
+from baulk.firmware.sim import pocket_model as model
+from baulk.firmware.sim.board import Config, SimBoard, reading_for
+
+GAP_PLAY = 1.75  # mm either way: the collar's 56 mm slot across the sensor's axis (hardware/wiring.md)
+
+
+def board(tmp_path: Path, **cfg: object) -> SimBoard:
+    b = SimBoard(flash=str(tmp_path), cfg=Config(**cfg) if cfg else None)
+    b.boot()
+    b.settle(600)  # the background of every pocket read
+    return b
+
+
+def drop(b: SimBoard, pocket: int, ball: int, v: float = 1.5, e: float = 0.0, **kw: object) -> None:
+    b.roll(pocket, model.Passage(ball, b.clock.now + 5, v, offset=e, gap=model.GAP + e, **kw))
+    b.advance(300)
+
+
+def features(b: SimBoard, pocket: int, hump: int = 0) -> list[int] | None:
+    f = [0, 0, 0, 0]
+    return f if b.app.hw.pockets.features(pocket, hump, f) else None
+
+
+def test_the_board_programs_settings_that_never_clip(tmp_path: Path) -> None:
+    """One 2.4 ms step at 16x, and 4x from the first bright window on: the
+    white with a strong highlight, as close to the window as the collar lets
+    it pass, stays under the chip's cap; the black still gives real counts."""
+    b = board(tmp_path)
+    chip = b.colour[0]
+    assert chip.atime == 0xFF and chip.gain == 0x02 and FULL == model.full_scale(0xFF)
+    worst = model.ideal_reading(7, 4.0, 0xFF, highlight=3.0)
+    assert max(worst) < 1000, worst
+    assert model.ideal_reading(6, 16.0, 0xFF)[0] >= 40
+    for v in (0.5, 2.5):
+        drop(b, 0, 7, v=v, e=-GAP_PLAY, highlight=3.0)
+        assert b.app.hw.pockets.clipped[0] == 0
+        assert chip.gain == 0x02  # back to 16x for the next ball
+
+
+@pytest.mark.parametrize("v", [0.5, 1.0, 1.5, 2.5])
+def test_every_ball_reads_alike_at_every_speed(tmp_path: Path, v: float) -> None:
+    """The passage's weighted features hardly move with the speed: at 0.5 m/s
+    the ball gives thirty windows, at 2.5 m/s ten, and both are judged by
+    the windows that saw it best."""
+    b = board(tmp_path)
+    cl = colour.Classifier()
+    for ball in range(8):
+        drop(b, 1, ball, v)
+        f = features(b, 1)
+        assert f is not None
+        assert cl.classify(1, f) == ball, (ball, f, cl.confidence)
+        assert b.app.hw.pockets.samples[1] >= 8
+
+
+def test_an_empty_pocket_is_its_background_and_a_glitch_is_nothing(tmp_path: Path) -> None:
+    b = board(tmp_path)
+    pk = b.app.hw.pockets
+    assert [pk.bg[4 * p] // 16 for p in range(6)] == [b.colour[p].data[0] for p in range(6)]
+    b.beam(2, width=3)  # a shaken beam
+    b.advance(200)
+    assert not pk.busy[2] and pk.glitches[2] == 0  # taken by the health counts
+    assert b.app.health.c[6 + 2] == 1 and b.app.queue == []
+
+
+def test_a_window_is_read_once_and_a_clipped_one_not_at_all(tmp_path: Path) -> None:
+    """A static reading (the chip's every window the same) counts once; a
+    window at the cap is left out, not averaged in."""
+    b = board(tmp_path)
+    pk = b.app.hw.pockets
+    b.pot(3, 0, rgbc=reading_for(0), width=40)
+    b.advance(200)
+    assert pk.samples[3] == 1 and features(b, 3) is not None
+    b.pot(3, 7, rgbc=[1024, 600, 400, 300], width=40)
+    b.advance(200)
+    assert pk.clipped[3] >= 1 and pk.samples[3] == 0 and features(b, 3) is None
+
+
+def test_two_touching_balls_make_two_humps(tmp_path: Path) -> None:
+    b = board(tmp_path, SPEED_BEAMS=None)
+    pk = b.app.hw.pockets
+    first = model.Passage(7, b.clock.now + 5, 1.2)
+    b.roll(4, first, model.touching(first, 5))
+    b.advance(400)
+    assert pk.humps[4] == 2 and pk.balls_seen(4) == 2
+    cl = colour.Classifier()
+    f0, f1 = features(b, 4, 0), features(b, 4, 1)
+    assert f0 is not None and f1 is not None
+    assert (cl.classify(4, f0), cl.classify(4, f1)) == (7, 5)
+
+
+@pytest.mark.parametrize("v", [0.6, 1.5, 2.5])
+def test_the_speed_beam_tells_one_ball_from_two_touching(tmp_path: Path, v: float) -> None:
+    b = board(tmp_path)
+    pk = b.app.hw.pockets
+    drop(b, 5, 0, v)
+    assert 0 < pk.fall[5] < 150 and pk.balls_seen(5) == 1
+    first = model.Passage(6, b.clock.now + 5, v)
+    b.roll(5, first, model.touching(first, 6))
+    b.advance(500)
+    assert pk.balls_seen(5) == 2
+
+
+def test_a_speed_beam_break_nobody_can_place_gives_no_speed(tmp_path: Path) -> None:
+    """The six speed beams share one input: a break goes to the one pocket
+    whose ball can have made it; two balls in two pockets at once leave both
+    without a speed, never with the other's."""
+    b = board(tmp_path)
+    pk = b.app.hw.pockets
+    t = b.clock.now + 5
+    b.roll(0, model.Passage(1, t, 1.0))
+    b.roll(1, model.Passage(2, t + 300, 1.0))
+    b.advance(600)
+    assert pk.fall[0] > 10 and abs(pk.fall[0] - pk.fall[1]) <= 3  # each its own ball's
+    t = b.clock.now + 5
+    b.roll(0, model.Passage(1, t, 1.0))
+    b.roll(1, model.Passage(2, t + 12, 1.0))
+    b.advance(400)
+    assert pk.fall[0] == 0 and pk.fall[1] == 0
+    assert pk.balls_seen(0) == 1 and pk.balls_seen(1) == 1
+
+
+def test_calibration_by_drops_learns_a_brighter_table(tmp_path: Path) -> None:
+    """calibrate.py's arithmetic on the detector's own features: a table
+    whose LEDs are a third brighter than the defaults assume, calibrated by
+    three drops of each ball through each pocket, names every ball again,
+    and the file it writes is the one the firmware loads."""
+    b = board(tmp_path)
+    b.room = model.Room(led=1.35)
+    rng = model.Rng(3)
+    cal = Calibration()
+    for ball in range(8):
+        for p in range(6):
+            for _ in range(3):
+                e = rng.uniform(-GAP_PLAY, GAP_PLAY)
+                b.roll(p, model.Passage(ball, b.clock.now + 5, rng.uniform(0.5, 2.5), offset=e,
+                                        gap=model.GAP + e))  # fmt: skip
+                b.advance(300)
+                f = features(b, p)
+                assert f is not None
+                cal.add(p, ball, f)
+    for p in range(6):
+        cal.empty[p] = b.app.hw.pockets.bg[4 * p] // 16
+    cal.save(str(tmp_path / "calibration.json"))
+    b.reset()
+    b.settle(600)
+    cl = b.app.hw.classifier
+    assert cl.white > 0 and cl.white == cal.result()["white"]
+    for ball in range(8):
+        drop(b, 2, ball, rng.uniform(0.5, 2.5))
+        f = features(b, 2)
+        assert f is not None and cl.classify(2, f) == ball, (ball, f)
+
+
+def test_the_defaults_are_the_model_calibrated(tmp_path: Path) -> None:
+    """colour.DEFAULTS is what calibrate.py makes of the reference set in a new
+    collar: calibrated again here, every mean within a spread of the text."""
+    b = board(tmp_path)
+    rng = model.Rng(11)
+    cal = Calibration()
+    for ball in range(8):
+        for p in range(6):
+            for _ in range(2):
+                e = rng.uniform(-GAP_PLAY, GAP_PLAY)
+                b.roll(p, model.Passage(ball, b.clock.now + 5, rng.uniform(0.5, 2.5), offset=e,
+                                        gap=model.GAP + e))  # fmt: skip
+                b.advance(300)
+                f = features(b, p)
+                assert f is not None
+                cal.add(p, ball, f)
+    d = [int(x) for x in colour.DEFAULTS.split()]
+    cents = cal.centroids()
+    for ball in range(8):
+        for k in range(4):
+            mean = sum(cents[p][ball][k] for p in range(6)) / 6
+            assert abs(mean - d[ball * 8 + k]) <= d[ball * 8 + 4 + k], (ball, k, mean)

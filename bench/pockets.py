@@ -39,10 +39,13 @@ add /tmp/baulk-main 07cba73`), with this tree's model chip in its board.
 from __future__ import annotations
 
 import argparse
+import atexit
+import hashlib
 import json
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -156,6 +159,22 @@ def player_env(tree: Path | None) -> dict[str, str]:
     return env
 
 
+def snapshot(tree: Path) -> tuple[Path, str]:
+    """A copy of the tree's firmware and protocol (with the model in
+    firmware/sim), so that every player of one run plays the same firmware
+    while others edit the checkout; and a hash of its sources."""
+    dest = Path(tempfile.mkdtemp(prefix="baulk-pockets-fw-"))
+    atexit.register(shutil.rmtree, dest, True)
+    h = hashlib.sha1()
+    for part in ("firmware", "protocol"):
+        shutil.copytree(
+            tree / part, dest / part, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
+        for f in sorted((dest / part).rglob("*.py")):
+            h.update(str(f.relative_to(dest)).encode() + b"\0" + f.read_bytes())
+    return dest, h.hexdigest()[:12]
+
+
 def run_player(
     spec: dict[str, Any], tree: Path | None, label: str, progress: bool
 ) -> dict[str, Any]:
@@ -203,10 +222,15 @@ def collect(
     return out
 
 
-def run_micropython(spec: dict[str, Any], cal: dict[str, Any]) -> dict[str, Any]:
+def run_micropython(spec: dict[str, Any], cal: dict[str, Any], tree: Path) -> dict[str, Any]:
     from baulk.host.sim import micropython
 
     with tempfile.TemporaryDirectory(prefix="baulk-pockets-mp-") as tmp:
+        lib = Path(tmp) / "lib"
+        (lib / "baulk").mkdir(parents=True)
+        (lib / "baulk" / "__init__.py").write_text("")
+        for part in ("firmware", "protocol"):
+            (lib / "baulk" / part).symlink_to(tree / part)
         spec = dict(spec)
         spec["flash"] = str(Path(tmp) / "flash")
         cal_path = Path(tmp) / "calibration.json"
@@ -221,6 +245,7 @@ def run_micropython(spec: dict[str, Any], cal: dict[str, Any]) -> dict[str, Any]
             files=[spec_path, cal_path, Path(spec["tests"]) / "mp_firmware.py"],
             heap=256 << 20,
             timeout=7200,
+            lib=lib,
         )
         if done.returncode != 0:
             raise RuntimeError("MicroPython run failed:\n" + done.stderr.decode()[-4000:])
@@ -326,17 +351,20 @@ def main() -> None:
     progress = not args.json
     tests = str(ROOT / "tests" / "firmware")
     tables = ["speed", "plain"] if args.tables == "both" else [args.tables]
+    here, fw_hash = snapshot(ROOT)
     jobs: list[tuple[str, str, dict[str, Any], Path | None]] = []
     for table in tables:
         for c in cases:
             spec = {"speed_beams": table == "speed", "tests": tests, "calibrate_seed": args.seed,
                     "plans": [p for p in all_plans if p["case"] == c]}  # fmt: skip
-            jobs.append((table, c, spec, None))
+            jobs.append((table, c, spec, here))
+    base_hash = None
     if args.baseline is not None:
-        tree = args.baseline.resolve()
+        tree, base_hash = snapshot(args.baseline.resolve())
         for c in cases:
-            spec = {"speed_beams": False, "old": True, "model": str(ROOT / "firmware" / "sim"),
-                    "tests": str(tree / "tests" / "firmware"), "calibrate_seed": args.seed,
+            spec = {"speed_beams": False, "old": True, "model": str(here / "firmware" / "sim"),
+                    "tests": str(args.baseline.resolve() / "tests" / "firmware"),
+                    "calibrate_seed": args.seed,
                     "plans": [p for p in all_plans if p["case"] == c]}  # fmt: skip
             jobs.append(("baseline", c, spec, tree))
     started = time.monotonic()
@@ -362,8 +390,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             cp = Path(tmp) / "cal.json"
             cp.write_text(json.dumps(cal))
-            cpy = run_player(dict(spec, calibration=str(cp)), None, "cpython-check", False)
-        mp = run_micropython(spec, cal)
+            cpy = run_player(dict(spec, calibration=str(cp)), here, "cpython-check", False)
+        mp = run_micropython(spec, cal, here)
         same = [a == b for a, b in zip(cpy["trials"], mp["trials"], strict=False)]
         mp_check = {
             "case": args.mp_case,
@@ -379,7 +407,8 @@ def main() -> None:
         }
     took = round(time.monotonic() - started, 1)
     jobs_note = f"{args.jobs} player(s) side by side"
-    result: dict[str, Any] = {"command": command, "seed": args.seed, "seconds": took, "runs": {}}
+    result: dict[str, Any] = {"command": command, "seed": args.seed, "seconds": took, "runs": {},
+                              "firmware": fw_hash, "baseline_firmware": base_hash}  # fmt: skip
     for name, run in runs.items():
         t = tallies(run["trials"], cases)
         result["runs"][name] = {
@@ -398,6 +427,8 @@ def main() -> None:
         print(json.dumps(result))
         return
     print(f"# Pockets against the model: `{command}` (seed {args.seed}), {took} s, {jobs_note}\n")
+    print(f"firmware and model sources {fw_hash} (a copy taken at the start)", end="")
+    print(f", baseline's {base_hash}\n" if base_hash else "\n")
     print(f"Goal, overall: counted ≥ {GOAL_COUNTED} %, silent wrong ≤ {GOAL_SILENT} %, "
           f"asked ≤ {GOAL_ASKED} %.\n")  # fmt: skip
     titles = {

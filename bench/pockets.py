@@ -285,8 +285,32 @@ def confusion_text(c: Counter[tuple[str, str]]) -> str:
     return ", ".join(f"{t}→{r} {n}" for (t, r), n in c.most_common())
 
 
+def distances(cal: dict[str, Any] | None, pocket: int, f: list[int]) -> dict[str, int] | None:
+    """The classifier's distance of features f to each ball, from a
+    calibration (version 2): a copy of firmware/hw/colour.py's classify()
+    arithmetic, for the report only (None when the calibration is another kind)."""
+    if not cal or cal.get("version") != 2:
+        return None
+    cents = cal["centroids"]
+    m = cents[pocket] if len(cents) == 6 else cents
+    out = {}
+    for ball in range(8):
+        sp = cal["spread"][ball]
+        d = 0
+        for k in range(3):
+            sd = sp[k] if sp[k] > 10 else 10
+            q = (f[k] - m[ball][k]) * 8 // sd
+            d += q * q
+        lum = m[ball][3]
+        tol = lum // 4 + 4
+        sd = sp[3] if sp[3] > tol else tol
+        q = (f[3] - lum) * 8 // sd
+        out[BALLS[ball]] = d + q * q
+    return out
+
+
 def examples(trials: list[dict[str, Any]], plans_by: dict[tuple[str, int], dict[str, Any]],
-             most: int = 12) -> list[str]:  # fmt: skip
+             most: int = 12, cal: dict[str, Any] | None = None) -> list[str]:  # fmt: skip
     """The silent wrongs, with what the detector saw."""
     from pockets_score import judge
 
@@ -310,6 +334,12 @@ def examples(trials: list[dict[str, Any]], plans_by: dict[tuple[str, int], dict[
             f"{' + ' + '/'.join(extra) if extra else ''}; wrong {v.silent}; recorded "
             f"{t['recorded']}; seen {json.dumps(t['seen'])}"
         )
+        for seen in t["seen"]:
+            for h, hump in enumerate(seen.get("humps", [])):
+                d = distances(cal, seen["pocket"], hump[0])
+                if d is not None:
+                    near = sorted(d.items(), key=lambda x: x[1])[:3]
+                    lines[-1] += f"; hump {h} distances {near}"
         if len(lines) >= most:
             break
     return lines
@@ -454,7 +484,7 @@ def main() -> None:
               "true → recorded:")  # fmt: skip
         for c in cases:
             print(f"  {c}: {confusion_text(t[c].confusion)}")
-        ex = examples(run["trials"], plans_by, args.examples)
+        ex = examples(run["trials"], plans_by, args.examples, run.get("cal"))
         if ex:
             print(f"\nfirst {len(ex)} silent wrongs (what the detector saw):")
             for line in ex:

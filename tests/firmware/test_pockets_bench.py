@@ -138,3 +138,31 @@ def test_the_pockets_meet_the_goal_on_the_model() -> None:
     assert overall["counted_pct"] >= score.GOAL_COUNTED, per_case
     assert overall["silent_wrong_pct"] <= score.GOAL_SILENT, per_case
     assert overall["asked_pct"] <= score.GOAL_ASKED, per_case
+
+
+def test_the_reports_distances_pick_the_classifiers_ball() -> None:
+    """bench/pockets.py prints the classifier's distances beside a silent
+    wrong from a copy of its arithmetic: the copy must pick the same ball."""
+    import random
+
+    from baulk.firmware.hw import colour
+
+    spec = importlib.util.spec_from_file_location("pockets_bench", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    cents = [
+        [560, 230, 210, 330], [430, 390, 170, 720], [210, 450, 330, 260], [450, 300, 240, 200],
+        [180, 320, 490, 300], [480, 270, 270, 610], [340, 340, 330, 50], [330, 350, 330, 1000],
+    ]  # fmt: skip
+    spread = [[14 + b, 22, 18 + 2 * b, 30] for b in range(8)]
+    cal = {"version": 2, "centroids": cents, "spread": spread}
+    cl = colour.Classifier(cents, spread)
+    r = random.Random(5)
+    for _ in range(300):
+        c = cents[r.randrange(8)]
+        f = [max(0, x + r.randint(-60, 60)) for x in c]
+        d = bench.distances(cal, r.randrange(6), f)
+        best = cl.likeliest(0, f)
+        if best >= 0:
+            assert min(d, key=d.get) == bench.BALLS[best]

@@ -43,6 +43,7 @@ from baulk.protocol.session import HOST, Session
 ANSWER_MS = 1500  # the referee looks at the handset and keys the answer
 LATE_POT_MS = 4000  # docs/ENGINE.md: a pot this long after `rest` still belongs to the stroke
 NEAR_MS = 100  # a `strike` this near the real one is the real one
+OFF_RECENT_MS = 8000  # a question this soon after a ball went off is about it
 
 
 class Host:
@@ -124,10 +125,12 @@ class Table:
                 self.asked_at = now
             elif now - self.asked_at >= ANSWER_MS and not b.pressed:
                 if flow.step == kf.ASK_OFF:
-                    real = bool(self.offs_due)
+                    # A ball went off in the last few seconds, not yet named.
+                    due = [t for t in self.offs_due if 0 <= now - t <= OFF_RECENT_MS]
+                    real = bool(due)
                     self.questions.append((now, real))
                     if real:
-                        self.offs_due.pop(0)
+                        self.offs_due.remove(due[0])
                         b.press("red" if b.app.engine.reds else "white", 60)
                     else:
                         b.press("back", 60)

@@ -574,11 +574,13 @@ class App:
         item[3] = _B_ASKED
         item[5] = True
         if item[0] == _Q_POT:
-            why = "which ball? (pocket faulty)" if self.health.c[_H_FAULTY] >> item[1] & 1 else None
+            why = "which ball? (colour unclear)"  # type: str | list[object]
             two = item[4]
-            if why is None and two:  # "red or brown?": the two likeliest first
+            if self.health.c[_H_FAULTY] >> item[1] & 1:
+                why = "which ball? (pocket faulty)"
+            elif two:  # "red or brown?": the two likeliest first
                 why = [names.BALLS[(two & 15) - 1], " or ", names.BALLS[(two >> 4) - 1], "?"]
-            self.flow.ask(kf.ASK_POT, item[1], why or "which ball? (colour unclear)")
+            self.flow.ask(kf.ASK_POT, item[1], why)
         else:
             self.flow.ask(kf.ASK_OFF, -1, "which ball went off?")
         self.dirty = True

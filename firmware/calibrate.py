@@ -30,7 +30,7 @@ class Calibration:
     pocket and ball, and what they make."""
 
     def __init__(self):
-        self.drops = [[[] for _ in range(8)] for _ in range(_POCKETS)]
+        self.drops = [[[] for _ in range(8)] for _ in range(_POCKETS)]  # type: list[list[list[list[int]]]]
         self.empty = [0] * _POCKETS  # each empty pocket's clear (hw/pockets.py bg)
 
     def add(self, pocket, ball, f):

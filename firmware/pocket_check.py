@@ -11,7 +11,7 @@
 #   the colour   the passage, sampled as play samples it (hw/pockets.py),
 #                must be the cue ball by the
 #                calibrated centroids (hw/colour.py, /calibration.json) with a
-#                confidence of twice the threshold; under that it is weak;
+#                confidence halfway from the threshold to 100; under that it is weak;
 #                another ball, a reading too unclear to name, nothing in front
 #                of the sensor or a sensor that does not answer is faulty
 #   the drift    against the calibration (calibrate.py): the empty pocket's
@@ -125,7 +125,7 @@ class Check:
             self.apply(_V_FAULTY, why, length)
         elif length < 2 * pk.debounce_ms:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
-        elif self.confidence[p] < 2 * hw.classifier.threshold:
+        elif self.confidence[p] < (100 + hw.classifier.threshold) // 2:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
         elif hw.classifier.drifted(p, hw.pockets.bg[4 * p] // 16, self.app.rgbc[3]):
             self.apply(_V_WEAK, _R_DRIFT, length)

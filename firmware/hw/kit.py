@@ -24,6 +24,7 @@ except ImportError:  # CPython
 # the frame; long jobs (replaying the journal at boot) feed it as they go.
 _WDT_MS = const(5000)  # RP2040 allows up to 8388 ms, the ESP32 more
 _RAIL_HOLD_OFF_MS = const(300)  # one ball rattling on the rail closes the switch several times
+_RAIL_WIDTH_MS = const(250)  # longer than this on the rail is a hand, not a ball (hw/inputs.py)
 _STRIKE_HOLD_OFF_MS = const(400)  # the piezo rings for a while after the tip hits the ball
 
 
@@ -42,7 +43,7 @@ def assemble(cfg, pin_in, pin_out, i2c, serial, make_wdt, ticks, table, flash, s
     rail = None
     if cfg.RAIL is not None:
         ring.watch(pin_in(cfg.RAIL), EDGE_RAIL)
-        rail = PulseFilter(cfg.RAIL_CLOSED, _RAIL_HOLD_OFF_MS)
+        rail = PulseFilter(cfg.RAIL_CLOSED, _RAIL_HOLD_OFF_MS, _RAIL_WIDTH_MS)
     strike = None
     if cfg.STRIKE is not None:
         ring.watch(pin_in(cfg.STRIKE), EDGE_STRIKE)

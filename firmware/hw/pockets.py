@@ -109,8 +109,9 @@ class Pockets:
         self.humps = bytearray(_N)  # 1 + the humps that ended before this one
         self.samples = bytearray(_N)
         self.clipped = bytearray(_N)
-        self.last = array("H", bytes(2 * _N))  # the last window's clear: a window is read once
-        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: and a window to skip
+        self.prev = array("H", bytes(8 * _N))  # the last reading: a window is read once
+        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: since `switched`
+        self.switched = array("i", bytes(4 * _N))
         self.bg = array("i", bytes(16 * _N))  # the empty pocket's c, r, g, b, x16
         self.bg_at = 0
         self.bg_next = 0
@@ -236,24 +237,32 @@ class Pockets:
                 return self._end(p)
         elif now - self.start[p] >= _LONGEST_MS:
             return self._end(p)
-        c = self.rgbc
-        if not self.read(p, c) or c[0] == self.last[p]:
-            return True  # no sensor, or the same window again
-        self.last[p] = c[0]
         g = self.gain[p]
-        if g == 2:  # the window the gain changed in: neither gain's
-            self.gain[p] = 1
-            return True
+        if g == 2:
+            # The gain changes at the end of the window in progress: the
+            # registers hold the new gain's counts two windows (4.8 ms) on.
+            if now - self.switched[p] < 5:
+                return True
+            self.gain[p] = g = 1
+        c = self.rgbc
+        if not self.read(p, c):
+            return True  # no sensor: its pots are asked
+        q = self.prev
+        j = 4 * p
+        if c[0] == q[j] and c[1] == q[j + 1] and c[2] == q[j + 2] and c[3] == q[j + 3]:
+            return True  # the same window again (the main loop runs faster than the chip)
+        for k in range(4):
+            q[j + k] = c[k]
         if c[0] >= _CLIPPED or c[1] >= _CLIPPED or c[2] >= _CLIPPED or c[3] >= _CLIPPED:
             self.clipped[p] += 1 if self.clipped[p] < 255 else 0
             if not g:
-                self._gain(p, _GAIN_4X, 2)
+                self._gain(p, _GAIN_4X, 2, now)
             return True
         if g:
             for k in range(4):
                 c[k] *= 4
         elif c[0] >= _HIGH:
-            self._gain(p, _GAIN_4X, 2)
+            self._gain(p, _GAIN_4X, 2, now)
         b = self.bg
         w = c[0] - b[4 * p] // 16
         if w <= 0:
@@ -285,13 +294,14 @@ class Pockets:
     def _end(self, p):
         self.busy[p] = 0
         if self.gain[p]:
-            self._gain(p, _GAIN_16X, 0)
+            self._gain(p, _GAIN_16X, 0, 0)
         return False
 
-    def _gain(self, p, code, state):
+    def _gain(self, p, code, state, now):
         try:
             self._write(p, _CONTROL, code)
             self.gain[p] = state
+            self.switched[p] = now
         except OSError:
             pass  # the next read fails too: the pocket's pots are asked
 

@@ -68,11 +68,22 @@ def reading_for(ball):
 
 
 def between(a, b, share=50):
-    """A ball `share` percent of the way from ball a to ball b: the light of
-    the two mixed (a ball half covered in another's colour), as read."""
+    """A reading `share` percent of the way from ball a's to ball b's, in the
+    classifier's terms: the colour (per 1024 of clear) and the brightness each
+    mixed, as read (a dirty ball, a sensor drifting)."""
+    e = reading_for(-1)
     ra = reading_for(a)
     rb = reading_for(b)
-    return [(ra[i] * (100 - share) + rb[i] * share) // 100 for i in range(4)]
+    out = [0, 0, 0, 0]
+    la = ra[0] - e[0]
+    lb = rb[0] - e[0]
+    lum = (la * (100 - share) + lb * share) // 100
+    out[0] = e[0] + lum
+    for k in range(1, 4):
+        ca = (ra[k] - e[k]) * 1024 // la if la > 0 else 0
+        cb = (rb[k] - e[k]) * 1024 // lb if lb > 0 else 0
+        out[k] = e[k] + (ca * (100 - share) + cb * share) // 100 * lum // 1024
+    return out
 
 
 def nearest(ball):

@@ -31,11 +31,12 @@ def started():
 def drop(b, pocket, rgbc=None, beam=True):
     """The referee drops the white into a pocket: in front of its colour
     sensor, through its beam (a dead beam sees nothing)."""
-    reading = rgbc if rgbc is not None else reading_for(WHITE)
-    if beam:
-        b.pot(pocket, WHITE, rgbc=reading)
+    if beam and rgbc is None:
+        b.pot(pocket, WHITE)  # through the collar, as the pocket model has it
+    elif beam:
+        b.pot(pocket, WHITE, rgbc=rgbc, width=30)  # a ball that reads as given
     else:
-        b.set_reading(pocket, reading)
+        b.set_reading(pocket, rgbc if rgbc is not None else reading_for(WHITE))
     b.advance(300)
 
 

@@ -87,7 +87,7 @@ def test_a_window_is_read_once_and_a_clipped_one_not_at_all(tmp_path: Path) -> N
     assert pk.samples[3] == 1 and features(b, 3) is not None
     b.pot(3, 7, rgbc=[1024, 600, 400, 300], width=40)
     b.advance(200)
-    assert pk.clipped[3] >= 1 and pk.samples[3] == 0 and features(b, 3) is None
+    assert pk.clipped[3] >= 1 and features(b, 3) is None  # nothing but the cap: unknown
 
 
 def test_two_touching_balls_make_two_humps(tmp_path: Path) -> None:

@@ -401,7 +401,8 @@ SINGLES_SCREENS: dict[str, list[Any]] = {
     ),
     "ask_pot": pages(
         [[T("POT "), T("ml")]],
-        [[T("which ball? (colour unclear)")], None, [T("ball key  BACK")]],
+        # the two likeliest balls first, for the referee's one key
+        [[T("yellow"), T("or"), T("pink"), T("?")], None, [T("ball key  BACK")]],
     ),
     "ask_off": pages(
         [[T("BALL OFF TABLE")]], [[T("which ball went off?")], None, [T("ball key  BACK")]]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from baulk.firmware import keypad_flow
+from baulk.firmware.hw import colour
 from baulk.protocol import messages
 from tests.firmware import test_fw_handset as handset_runs
 from tests.firmware.test_fw_handset import (
@@ -63,7 +64,7 @@ def test_a_healthy_table_passes_every_pocket_and_plays_on_unchanged() -> None:
     [check] = out["checks"]
     assert check["verdicts"] == [OK] * 6 and check["reasons"] == [NONE] * 6
     assert check["read"] == [WHITE] * 6 and min(check["confidence"]) >= 70
-    assert check["break_ms"] == [15] * 6  # the simulated ball's shadow
+    assert check["break_ms"] == [33] * 6  # the modelled white's shadow at 1.5 m/s (POCKET-MODEL.md)
     assert check["cmd"] is None  # started on the handset
     # The check's balls are no pots: the match and its events are as they were,
     # and the result took its place in the stream after the match event.
@@ -124,7 +125,7 @@ def test_a_drifting_colour_sensor_is_found_and_its_pots_asked_of_the_referee() -
     first, second = out["checks"]
     # Drifted halfway to the yellow: the white cannot be named (faulty).
     assert first["verdicts"] == [OK, OK, FAULTY, OK, OK, OK]
-    assert first["reasons"][2] == UNCLEAR and first["confidence"][2] < 35
+    assert first["reasons"][2] == UNCLEAR and first["confidence"][2] < colour.THRESHOLD
     # A faulty pocket's pot is asked of the referee however clear its reading.
     assert out["asked"] == keypad_flow.ASK_POT
     assert out["screens"]["ask_faulty"]["rows"][:3] == ["POT ml", "which ball?", "(pocket faulty)"]

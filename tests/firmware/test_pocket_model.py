@@ -65,11 +65,16 @@ def at(dev: SimTcs34725, t: float) -> list[int]:
 # -- the chip ----------------------------------------------------------------------------
 def test_a_static_reading_is_clipped_at_the_full_scale_of_atime() -> None:
     dev = SimTcs34725()
-    dev.rgbc = [5000, 800, 70000, 2047]
+    dev.rgbc = [5000, 800, 70000, 2047]  # as read at 4x
     dev.write_mem(0x80, b"\x03")
+    dev.write_mem(0x8F, b"\x01")
     for atime, cap in ((0xFF, 1024), (0xFE, 2048), (0xC0, 65535), (0x00, 65535)):
         dev.write_mem(0x81, bytes((atime,)))
         assert read(dev) == [min(v, cap) for v in (5000, 800, 65535, 2047)]
+    dev.write_mem(0x8F, b"\x02")  # 16x: four times what 4x reads, capped
+    assert read(dev) == [20000, 3200, 65535, 8188]
+    dev.write_mem(0x8F, b"\x00")  # 1x: a quarter
+    assert read(dev) == [1250, 200, 17500, 511]
     dev.write_mem(0x80, b"\x01")  # AEN off: no data
     assert read(dev) == [0, 0, 0, 0]
 

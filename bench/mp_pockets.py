@@ -204,8 +204,13 @@ class Player:
         bump = plan.get("bump")
         if bump is not None:  # the table bumped: every beam glitches at once
             t, ms, rate = bump
+            # A glitch while a ball darkens the beam changes nothing: the
+            # trial's own pocket leaves out those that touch the ball's shadow.
+            dark = pm.beam_intervals(passages, "a")
             for q in range(6):
                 for t0, t1 in pm.glitches(t, t + ms, rate, rng):
+                    if q == p and any(a - 1 <= t1 and t0 <= z + 1 for a, z in dark):
+                        continue
                     b.pulse(cfg.BEAMS[q], broken, max(1, int(t1 - t0)), int(t0))
             if not OLD and cfg.SPEED_BEAMS is not None:
                 for t0, t1 in pm.glitches(t, t + ms, rate, rng):

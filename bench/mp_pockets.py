@@ -162,7 +162,7 @@ class Player:
         for bp in plan["balls"]:
             kw = {"ballset": self.ballset(bp.get("set")), "chalk": bp.get("chalk", 0.0),
                   "wear": bp.get("wear", 0.0), "phase": bp.get("phase", 0.0),
-                  "spin": bp.get("spin", 0.05)}  # fmt: skip
+                  "spin": bp.get("spin", 0.05), "gap": bp.get("gap", pm.GAP)}  # fmt: skip
             if bp.get("touching") and first is not None:
                 ps = pm.touching(first, bp["ball"], offset=bp["offset"], **kw)
             else:
@@ -304,8 +304,10 @@ class Player:
                 n = 0
                 while n < DROPS:
                     t0 = b.clock.now + 20
-                    ps = pm.Passage(ball, t0, rng.uniform(0.5, 2.5), rng.uniform(-15.0, 15.0),
-                                    phase=rng.uniform(0.0, 6.283))  # fmt: skip
+                    # anywhere in the collar's slot (bench/pockets.py PLAY, GAPS)
+                    ps = pm.Passage(ball, t0, rng.uniform(0.5, 2.5), rng.uniform(-1.75, 1.75),
+                                    phase=rng.uniform(0.0, 6.283),
+                                    gap=rng.uniform(10.25, 13.75))  # fmt: skip
                     roll(b, p, [ps])
                     b.advance(60)
                     waited = 0

@@ -15,8 +15,9 @@ answer what the handset asks (the true ball, or BACK when no ball went in),
 lets the balls rest and takes the stroke back (UNDO), so the engine stays in
 play at the frame's start.  Scoring: bench/pockets_score.py.
 
-Cases (each at random speeds 0.5-2.5 m/s and offsets within the drop's
-+-15 mm of lateral play, random spin and orientation):
+Cases (each at random speeds 0.5-2.5 m/s, random places in the collar's slot:
+offsets from beam A's line within +-1.75 mm and 10.25-13.75 mm from the
+colour sensor, hardware/wiring.md; random spin and orientation):
 
   clean    the reference set, quiet room
   other    another ball set (BallSet(seed)), chalk on 30 % of the balls, wear
@@ -65,7 +66,11 @@ BALLS = ("red", "yellow", "green", "brown", "blue", "pink", "black", "white")
 HARD = (0, 3, 5, 6, 7, 1)
 ROOM = {"led": 0.9, "ambient": 150.0, "flicker_depth": 0.3, "flicker_hz": 100.0, "highlight": 1.5}
 CHATTER = {"vibration": 10.0}
-PLAY = 15.0  # the drop's lateral play either side, mm (pocket_model.DROP_RADIUS - R)
+# The collar's bore (hardware/wiring.md): a 56 x 62 mm slot, so beam A cuts a
+# ball within 1.75 mm of its centre, and the ball's surface is 10.25-13.75 mm
+# from the colour sensor's window (12 mm centred).
+PLAY = 1.75  # the offset from beam A's line either side, mm
+GAPS = (10.25, 13.75)  # the sensor window to the ball's surface, mm
 
 
 def _ball(r: random.Random, ball: int, **extra: Any) -> dict[str, Any]:
@@ -73,6 +78,7 @@ def _ball(r: random.Random, ball: int, **extra: Any) -> dict[str, Any]:
         "ball": ball,
         "v": round(r.uniform(0.5, 2.5), 4),
         "offset": round(r.uniform(-PLAY, PLAY), 3),
+        "gap": round(r.uniform(*GAPS), 3),
         "phase": round(r.uniform(0.0, 2 * math.pi), 4),
         "spin": round(r.uniform(0.0, 0.1), 4),
     }

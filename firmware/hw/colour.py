@@ -91,12 +91,14 @@ class Classifier:
                 sd = s[ball * 4 + k]
                 q = (f[k] - m[i + k]) * 8 // (sd if sd > _CHROMA else _CHROMA)
                 d += q * q
-            lum = m[i + 3]
-            # Brightness: a quarter of the ball's own either way is one spread
-            # (an aging LED, another ball set), or the calibrated spread if wider.
-            sd = s[ball * 4 + 3]
-            tol = lum // 4 + 4
-            q = (f[3] - lum) * 8 // (sd if sd > tol else tol)
+            # Brightness goes by ratio: a ball 1.4 times brighter or dimmer
+            # than its own (an aging LED, another ball set, where it fell in
+            # the slot) is one spread, or the calibrated spread if wider.
+            lum = m[i + 3] + 1
+            x = f[3] + 1
+            r16 = x * 16 // lum if x > lum else lum * 16 // x  # the ratio, in 16ths
+            tol = s[ball * 4 + 3] * 16 // lum
+            q = (r16 - 16) * 8 // (tol if tol > 6 else 6)
             d += q * q
             if best < 0 or d < best:
                 second, second_ball = best, best_ball

@@ -71,8 +71,10 @@ _TAIL_MS = const(40)  # after the drop beam clears, the ball stays in view this 
 _LONGEST_MS = const(600)  # a ball in the collar longer than this is stuck: judge what was seen
 _BG_MS = const(25)  # an empty pocket's background is read every this often, one pocket a time
 _DIP = const(55)  # a hump ends when the signal falls under this share (%) of its peak ...
-_RISE = const(50)  # ... and a second one starts when it climbs back by this share of the fall
+# ... and a second one starts when it climbs back to twice the dip (a darker
+# ball after a bright one climbs less than the first fell).
 _NOISE = const(6)  # counts: a fall or rise smaller than this is the chip's noise (+-1 count a channel)
+_BALL = const(24)  # 16x counts: the least peak a ball gives (the black, far side: ~45)
 # The sums per pocket: two humps (balls) of five: weight, clear, red, green,
 # blue, in 16x counts.  A window's weight is its clear above the background
 # (at most 4096), and the colour sums take weight x count / 16, so a sum stays
@@ -92,6 +94,7 @@ class Pockets:
         self.low = bytearray(_N)  # the beam is broken now
         self.start = array("i", bytes(4 * _N))  # when the current break began (ms)
         self.restored = array("i", [-1] * _N)  # when the last counted ball left the beam
+        self.clear = array("i", [-1] * _N)  # when the beam was last restored (any break)
         self.counted = bytearray(_N)  # the current break has been reported as a ball
         self.balls = array("H", bytes(2 * _N))  # since the app last took them
         self.glitches = array("H", bytes(2 * _N))
@@ -100,7 +103,9 @@ class Pockets:
         self.speed = speed is not None
         if speed is not None:
             ring.watch(speed, _N + 2)  # inputs.EDGE_SPEED
-        self.fall = array("i", [-1] * _N)  # drop beam to speed beam (ms), -1: not seen, 0: not known
+        self.fall = array("h", [-1] * _N)
+        self.speed_at = 0  # when the speed beams' input went dark ...
+        self.speed_to = -1  # ... and the pocket that break went to  # drop beam to speed beam (ms), -1: not seen, 0: not known
         # The colour sampling: 1 while a ball is in the collar, its sums, its humps.
         self.busy = bytearray(_N)
         self.sums = array("i", bytes(4 * _N * 2 * _SUMS))
@@ -112,7 +117,7 @@ class Pockets:
         self.prev = array("H", bytes(8 * _N))  # the last reading: a window is read once
         self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: since `switched`
         self.switched = array("i", bytes(4 * _N))
-        self.bg = array("i", bytes(16 * _N))  # the empty pocket's c, r, g, b, x16
+        self.bg = array("H", bytes(8 * _N))  # the empty pocket's c, r, g, b, x16
         self.bg_at = 0
         self.bg_next = 0
         self.i2c = i2c
@@ -146,8 +151,8 @@ class Pockets:
             self.low[p] = 1
             if self.counted[p] and self.restored[p] >= 0 and t - self.restored[p] < self.merge_ms:
                 return False  # chatter: the same ball is still in the beam
-            if not self.busy[p]:
-                self._begin(p)
+            if not self.busy[p] or not self.counted[p]:
+                self._begin(p)  # a new passage (what a glitch before it left is no ball's)
             self.start[p] = t
             self.counted[p] = 0
             self.fall[p] = -1
@@ -155,6 +160,7 @@ class Pockets:
         if not self.low[p]:
             return False
         self.low[p] = 0
+        self.clear[p] = t
         if self.counted[p]:
             self.restored[p] = t
             return False
@@ -164,8 +170,6 @@ class Pockets:
             self.balls[p] += 1
             return True
         self.glitches[p] += 1
-        if self.humps[p] <= 1 and not self.samples[p]:
-            self.busy[p] = 0  # a glitch: nothing to judge
         return False
 
     def poll(self, p, now):
@@ -177,13 +181,19 @@ class Pockets:
         return False
 
     def speed_edge(self, level, t):
-        """An edge of the speed beams' input: a break belongs to the pocket
+        """An edge of the speed beams' input.  A break belongs to the pocket
         whose ball is in its collar and broke the drop beam 10-150 ms before
-        (40 mm at 4 m/s to 40 mm at 0.3 m/s).  Two such pockets: nobody can
-        tell whose it is, so neither gets a speed (their counts go by the
-        colour, or the referee)."""
+        (40 mm at 4 m/s to 40 mm at 0.3 m/s); one shorter than a ball's (the
+        table shaking a beam) is taken back when it ends.  Two such pockets:
+        nobody can tell whose it is, so neither gets a speed (their counts go
+        by the colour, or the referee)."""
         if level != self.broken:
+            p = self.speed_to
+            if p >= 0 and t - self.speed_at < self.debounce_ms and self.fall[p] > 0:
+                self.fall[p] = -1
             return
+        self.speed_at = t
+        self.speed_to = -1
         best = -1
         for p in range(_N):
             d = t - self.start[p]
@@ -195,6 +205,7 @@ class Pockets:
                 best = p
         if best >= 0:
             self.fall[best] = t - self.start[best]
+            self.speed_to = best
 
     def balls_seen(self, p):
         """How many balls pocket p's last break held: 2 when the speed beam
@@ -231,7 +242,7 @@ class Pockets:
         if not self.busy[p]:
             return False
         if not self.low[p]:
-            gone = now - self.restored[p] if self.restored[p] >= self.start[p] else 0
+            gone = now - self.clear[p] if self.clear[p] >= self.start[p] else 0
             if gone >= _TAIL_MS or (gone > 0 and self.samples[p] and self.peak[p] and
                                     self.dip[p] * 8 < self.peak[p]):  # fmt: skip
                 return self._end(p)
@@ -272,8 +283,13 @@ class Pockets:
         pk = self.peak[p]
         dip = self.dip[p]
         fell = dip and pk - dip >= _NOISE and dip * 100 < _DIP * pk
-        if fell and self.humps[p] < 2 and w - dip >= _NOISE and (w - dip) * 100 > _RISE * (pk - dip):
-            self.humps[p] = 2
+        if fell and self.humps[p] < 2 and w - dip >= 2 * _NOISE and w >= 2 * dip:
+            if pk >= _BALL:
+                self.humps[p] = 2
+            else:  # that "hump" was the room's light flickering before the ball came: forget it
+                i = p * 2 * _SUMS
+                for k in range(i, i + _SUMS):
+                    self.sums[k] = 0
             self.peak[p] = w
             self.dip[p] = 0
         elif w > pk and not fell:
@@ -293,6 +309,8 @@ class Pockets:
 
     def _end(self, p):
         self.busy[p] = 0
+        if self.humps[p] == 2 and self.peak[p] < _BALL:
+            self.humps[p] = 1  # the second "hump" was the tail's noise, no ball
         if self.gain[p]:
             self._gain(p, _GAIN_16X, 0, 0)
         return False

@@ -122,8 +122,13 @@ class SimBoard:
         for chip in self.colour:
             chip.rgbc = reading_for(-1)
         self.room = None  # the pockets' nuisances (pocket_model.Room; None: a quiet room)
+        self.sensors = None  # each pocket's pocket_model.Sensor (None: typical chips)
         self.scenes = [None] * 6  # each pocket's pocket_model.Pocket, once a ball is rolled
         self.speed_dark = 0  # pockets whose speed beam is blocked now (they share one input)
+        # True: pot() gives each ball as the chip reads it centred, for 30 ms,
+        # not the model's passage (the heap bench: the model's objects are the
+        # simulator's, and a passage in flight would count as the firmware's).
+        self.ideal = False
         for ch in range(6):
             self.mux.attach(self.cfg.COLOUR_CHANNELS[ch], self.colour[ch])
         self.display = SimSsd1306()
@@ -348,6 +353,9 @@ class SimBoard:
         (or width) it is an idealised ball instead: the sensor reads rgbc, as
         read, while the drop beam is dark for `width` ms (15 by default)."""
         t = self._when(at)
+        if self.ideal and rgbc is None:
+            rgbc = reading_for(ball)
+            width = 30 if width is None else width
         if rgbc is None and width is None:
             from .pocket_model import Passage
 
@@ -365,8 +373,11 @@ class SimBoard:
         from . import pocket_model
 
         scene = self.scenes[pocket]
-        if scene is None:
-            scene = self.scenes[pocket] = pocket_model.Pocket(self.room, seed=pocket + 1)
+        room = self.room if self.room is not None else pocket_model.Room()
+        if scene is None or scene.room is not room:
+            chip = self.sensors[pocket] if self.sensors is not None else None
+            scene = self.scenes[pocket] = pocket_model.Pocket(room, chip, seed=pocket + 1)
+            self.room = room
         self.colour[pocket].scene = scene
         for ps in passages:
             scene.add(ps)

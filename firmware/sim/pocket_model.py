@@ -27,7 +27,7 @@ WALL = 70.0  # sensor to the matte black far wall, mm
 WALL_RHO = 0.03  # the far wall's diffuse reflectance (matte black paint)
 Z_TOP = -(BED + R)  # a ball's centre while it is still on the bed (jaws)
 Z_GONE = 300.0  # a ball this far below beam A is in the net: out of the model
-DROP_RADIUS = 41.25  # half the drop's width (ball + 2 x 15 mm of lateral play)
+DROP_RADIUS = 33.3  # the collar's 56 x 62 mm slot as a circle of its area (hardware/wiring.md)
 
 # -- the sensor's view --------------------------------------------------------------
 FOV_IN = 20.0  # degrees: full response inside

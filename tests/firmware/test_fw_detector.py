@@ -188,3 +188,26 @@ def test_the_defaults_are_the_model_calibrated(tmp_path: Path) -> None:
         for k in range(4):
             mean = sum(cents[p][ball][k] for p in range(6)) / 6
             assert abs(mean - d[ball * 8 + k]) <= d[ball * 8 + 4 + k], (ball, k, mean)
+
+
+@pytest.mark.parametrize("v", [0.5, 1.5, 2.5])
+def test_a_pot_is_on_the_wire_soon_after_the_ball_leaves_the_beam(tmp_path: Path, v: float) -> None:
+    """The passage is judged once the ball has left the sensor's view, so the
+    pot is journaled (and sent) well within 150 ms of the drop beam clearing,
+    whatever the speed: the board shows it a frame later."""
+    b = board(tmp_path)
+    pk = b.app.hw.pockets
+    journaled: list[int] = []
+    before = b.app.journal.next
+
+    def watch() -> None:
+        if not journaled and b.app.journal.next != before:
+            journaled.append(b.clock.now)
+
+    b.on_tick = watch
+    passage = model.Passage(0, b.clock.now + 5, v)
+    b.roll(0, passage)
+    b.advance(600)
+    [(_, cleared)] = model.beam_intervals([passage], "a")
+    assert journaled and pk.restored[0] > 0
+    assert 0 < journaled[0] - cleared <= 60, (journaled, cleared)

@@ -310,7 +310,6 @@ class App:
         for what, pocket, t in self.journal.unanswered():
             # Asked before the power cut, never answered: ask again.
             self.queue.append([what, pocket, t - self.t0, _B_ASK, 0, True])
-        self.rgbc = array("H", (0, 0, 0, 0))
         # The open stroke was started by the strike sensor, so the rest sensor
         # closes it (after a reset mid-stroke: whenever a rest sensor is fitted).
         self.sensor_stroke = self.engine.stroke_open and hw.rest is not None
@@ -550,7 +549,7 @@ class App:
         hw = self.hw
         if self.health.c[_H_FAULTY] >> pocket & 1:  # the last check failed it: the referee names it
             return _B_ASK
-        f = self.rgbc
+        f = hw.pockets.rgbc  # the sampling's buffer: its passage is over
         if not hw.pockets.features(pocket, h, f):
             self.last_colour = (-1, 0)
             self.health.count(_H_UNCLEAR + pocket)

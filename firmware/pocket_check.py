@@ -127,14 +127,14 @@ class Check:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < (100 + hw.classifier.threshold) // 2:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
-        elif hw.classifier.drifted(p, hw.pockets.bg[4 * p] // 16, self.app.rgbc[3]):
+        elif hw.classifier.drifted(p, hw.pockets.bg[4 * p] // 16, hw.pockets.rgbc[3]):
             self.apply(_V_WEAK, _R_DRIFT, length)
         else:
             self.apply(_V_OK, _R_NONE, length)
 
     # -- judging ----------------------------------------------------------------------
     def _colour(self, hw, p):
-        f = self.app.rgbc
+        f = hw.pockets.rgbc
         pk = hw.pockets
         if not pk.ok >> p & 1 or not pk.read(p, f):
             self.reasons[p] = _R_NO_SENSOR

@@ -59,17 +59,22 @@ class Classifier:
         defaults."""
         d = [int(x) for x in DEFAULTS.split()]
         per_pocket = centroids is not None and len(centroids) == _N
-        self.means = m = array("h", bytes(2 * _N * 32))
-        self.spread = s = array("h", bytes(64))
+        # Bytes, for the heap: a chromaticity in 4ths (a spread in halves),
+        # a brightness in 8ths (up to 2,040, past the brightest white).
+        self.means = m = bytearray(_N * 32)
+        self.spread = s = bytearray(32)
         for b in range(8):
             for k in range(4):
-                s[b * 4 + k] = spread[b][k] if spread is not None else d[b * 8 + 4 + k]
+                v = spread[b][k] if spread is not None else d[b * 8 + 4 + k]
+                v = v >> 3 if k == 3 else v >> 1
+                s[b * 4 + k] = v if v < 255 else 255
                 for p in range(_N):
                     if centroids is None:
                         v = d[b * 8 + k]
                     else:
                         v = centroids[p][b][k] if per_pocket else centroids[b][k]
-                    m[p * 32 + b * 4 + k] = v
+                    v = v >> 3 if k == 3 else v >> 2
+                    m[p * 32 + b * 4 + k] = v if v < 255 else (255 if v > 0 else 0)
         self.threshold = threshold
         self.white = white  # the calibrated white's brightness (0: not calibrated)
         # The empty pockets' clear at calibration (0: not calibrated).
@@ -88,16 +93,16 @@ class Classifier:
             i = p * 32 + ball * 4
             d = 0
             for k in range(3):
-                sd = s[ball * 4 + k]
-                q = (f[k] - m[i + k]) * 8 // (sd if sd > _CHROMA else _CHROMA)
+                sd = s[ball * 4 + k] << 1
+                q = (f[k] - (m[i + k] << 2)) * 8 // (sd if sd > _CHROMA else _CHROMA)
                 d += q * q
             # Brightness goes by ratio: a ball 1.4 times brighter or dimmer
             # than its own (an aging LED, another ball set, where it fell in
             # the slot) is one spread, or the calibrated spread if wider.
-            lum = m[i + 3] + 1
-            x = f[3] + 1
+            lum = (m[i + 3] << 3) + 4
+            x = f[3] + 4
             r16 = x * 16 // lum if x > lum else lum * 16 // x  # the ratio, in 16ths
-            tol = s[ball * 4 + 3] * 16 // lum
+            tol = (s[ball * 4 + 3] << 3) * 16 // lum
             q = (r16 - 16) * 8 // (tol if tol > 6 else 6)
             d += q * q
             if best < 0 or d < best:
@@ -124,7 +129,7 @@ class Classifier:
         was = self.empty[p]
         if abs(empty - was) * 3 > was and abs(empty - was) >= 8:
             return True
-        white = self.means[p * 32 + 28 + 3]
+        white = self.means[p * 32 + 28 + 3] << 3
         return abs(lum - white) * 3 > white
 
     def likeliest(self, p, f):

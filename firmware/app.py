@@ -65,6 +65,7 @@ _B_NONE = const(-1)  # nothing after all: dropped
 # that the device spends no names on them: tests/test_wire_codes.py).
 _T_HEALTH = const(16)
 _T_CHECK_REQUEST = const(18)
+_T_CAPTURE_REQUEST = const(20)  # the sensor capture's (capture.py; private in messages.py too)
 
 
 # -- the pockets' sensor health ----------------------------------------------------
@@ -287,6 +288,7 @@ class App:
         # The pockets' sensor counts, and the pockets the last check found faulty.
         self.health = Health(self.handset)
         self.check = None  # the pocket check running (pocket_check.Check)
+        self.capture = None  # the sensor capture running (capture.py), loaded only then
         if self.journal.nmarks:
             # Events the last boot journaled but did not sign (the power went
             # between an event and its checkpoint): signed now, so no
@@ -404,6 +406,8 @@ class App:
         self._keep_questions()
         if self.check is not None:
             self.check.tick(now)
+        if self.capture is not None:  # the sensor capture (capture.py): its frame, or its end
+            self.capture.tick(now)
         self._link(now)
         h = self.health
         if h.dirty and now - h.at >= _HEALTH_SAVE_MS:
@@ -426,6 +430,8 @@ class App:
         while ring.pending():
             src, level, tick = ring.get()
             t = at(tick)
+            if self.capture is not None:  # the sensor capture records every beam edge
+                self.capture.edge(src, level, t)
             if src < 6:
                 beams = True
                 if pk.edge(src, level, t):
@@ -456,6 +462,8 @@ class App:
                 busy = True
                 if not pk.sample(p, now):  # the ball has passed the colour sensor
                     self._judge(p)
+                elif self.capture is not None:  # the sensor capture records the window read
+                    self.capture.sample(p, now)
         if not busy:
             pk.background(now)
         if beams:
@@ -662,6 +670,17 @@ class App:
                         link.send(
                             messages.ERROR,
                             {0: messages.ERR_REFUSED, 1: why, 2: _T_CHECK_REQUEST, 3: seq},
+                        )
+                elif mtype == _T_CAPTURE_REQUEST:
+                    # A sensor capture (capture.py): its module is imported
+                    # now, and unloads itself when the capture ends or is refused.
+                    from .capture import start
+
+                    why = start(self, seq, body)
+                    if why is not None:
+                        link.send(
+                            messages.ERROR,
+                            {0: messages.ERR_REFUSED, 1: why, 2: _T_CAPTURE_REQUEST, 3: seq},
                         )
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:

@@ -30,6 +30,7 @@ BOARD = (
             "handset.py",
             "calibrate.py",
             "pocket_check.py",
+            "capture.py",
             "boards/__init__.py",
             "boards/pico.py",
             "boards/esp32.py",

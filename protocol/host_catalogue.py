@@ -46,6 +46,23 @@ CHECK_REASONS = (
 )
 NO_BALL = 255
 
+# The sensor capture (SPEC.md 7.6 `trace`, firmware/capture.py keeps these as
+# constants: tests/protocol/test_wire_capture.py holds the two together).  A
+# trace carries at most so many records of each kind, packed little-endian:
+#   edge    source (0-5 a pocket's drop beam, 8 the speed beams), level, ms after t (u16)
+#   window  pocket, gain (0: 16x, 1: 4x), ms after t (u16), clear, red, green, blue (u16 each)
+#   mark    kind (CAPTURE_MARKS), pocket, ms after t (u16)
+# and why a capture ended, in its last trace (key 7).
+TRACE_EDGES = 32
+EDGE_BYTES = 4
+TRACE_WINDOWS = 24
+WINDOW_BYTES = 12
+TRACE_MARKS = 8
+MARK_BYTES = 4
+EDGE_SPEED = 8
+CAPTURE_MARKS = ("none", "asked")  # the handset asks the referee about the pocket's pot
+CAPTURE_ENDS = ("running", "stopped", "time", "passages", "match")
+
 # A kind of value only the host checks: a checkpoint's marks, a byte string
 # of 4-byte CRC-32 marks, at most `a` of them (SPEC.md 7.8).  Anything else
 # cannot be split into marks.
@@ -119,8 +136,20 @@ DEVICE_SENT = (
     "\n  head         2   bytes    32           32   req"
     "\n  marks        3   marks    32           0    req"  # journal.MARKS of them at most
     "\n  mac          4   bytes    32           32   req"
-) % {"p": len(names.POCKETS), "v": len(CHECK_VERDICTS) - 1}
+    "\ntrace:"
+    "\n  capture      0   uint     1            u32  req"
+    "\n  frame        1   uint     0            u16  req"
+    "\n  t            2   uint     0            u32  req"
+    "\n  edges        3   bytes    0            %(e)d  req"
+    "\n  windows      4   bytes    0            %(w)d  req"
+    "\n  marks        5   bytes    0            %(m)d   -"
+    "\n  lost         6   uint     0            u16  -"
+    "\n  end          7   uint     1            %(x)d    -"
+) % {"p": len(names.POCKETS), "v": len(CHECK_VERDICTS) - 1,
+     "e": TRACE_EDGES * EDGE_BYTES, "w": TRACE_WINDOWS * WINDOW_BYTES,
+     "m": TRACE_MARKS * MARK_BYTES, "x": len(CAPTURE_ENDS) - 1}  # fmt: skip
 M._TYPES += "\n16 health device -"
+M._TYPES += "\n21 trace device -"
 M._BODIES += DEVICE_SENT
 check = M.check
 

@@ -592,6 +592,9 @@ class NameBitmap:
 HEALTH: Final = 16
 POCKET_CHECK: Final = 17
 CHECK_REQUEST: Final = 18
+# The sensor capture's (since 1.3), private in messages.py too.
+CAPTURE_REQUEST: Final = 20
+TRACE: Final = 21
 
 
 @dataclasses.dataclass(frozen=True)
@@ -638,6 +641,38 @@ class CheckRequest:
 
 
 @dataclasses.dataclass(frozen=True)
+class CaptureRequest:
+    """Start (``on``) or stop a sensor capture on the table
+    (firmware/capture.py): refused during a match unless ``during``; it
+    stops by itself after ``seconds`` or ``passages``."""
+
+    TYPE: ClassVar[int] = CAPTURE_REQUEST
+    on: bool
+    during: bool | None = None
+    seconds: int | None = None
+    passages: int | None = None
+    who: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Trace:
+    """One frame of a sensor capture: the drop and speed beams' edges, the
+    colour windows read during passages and the marks (host_catalogue's
+    TRACE_* layouts), each at ms after ``t``; ``lost`` records the device had
+    no room for, ``end`` why the capture ended (its last frame)."""
+
+    TYPE: ClassVar[int] = TRACE
+    capture: int
+    frame: int
+    t: int
+    edges: bytes
+    windows: bytes
+    marks: bytes | None = None
+    lost: int | None = None
+    end: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
 class Checkpoint:
     """The head of the device's hash chain after event ``at``, the CRC-32
     marks of the events since the previous checkpoint, and their HMAC under
@@ -671,6 +706,8 @@ Record = (
     | PocketCheck
     | CheckRequest
     | Checkpoint
+    | CaptureRequest
+    | Trace
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

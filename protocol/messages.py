@@ -48,6 +48,12 @@ _T_HEALTH = const(16)  # the pockets' sensor counts (device -> host; host_catalo
 _T_POCKET_CHECK = const(17)  # a pocket check's result per pocket (device -> host)
 _T_CHECK_REQUEST = const(18)  # start a pocket check (host -> device)
 CHECKPOINT = const(19)
+# 20-21, the sensor capture's (since 1.3): private too, for the same reason;
+# the host's names are host_catalogue's CAPTURE_REQUEST and TRACE.  A trace
+# (21) is the host's alone, as health is: the device sends it unreliably
+# without knowing the type (firmware/capture.py).
+_T_CAPTURE_REQUEST = const(20)  # start or stop a sensor capture (host -> device)
+_T_TRACE = const(21)  # a capture's raw beam edges and colour windows (device -> host)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -76,6 +82,7 @@ _TYPES = (
     "\n17 pocket_check device reliable"  # here: the device sends it reliably
     "\n18 check_request host reliable"
     "\n19 checkpoint device reliable"
+    "\n20 capture_request host reliable"
 )
 
 
@@ -244,6 +251,12 @@ _BODIES = (
     "\n  bits      4   bytes    0      256   req"
     "\ncheck_request:"
     "\n  who       0   text     48     0     -"
+    "\ncapture_request:"
+    "\n  on        0   bool     0      0     req"
+    "\n  during    1   bool     0      0     -"
+    "\n  seconds   2   uint     1      900   -"
+    "\n  passages  3   uint     1      255   -"
+    "\n  who       4   text     48     0     -"
 )
 
 

@@ -97,6 +97,8 @@ MESSAGE_TYPES = {
     "pocket_check": 17,
     "check_request": 18,
     "checkpoint": 19,
+    "capture_request": 20,
+    "trace": 21,
 }
 CHECK_VERDICTS = ["ok", "weak", "faulty"]
 CHECK_REASONS = [
@@ -144,8 +146,10 @@ def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
 def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
     assert {name: mtype for mtype, (name, _, _) in C.TYPES.items()} == MESSAGE_TYPES
     for name, mtype in MESSAGE_TYPES.items():
-        # the pocket check's types are private on the device, named by the host
-        where = H if name in ("health", "pocket_check", "check_request") else M
+        # the pocket check's and the capture's types are private on the
+        # device, named by the host
+        private = ("health", "pocket_check", "check_request", "capture_request", "trace")
+        where = H if name in private else M
         assert getattr(where, name.upper()) == mtype
     for const, code in {**SOURCES, **ERRORS}.items():
         assert getattr(M, const) == code
@@ -195,6 +199,7 @@ FAMILIES = {
     "firmware/app.py": {"_T_": TYPE_NAMES, "_D_": list(sensors.KINDS), "_LOG_": LOG_LEVELS},
     "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS, "_T_": TYPE_NAMES},
     "protocol/messages.py": {"_T_": TYPE_NAMES},
+    "firmware/capture.py": {"_T_": TYPE_NAMES},
 }
 
 
@@ -233,6 +238,10 @@ def test_the_copies_are_really_found() -> None:
     assert {"_T_HEALTH", "_T_CHECK_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert "_LOG_ERROR" in {n for n, _, _ in copies("firmware/app.py")}
     assert (H.HEALTH, H.POCKET_CHECK, H.CHECK_REQUEST) == (16, 17, 18)
+    assert {"_T_CAPTURE_REQUEST", "_T_TRACE"} <= {n for n, _, _ in copies("protocol/messages.py")}
+    assert {"_T_CAPTURE_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
+    assert {"_T_TRACE"} <= {n for n, _, _ in copies("firmware/capture.py")}
+    assert (H.CAPTURE_REQUEST, H.TRACE) == (20, 21)
     kinds = {n for n, _, _ in copies("firmware/app.py")}
     assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
     check = {n for n, _, _ in copies("firmware/pocket_check.py")}

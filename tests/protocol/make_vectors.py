@@ -15,6 +15,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.js
 # The key of the checkpoint vector: the simulated boards' known key
 # (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
 CHECKPOINT_KEY = b"baulk simulator key, not secret!"
-VERSION = frame.VERSION_BYTE  # 1.2
+VERSION = frame.VERSION_BYTE  # 1.3
 REL = 1
 
 
@@ -125,6 +126,16 @@ def checkpoint_vector() -> dict[str, Any]:
     v["chain_events"] = [e.hex() for e in events]
     v["chain_key"] = CHECKPOINT_KEY.hex()
     return v
+
+
+# A trace's records (SPEC.md 7.6 `trace`): bl's drop beam broken, the speed
+# beams broken and restored, bl's beam restored; two windows of bl.
+TRACE_EDGES = b"".join(
+    struct.pack("<BBH", src, level, dt) for src, level, dt in ((4, 0, 1), (8, 0, 15), (8, 1, 19), (4, 1, 19))
+)
+TRACE_WINDOWS = struct.pack("<BBH4H", 4, 0, 3, 212, 131, 52, 31) + struct.pack(
+    "<BBH4H", 4, 1, 8, 130, 80, 33, 19
+)
 
 
 def valid(
@@ -543,6 +554,34 @@ def valid_vectors() -> list[dict[str, Any]]:
             "start a pocket check; the device refuses it mid-frame (error 5)",
         ),
         valid(
+            "capture_request",
+            H.CAPTURE_REQUEST,
+            {0: True, 2: 300, 3: 40, 4: "desk"},
+            22,
+            "start a sensor capture of 300 s or 40 passages; refused during a match (error 5)",
+        ),
+        valid(
+            "capture_request_stop",
+            H.CAPTURE_REQUEST,
+            {0: False},
+            23,
+            "stop the capture running",
+        ),
+        valid(
+            "trace",
+            H.TRACE,
+            {0: 22, 1: 3, 2: 81200, 3: TRACE_EDGES, 4: TRACE_WINDOWS, 5: bytes((1, 2, 30, 0))},
+            note="frame 3 of capture 22: pocket bl's drop beam broken at 81201 ms, the speed "
+            "beams at 81215, restored at 81219; two windows of bl at 16x, the second at 4x; "
+            "the referee asked about bl at 81230",
+        ),
+        valid(
+            "trace_last",
+            H.TRACE,
+            {0: 22, 1: 4, 2: 81300, 3: b"", 4: b"", 6: 5, 7: 2},
+            note="capture 22's last frame: its time was up; 5 records found the buffer full",
+        ),
+        valid(
             "error",
             M.ERROR,
             {
@@ -781,6 +820,25 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "a count below 0",
         ),
         invalid(
+            "capture_request_zero_seconds",
+            cobs_encode(build(H.CAPTURE_REQUEST, REL, 24, cbor2.dumps({0: True, 2: 0}))),
+            "body",
+            "a capture of 0 s: seconds is 1-900",
+        ),
+        invalid(
+            "trace_too_many_windows",
+            cobs_encode(
+                build(
+                    H.TRACE,
+                    0,
+                    0,
+                    cbor2.dumps({0: 22, 1: 0, 2: 0, 3: b"", 4: bytes(12 * 25)}),
+                )
+            ),
+            "body",
+            "25 windows: a trace holds at most 24",
+        ),
+        invalid(
             "out_of_range",
             cobs_encode(build(M.LOG, 0, 0, cbor2.dumps({0: 9, 1: "x"}))),
             "body",
@@ -893,7 +951,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate() -> dict[str, Any]:
     v = valid_vectors()
     return {
-        "protocol": "baulk wire protocol 1.2",
+        "protocol": "baulk wire protocol 1.3",
         "spec": "protocol/SPEC.md",
         "body_notation": (
             "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"
@@ -920,6 +978,8 @@ def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, 
         ("pocket_check", "device", 1),
         ("check_request", "host", 1),
         ("health", "device", 0),
+        ("trace", "device", 0),
+        ("capture_request", "host", 1),
     ):
         v = by_name[name]
         body = cbor2.loads(bytes.fromhex(v["body_hex"]))

@@ -263,6 +263,7 @@ def test_type_ids_are_unique_and_frozen() -> None:
         17,  # pocket_check (host_codec.POCKET_CHECK: private in messages.py)
         18,  # check_request
         M.CHECKPOINT,
+        20,  # capture_request (host_codec.CAPTURE_REQUEST; 21 trace is unreliable)
     }
 
 
@@ -325,7 +326,9 @@ def test_only_a_whole_raw_name_is_a_raw_key(name: Any) -> None:
 def test_a_type_is_found_by_its_whole_id() -> None:
     assert M.type_of(1)[0] == "hello"
     assert M.type_of(17)[0] == "pocket_check"
-    for mtype in (0, 20, 21, 99, 255, -1):
+    assert M.type_of(20)[0] == "capture_request"  # since 1.3
+    for mtype in (0, 22, 23, 99, 255, -1):
         assert M.type_of(mtype) is None
         assert M.schema(mtype) is None
     assert M.type_of(16) == ("health", M.DEVICE, False)  # host_catalogue, loaded here, adds it
+    assert M.type_of(21) == ("trace", M.DEVICE, False)  # ... and trace

@@ -138,6 +138,22 @@ class Capture:
                 old[k + 2 * i + 1] = v >> 8
         if same:
             return  # no new window: the chip's was read already, or the gain's switch is waited out
+        if not self.busy[p]:
+            # A passage's first window: the empty pocket's background it is
+            # measured against goes first (gain 2: pk.bg's mean, x16 undone).
+            self.busy[p] = 1
+            if self.windows < _WINDOWS and self._room(now):
+                i = _W_AT + 12 * self.windows
+                self._put(i, p, 2, now)
+                bg = pk.bg
+                buf = self.buf
+                for c in range(4):
+                    v = bg[j + c] >> 4
+                    buf[i + 4 + 2 * c] = v & 0xFF
+                    buf[i + 5 + 2 * c] = v >> 8
+                self.windows += 1
+            else:
+                self.lost += 1
         if self.windows >= _WINDOWS or not self._room(now):
             self.lost += 1
             return
@@ -173,7 +189,7 @@ class Capture:
         for p in range(6):
             if self.busy[p] and not pk.busy[p]:
                 self.seen += 1
-            self.busy[p] = pk.busy[p]
+                self.busy[p] = 0
         q = app.queue
         if q and q[0][3] == _B_ASKED and q[0] is not self.asked:
             self.asked = q[0]

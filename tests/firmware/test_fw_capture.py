@@ -84,8 +84,12 @@ def test_passages_are_captured_and_the_capture_ends_by_itself(tmp_path: Path) ->
     pockets = sorted({w[0] for w in out["windows"]})
     assert pockets == [0, 3, 5]
     # the white is bright: its passage switched to 4x, the black's did not
-    assert {w[1] for w in out["windows"] if w[0] == 5} == {0, 1}
-    assert {w[1] for w in out["windows"] if w[0] == 3} == {0}
+    assert {w[1] for w in out["windows"] if w[0] == 5} == {0, 1, 2}
+    assert {w[1] for w in out["windows"] if w[0] == 3} == {0, 2}
+    # each passage's background first, once
+    assert [w[0] for w in out["windows"] if w[1] == 2] == [0, 3, 5]
+    firsts = [out["windows"][i + 1] for i, w in enumerate(out["windows"]) if w[1] == 2]
+    assert all(f[1] == 0 for f in firsts)
     # the windows lie inside their passages, in time order
     times = [w[2] for w in out["windows"]]
     assert times == sorted(times)

@@ -366,17 +366,39 @@ def main() -> None:
     ap.add_argument("--micropython", type=int, default=0, metavar="N",
                     help="the first N pots of --mp-case under MicroPython too")  # fmt: skip
     ap.add_argument("--mp-case", default="two")
-    ap.add_argument("--traces", type=Path, default=None)
+    ap.add_argument("--traces", type=Path, default=None,
+                    help="replay recorded traces (baulk sensors export) instead of the model")
+    ap.add_argument("--calibration", type=Path, default=None,
+                    help="with --traces: the table's calibration.json (default: the firmware's)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--save", type=Path, default=None, help="write the JSON figures here too")
     ap.add_argument("--examples", type=int, default=12)
     ap.add_argument("--jobs", type=int, default=1, help="players side by side (one per core)")
     args = ap.parse_args()
     if args.traces is not None:
-        sys.exit(
-            "--traces: not yet. Replaying recorded traces of real pockets needs traces "
-            "recorded on a real table, and there are none yet; this bench runs the model only."
-        )
+        # Recorded traces (`baulk sensors export`) through the firmware's own
+        # detector, scored by the same measures (bench/trace_replay.py).
+        from trace_replay import replay_dir
+
+        try:
+            res = replay_dir(args.traces, args.calibration)
+        except (OSError, ValueError) as e:
+            sys.exit(f"--traces: {e}")
+        if args.json:
+            print(json.dumps(res))
+            return
+        o = res["overall"]
+        print(f"# Pockets against recorded traces: {args.traces} ({len(res['files'])} captures)\n")
+        print("| case | " + " | ".join(HEAD) + " |")
+        print("| --- " * (len(HEAD) + 1) + "|")
+        for name, f in res["files"].items():
+            x = f["figures"]
+            print(f"| {name} | {x['pots']} | {x['counted']} | {x['identity']} | {x['asked']} | "
+                  f"{x['silent_wrong']} | {x['missed']} | {x['extra']} |")  # fmt: skip
+        print(f"\noverall: counted {o['counted_pct']} %, silent wrong {o['silent_wrong_pct']} %, "
+              f"asked {o['asked_pct']} %; decided as the live run did: {res['as_live']} of "
+              f"{res['compared']}")  # fmt: skip
+        return
     cases = [c for c in args.cases.split(",") if c]
     for c in cases:
         if c not in CASES:

@@ -11,6 +11,7 @@ from baulk.host.cli import demo as demo_cmd
 from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.cli import replay as replay_cmd
 from baulk.host.cli import run as run_cmd
+from baulk.host.cli import sensors as sensors_cmd
 from baulk.host.cli import users as users_cmd
 from baulk.host.cli import verify as verify_cmd
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify_cmd.add_parser(sub)
     users_cmd.add_parser(sub)
     backup_cmd.add_parser(sub)
+    sensors_cmd.add_parser(sub)
     return parser
 
 

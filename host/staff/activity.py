@@ -43,6 +43,7 @@ ACTIONS: dict[str, str] = {
     "/api/tables/{table}/names": "name correction",
     "/api/tables/{table}/handset": "handset language",
     "/api/tables/{table}/pocket-check": "pocket check",
+    "/api/tables/{table}/sensor-capture": "sensor capture",
     "/api/tables/{table}/session": "session open",
     "/api/sessions/{session}/close": "session close",
     "/api/sessions/{session}/confirm": "session confirm",

@@ -51,6 +51,7 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", "/api/tables/{table}/names"): _only(OWNER, REFEREE, DESK),
     ("POST", "/api/tables/{table}/handset"): _MATCH,
     ("POST", "/api/tables/{table}/pocket-check"): _MATCH,
+    ("POST", "/api/tables/{table}/sensor-capture"): _MATCH,
     # the desk (host/web/desk.py): sessions, receipts, the day's report
     ("POST", "/api/tables/{table}/session"): _DESK,
     ("POST", "/api/sessions/{session}/close"): _DESK,

@@ -32,6 +32,7 @@ from baulk.host.venue.tables import Pending, TableRuntime
 from baulk.protocol import messages
 from baulk.protocol.host_codec import (
     RAW_MOST,
+    CaptureRequest,
     CheckRequest,
     Command,
     Event,
@@ -174,6 +175,44 @@ class OperatorActions:
             "seq": seq,
             "message": "the pocket check runs on the handset: drop the white into each pocket",
         }
+
+    async def start_capture(
+        self, table_id: str, who: str | None, during: bool, seconds: int | None,
+        passages: int | None, on: bool = True,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Ask the table to start (or stop) a sensor capture
+        (firmware/capture.py) and wait a little for its answer: it refuses
+        one during a match unless ``during``.  Like a pocket check it is not
+        stored nor sent again after a restart: the table must be online."""
+        rt = self.daemon.tables.get(table_id)
+        if rt is None or rt.channel is None:
+            raise ActionError(404, f"there is no table '{table_id}'")
+        if rt.channel.state != "online" or rt.refused is not None:
+            raise ActionError(409, "the table is not online: a sensor capture needs it connected")
+        req = CaptureRequest(on=on, during=during or None, seconds=seconds, passages=passages,
+                             who=who)  # fmt: skip
+        reason = messages.check(req.TYPE, body_of(req))
+        if reason is not None:
+            raise ActionError(400, f"the table cannot take this: {reason}")
+        seq = rt.channel.send(req)
+        if not seq:
+            raise ActionError(
+                503, "too many actions are waiting for this table; try again when it is online"
+            )
+        if not on:
+            return {"status": "done", "seq": seq, "message": "the capture stops"}
+        fut: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        rt.checks[seq] = fut
+        try:
+            refused = await asyncio.wait_for(asyncio.shield(fut), COMMAND_WAIT_S)
+        except TimeoutError:
+            return {"status": "queued", "seq": seq,
+                    "message": "the table has not answered yet"}  # fmt: skip
+        finally:
+            rt.checks.pop(seq, None)
+        if refused is not None:
+            raise ActionError(409, f"the table refused: {refused}")
+        return {"status": "done", "seq": seq, "message": "the table captures its sensors"}
 
     def check_answered(self, rt: TableRuntime, seq: int, refused: str | None) -> bool:
         """The device started the check it got as ``seq`` (refused: None), or

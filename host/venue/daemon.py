@@ -28,6 +28,7 @@ from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.link.port import PortFinder, fixed_path
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
+from baulk.host.store.captures import CaptureStore
 from baulk.host.venue.actions import OperatorActions
 from baulk.host.venue.devices import DeviceHandler
 from baulk.host.venue.live import LiveHub, TableView
@@ -76,6 +77,8 @@ class Daemon:
         # What the store left out of the tables' events (host/store/edges.py),
         # the newest last: the events are stored, their projections are not.
         self.left_out: deque[dict[str, Any]] = deque(maxlen=MAX_LEFT_OUT)
+        # The tables' sensor captures: written by a thread of their own, off the score path.
+        self.captures = CaptureStore(config.store_path)
         self.left_out_count = 0
         self._dirty: set[str] = set()
         self._publish_armed = False
@@ -123,6 +126,7 @@ class Daemon:
             if rt.channel is not None:
                 await rt.channel.stop()
         await self.committer.close()
+        self.captures.close()
         if not self.committer.writer_busy:  # a commit stuck on the disk keeps its connection
             self.store.close()
         self.reader.close()

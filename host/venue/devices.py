@@ -12,6 +12,7 @@ sends (its log lines, its errors) is escaped before it reaches the log."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from baulk.protocol.host_codec import (
     PocketCheck,
     Record,
     State,
+    Trace,
 )
 
 if TYPE_CHECKING:
@@ -205,6 +207,11 @@ class DeviceHandler:
                 body=host_codec.body_bytes(raw) if raw else None,
             )
             rt.view.events += 1
+            if table_id in d.captures.open:  # a sensor capture runs: the event goes beside it
+                ev = dict(record.input, src=record.source)
+                if record.rejected is not None:
+                    ev["rejected"] = record.rejected
+                d.captures.event(table_id, seq, ev)
         elif isinstance(record, PocketCheck):
             # Its event row keeps the stream's place; the result goes beside it.
             check = PocketCheckRow(
@@ -284,6 +291,13 @@ class DeviceHandler:
             d.mark(channel.table_id)
         elif isinstance(record, Health):
             self._health(rt, channel.table_id, record)
+        elif isinstance(record, Trace):
+            # A sensor capture's frame: queued for the captures' own writer
+            # (host/store/captures.py), which never raises here.
+            fields = {f: getattr(record, f) for f in record.__dataclass_fields__}
+            d.captures.trace(channel.table_id, wall_ms(), fields)
+            if record.frame == 0:  # the device took the capture_request of that seq
+                d.actions.check_answered(rt, record.capture, None)
         elif isinstance(record, Log):
             # Escaped: a table's text can neither forge a line nor drive a terminal.
             level = _LOG_LEVELS[record.level]
@@ -300,6 +314,9 @@ class DeviceHandler:
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY
+            if record.code == messages.ERR_UNSUPPORTED and record.type == host_codec.CAPTURE_REQUEST:
+                refused = True  # a device before 1.3 (SPEC.md 11)
+                record = dataclasses.replace(record, text="the table's firmware cannot capture")
             refusal = refused and record.seq is not None
             if refusal and not d.actions.check_answered(rt, record.seq or 0, record.text):
                 d.actions.refused(rt, record.seq or 0, record.text)

@@ -99,6 +99,14 @@ def scenario_passages():
     out["marks"] = m
     out["errors"] = host.errors
     out["events"] = host.summary()
+    stream = []
+    for s, body in host.events:
+        ev = messages.wire_to_event(body)
+        if -2 in body:
+            ev["rejected"] = body[-2]
+        ev["src"] = body.get(-4, 0)
+        stream.append([s, ev])
+    out["stream"] = stream
     return out
 
 

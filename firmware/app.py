@@ -329,7 +329,6 @@ class App:
         self.state_at = -_STATE_MS
         self.now = 0
         self.was_up = False
-        self.dropped_strikes = 0
         self.last_colour = (-1, 0)  # (ball, confidence) of the latest reading
         self.fault_at = -_FAULT_MS  # when the last fault went to the host
 
@@ -529,8 +528,7 @@ class App:
             t = self.t0 + item[2]
             if what == _Q_STRIKE:
                 if e.stroke_open or not e.active or e.match_over:
-                    self.dropped_strikes += 1
-                    continue
+                    continue  # the table shook in a stroke already open, or out of play
                 self.sensor_stroke = True
                 self.submit({"ev": "strike", "t": t}, _SRC_SENSOR)
             elif what == _Q_REST:
@@ -567,7 +565,7 @@ class App:
         self.last_colour = (ball, cl.confidence)
         if ball < 0:
             self.health.count(_H_UNCLEAR + pocket)
-            ball = cl.likeliest(pocket, f)
+            ball = cl.classify(pocket, f, 0)
             if ball >= 0 and cl.second >= 0:
                 item[4] = (ball + 1) | (cl.second + 1) << 4
             return _B_ASK

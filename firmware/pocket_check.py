@@ -127,7 +127,7 @@ class Check:
             self.apply(_V_WEAK, _R_SHORT_BREAK, length)
         elif self.confidence[p] < (100 + hw.classifier.threshold) // 2:
             self.apply(_V_WEAK, _R_LOW_CONFIDENCE, length)
-        elif hw.classifier.drifted(p, hw.pockets.bg[4 * p] // 16, hw.pockets.rgbc[3]):
+        elif self.drifted(hw, p):
             self.apply(_V_WEAK, _R_DRIFT, length)
         else:
             self.apply(_V_OK, _R_NONE, length)
@@ -151,6 +151,25 @@ class Check:
                 self.reasons[p] = _R_WRONG_BALL
         else:
             self.reasons[p] = _R_UNCLEAR
+
+    def drifted(self, hw, p):
+        """Pocket p has moved from its calibration (calibrate.py's file, read
+        now: the match never keeps it in the heap): its empty reading by a
+        third and 8 counts or more (light leaking in, a dirty window), or the
+        white just read by a third in brightness (the LED)."""
+        try:
+            import json
+
+            with open(hw.flash[: -len("journal")] + "calibration.json") as f:
+                cal = json.load(f)
+            was = cal["empty"][p]
+            white = cal["centroids"][p][7][3]
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return False  # not calibrated: nothing to drift from
+        empty = hw.pockets.bg[4 * p] // 16
+        if abs(empty - was) * 3 > was and abs(empty - was) >= 8:
+            return True
+        return abs(hw.pockets.rgbc[3] - white) * 3 > white
 
     def apply(self, kind, reason, length):
         """The pocket being checked gets its verdict (kind), and why."""

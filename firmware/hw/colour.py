@@ -53,7 +53,7 @@ DEFAULTS = """
 
 
 class Classifier:
-    def __init__(self, centroids=None, spread=None, threshold=THRESHOLD, white=0, empty=None):
+    def __init__(self, centroids=None, spread=None, threshold=THRESHOLD, white=0):
         """centroids: one (r, g, b, l) per ball for every pocket, or six such
         lists (one per pocket); spread: one (r, g, b, l) per ball; None: the
         defaults."""
@@ -77,14 +77,13 @@ class Classifier:
                     m[p * 32 + b * 4 + k] = v if v < 255 else (255 if v > 0 else 0)
         self.threshold = threshold
         self.white = white  # the calibrated white's brightness (0: not calibrated)
-        # The empty pockets' clear at calibration (0: not calibrated).
-        self.empty = array("h", empty if empty is not None else bytes(2 * _N))
         self.confidence = 0  # of the last classification
         self.second = UNKNOWN  # the runner-up of the last classification
 
-    def classify(self, p, f):
+    def classify(self, p, f, threshold=-1):
         """Ball code of pocket p's features f (r, g, b, l), or UNKNOWN; sets
-        self.confidence (0..100) and self.second (the next likeliest)."""
+        self.confidence (0..100) and self.second (the next likeliest).
+        threshold 0: the likeliest ball whatever its confidence."""
         m = self.means
         s = self.spread
         best = second = -1
@@ -116,30 +115,9 @@ class Classifier:
             return UNKNOWN
         # (second - best) / (second + best) in percent, kept in small integers.
         self.confidence = (second - best) * 100 // (second + best + 1)
-        if self.confidence < self.threshold:
+        if self.confidence < (self.threshold if threshold < 0 else threshold):
             return UNKNOWN
         return best_ball
-
-    def drifted(self, p, empty, lum):
-        """True when pocket p's sensor has moved from its calibration: its
-        empty reading by a third and 8 counts or more (light leaking in, a
-        dirty window), or the white's brightness lum by a third (the LED)."""
-        if not self.white:
-            return False  # not calibrated: nothing to drift from
-        was = self.empty[p]
-        if abs(empty - was) * 3 > was and abs(empty - was) >= 8:
-            return True
-        white = self.means[p * 32 + 28 + 3] << 3
-        return abs(lum - white) * 3 > white
-
-    def likeliest(self, p, f):
-        """The best ball for pocket p's features whatever its confidence
-        (UNKNOWN when nothing is near); self.second is the runner-up."""
-        t = self.threshold
-        self.threshold = 0
-        ball = self.classify(p, f)
-        self.threshold = t
-        return ball
 
 
 def load(path):
@@ -156,7 +134,6 @@ def load(path):
         spread = cal.get("spread")
         if len(cents) not in (8, _N) or (spread is not None and len(spread) != 8):
             raise ValueError
-        return Classifier(cents, spread, cal.get("threshold", THRESHOLD), cal.get("white", 0),
-                          cal.get("empty"))  # fmt: skip
+        return Classifier(cents, spread, cal.get("threshold", THRESHOLD), cal.get("white", 0))
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return Classifier()

@@ -12,7 +12,7 @@
 # shorter one is noise (a glitch).  A restore shorter than merge_ms inside a
 # break is the ball's edge chattering and does not end it.
 #
-# The speed beam (optional): a second beam SPEED_MM below the drop beam in
+# The speed beam (optional): a second beam _SPEED_MM below the drop beam in
 # the same drop; the six are wired together into one input, and a break there
 # belongs to the pocket whose drop beam broke shortly before.  Its delay gives
 # the ball's speed, and with the speed the drop beam's shadow tells one ball
@@ -61,10 +61,9 @@ _AEN = const(0x02)
 _ATIME_2_4_MS = const(0xFF)
 _GAIN_4X = const(0x01)
 _GAIN_16X = const(0x02)
-FULL = const(1024)  # the counts' cap at one step
 _CLIPPED = const(1000)  # a channel this high may have hit the cap: the window is not used
 _HIGH = const(480)  # a 16x window this bright: the next ones at 4x
-SPEED_MM = const(40)  # the speed beam below the drop beam (hardware/wiring.md)
+_SPEED_MM = const(40)  # the speed beam below the drop beam (hardware/wiring.md)
 _SOONEST_MS = const(10)  # a speed-beam break this long after a drop-beam break ...
 _SPEED_MS = const(150)  # ... up to this long, is its ball's
 _TAIL_MS = const(40)  # after the drop beam clears, the ball stays in view this long at most
@@ -75,6 +74,7 @@ _DIP = const(55)  # a hump ends when the signal falls under this share (%) of it
 # ball after a bright one climbs less than the first fell).
 _NOISE = const(6)  # counts: a fall or rise smaller than this is the chip's noise (+-1 count a channel)
 _BALL = const(24)  # 16x counts: the least peak a ball gives (the black, far side: ~45)
+_SKEW_MS = const(2)  # how far the brightest read strays from the brightest moment: a tick
 # The sums per pocket: two humps (balls) of five: weight, clear, red, green,
 # blue, in 16x counts.  A window's weight is its clear above the background
 # (at most 4096), and the colour sums take weight x count / 16, so a sum stays
@@ -109,7 +109,8 @@ class Pockets:
         # The colour sampling: 1 while a ball is in the collar, its sums, its humps.
         self.busy = bytearray(_N)
         self.sums = array("i", bytes(4 * _N * 2 * _SUMS))
-        self.peak = array("H", bytes(2 * _N))  # the current hump's highest signal
+        self.peak = array("H", bytes(2 * _N))  # the current hump's highest signal ...
+        self.top = array("i", bytes(4 * _N))  # ... and when the first hump's was read
         self.dip = array("H", bytes(2 * _N))  # the lowest since that peak
         self.humps = bytearray(_N)  # 1 + the humps that ended before this one
         self.samples = bytearray(_N)
@@ -212,14 +213,27 @@ class Pockets:
         says its shadow was too long for one, or the colour saw two humps; 0
         when the colour sensor saw no ball at all."""
         n = self.humps[p] if self.samples[p] else 1
+        start = self.start[p]
+        shadow = self.restored[p] - start
+        if n == 1 and self.peak[p] >= _BALL and shadow > 0 and self.samples[p] >= 4:
+            # The sensor sits at the drop beam's height, so one ball is
+            # brightest about halfway through its shadow: a little after, as
+            # it speeds up falling (up to 2.8 times longer before its peak
+            # than after, in the model; never 1.2 times shorter).  Brightest
+            # early, or very late: the shadow is two balls, one of them dark
+            # (a black behind the white makes no second hump of its own).  It
+            # takes a few windows to place the peak (a ball gives 8 or more).
+            a = self.top[p] - 1 - start  # the window ended up to 2.4 ms before its read
+            b = shadow - a
+            if b * 20 > a * 27 + _SKEW_MS * 20 or a * 10 > b * 26 + _SKEW_MS * 10:
+                n = 2
         f = self.fall[p]
         if f > 0 and self.restored[p] >= 0:
             # Distance covered while the beam was dark, from the speed at the
             # drop beam (gravity adds g t / 2 over the fall): one ball shadows
             # at most its diameter and the beam's width (~56 mm), two
             # touching ones at least twice the shortest chord (~86 mm).
-            v = SPEED_MM * 1000 // f - 49 * f // 10  # um/ms at the drop beam
-            shadow = self.restored[p] - self.start[p]
+            v = _SPEED_MM * 1000 // f - 49 * f // 10  # um/ms at the drop beam
             if v > 0 and v * shadow // 1000 + 49 * shadow * shadow // 10000 > 71:
                 n = 2 if n < 2 else n
         return n
@@ -295,6 +309,8 @@ class Pockets:
         elif w > pk and not fell:
             self.peak[p] = w
             self.dip[p] = 0
+            if self.humps[p] == 1:
+                self.top[p] = now
         elif w < pk and (dip == 0 or w < dip):
             self.dip[p] = w
         if self.samples[p] < 255:

@@ -12,7 +12,6 @@ import pytest
 
 from baulk.firmware.calibrate import Calibration
 from baulk.firmware.hw import colour
-from baulk.firmware.hw.pockets import FULL
 from baulk.firmware.sim import pocket_model as model
 from baulk.firmware.sim.board import Config, SimBoard, reading_for
 
@@ -42,7 +41,7 @@ def test_the_board_programs_settings_that_never_clip(tmp_path: Path) -> None:
     it pass, stays under the chip's cap; the black still gives real counts."""
     b = board(tmp_path)
     chip = b.colour[0]
-    assert chip.atime == 0xFF and chip.gain == 0x02 and FULL == model.full_scale(0xFF)
+    assert chip.atime == 0xFF and chip.gain == 0x02 and model.full_scale(0xFF) == 1024
     worst = model.ideal_reading(7, 4.0, 0xFF, highlight=3.0)
     assert max(worst) < 1000, worst
     assert model.ideal_reading(6, 16.0, 0xFF)[0] >= 40

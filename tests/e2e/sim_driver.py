@@ -50,7 +50,7 @@ class TableDriver:
         b = self.sim.board
         code = names.BALLS.index(ball)
         where = names.POCKETS.index(pocket)
-        self._act(lambda: b.pot(where, code, rgbc=reading_for(code)), f"pot {ball}")
+        self._act(lambda: b.pot(where, code), f"pot {ball}")  # through the collar (the model)
 
     def rest(self) -> None:
         b = self.sim.board
@@ -114,8 +114,10 @@ class TableDriver:
         where = names.POCKETS.index(pocket)
         reading = rgbc if rgbc is not None else reading_for(7)
         assert self.check_pocket() == where, "the check does not wait for this pocket"
-        if beam:
-            self.sim._call(lambda: b.pot(where, 7, rgbc=reading))
+        if beam and rgbc is None:
+            self.sim._call(lambda: b.pot(where, 7))  # through the collar (the pocket model)
+        elif beam:
+            self.sim._call(lambda: b.pot(where, 7, rgbc=reading, width=30))
         else:
             self.sim._call(lambda: b.set_reading(where, reading))
             self.press("ok")

@@ -16,8 +16,6 @@
 # reading near two balls, or near none, is unknown, and the referee is asked
 # with the two likeliest first.
 
-from array import array
-
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -29,7 +27,8 @@ except ImportError:  # CPython
 UNKNOWN = const(-1)
 THRESHOLD = const(50)  # confidence (0..100) below which the ball is unknown
 _FAR = const(1600)  # distance (64 a spread squared) beyond which a reading is no ball we know
-_CHROMA = const(10)  # the least spread of a chromaticity (per 1024): the ball sets' and sensors' own
+# the least spread of a chromaticity (per 1024): the ball sets' and sensors' own
+_CHROMA = const(10)
 _N = const(6)
 
 # Ball order of firmware/names.py: red yellow green brown blue pink black white.

@@ -72,7 +72,8 @@ _BG_MS = const(25)  # an empty pocket's background is read every this often, one
 _DIP = const(55)  # a hump ends when the signal falls under this share (%) of its peak ...
 # ... and a second one starts when it climbs back to twice the dip (a darker
 # ball after a bright one climbs less than the first fell).
-_NOISE = const(6)  # counts: a fall or rise smaller than this is the chip's noise (+-1 count a channel)
+# counts: a fall or rise smaller than this is the chip's noise (+-1 count a channel)
+_NOISE = const(6)
 _BALL = const(24)  # 16x counts: the least peak a ball gives (the black, far side: ~45)
 _SKEW_MS = const(2)  # how far the brightest read strays from the brightest moment: a tick
 # The sums per pocket: two humps (balls) of five: weight, clear, red, green,
@@ -103,9 +104,10 @@ class Pockets:
         self.speed = speed is not None
         if speed is not None:
             ring.watch(speed, _N + 2)  # inputs.EDGE_SPEED
+        # drop beam to speed beam (ms), -1: not seen, 0: not known
         self.fall = array("h", [-1] * _N)
         self.speed_at = 0  # when the speed beams' input went dark ...
-        self.speed_to = -1  # ... and the pocket that break went to  # drop beam to speed beam (ms), -1: not seen, 0: not known
+        self.speed_to = -1  # ... and the pocket that break went to
         # The colour sampling: 1 while a ball is in the collar, its sums, its humps.
         self.busy = bytearray(_N)
         self.sums = array("i", bytes(4 * _N * 2 * _SUMS))

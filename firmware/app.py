@@ -486,20 +486,22 @@ class App:
             return  # the pocket check reads the passage itself
         pk = self.hw.pockets
         q = self.queue
-        items = []
+        count = 0  # (counted twice rather than listed: the heap)
         for item in q:
             if item[0] == _Q_POT and item[1] == p and item[3] == _B_COLOUR:
-                items.append(item)
-        if not items:
+                count += 1
+        if not count:
             return
         n = pk.balls_seen(p)
-        while len(items) < n and len(q) < _QUEUE:
-            item = [_Q_POT, p, pk.start[p], _B_COLOUR, 0, False]
-            q.append(item)
-            items.append(item)
+        while count < n and len(q) < _QUEUE:
+            q.append([_Q_POT, p, pk.start[p], _B_COLOUR, 0, False])
+            count += 1
         humps = pk.humps[p] if pk.samples[p] else 0
-        for i in range(len(items)):
-            items[i][3] = self._colour(p, i, items[i]) if humps >= len(items) else _B_ASK
+        i = 0
+        for item in q:
+            if item[0] == _Q_POT and item[1] == p and item[3] == _B_COLOUR:
+                item[3] = self._colour(p, i, item) if humps >= count else _B_ASK
+                i += 1
 
     def _sensors(self, now):
         hw = self.hw

@@ -95,7 +95,9 @@ class Pockets:
         self.low = bytearray(_N)  # the beam is broken now
         self.start = array("i", bytes(4 * _N))  # when the current break began (ms)
         self.restored = array("i", [-1] * _N)  # when the last counted ball left the beam
-        self.clear = array("i", [-1] * _N)  # when the beam was last restored (any break)
+        # Per pocket: when the beam was last restored (any break), when the
+        # first hump's peak was read, when the gain last changed.
+        self.times = array("i", [-1] * (3 * _N))
         self.counted = bytearray(_N)  # the current break has been reported as a ball
         self.balls = array("H", bytes(2 * _N))  # since the app last took them
         self.glitches = array("H", bytes(2 * _N))
@@ -111,15 +113,13 @@ class Pockets:
         # The colour sampling: 1 while a ball is in the collar, its sums, its humps.
         self.busy = bytearray(_N)
         self.sums = array("i", bytes(4 * _N * 2 * _SUMS))
-        self.peak = array("H", bytes(2 * _N))  # the current hump's highest signal ...
-        self.top = array("i", bytes(4 * _N))  # ... and when the first hump's was read
-        self.dip = array("H", bytes(2 * _N))  # the lowest since that peak
+        # The current hump's highest signal; from _N, the lowest since.
+        self.peak = array("H", bytes(4 * _N))
         self.humps = bytearray(_N)  # 1 + the humps that ended before this one
         self.samples = bytearray(_N)
         self.clipped = bytearray(_N)
         self.prev = array("H", bytes(8 * _N))  # the last reading: a window is read once
-        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: since `switched`
-        self.switched = array("i", bytes(4 * _N))
+        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: since it changed (times)
         self.bg = array("H", bytes(8 * _N))  # the empty pocket's c, r, g, b, x16
         self.bg_at = 0
         self.bg_next = 0
@@ -163,7 +163,7 @@ class Pockets:
         if not self.low[p]:
             return False
         self.low[p] = 0
-        self.clear[p] = t
+        self.times[p] = t
         if self.counted[p]:
             self.restored[p] = t
             return False
@@ -225,7 +225,7 @@ class Pockets:
             # early, or very late: the shadow is two balls, one of them dark
             # (a black behind the white makes no second hump of its own).  It
             # takes a few windows to place the peak (a ball gives 8 or more).
-            a = self.top[p] - 1 - start  # the window ended up to 2.4 ms before its read
+            a = self.times[_N + p] - 1 - start  # the window ended up to 2.4 ms before its read
             b = shadow - a
             if b * 20 > a * 27 + _SKEW_MS * 20 or a * 10 > b * 26 + _SKEW_MS * 10:
                 n = 2
@@ -247,7 +247,7 @@ class Pockets:
         for i in range(p * 2 * _SUMS, (p + 1) * 2 * _SUMS):
             s[i] = 0
         self.peak[p] = 0
-        self.dip[p] = 0
+        self.peak[_N + p] = 0
         self.humps[p] = 1
         self.samples[p] = 0
         self.clipped[p] = 0
@@ -258,9 +258,9 @@ class Pockets:
         if not self.busy[p]:
             return False
         if not self.low[p]:
-            gone = now - self.clear[p] if self.clear[p] >= self.start[p] else 0
+            gone = now - self.times[p] if self.times[p] >= self.start[p] else 0
             if gone >= _TAIL_MS or (gone > 0 and self.samples[p] and self.peak[p] and
-                                    self.dip[p] * 8 < self.peak[p]):  # fmt: skip
+                                    self.peak[_N + p] * 8 < self.peak[p]):  # fmt: skip
                 return self._end(p)
         elif now - self.start[p] >= _LONGEST_MS:
             return self._end(p)
@@ -268,7 +268,7 @@ class Pockets:
         if g == 2:
             # The gain changes at the end of the window in progress: the
             # registers hold the new gain's counts two windows (4.8 ms) on.
-            if now - self.switched[p] < 5:
+            if now - self.times[2 * _N + p] < 5:
                 return True
             self.gain[p] = g = 1
         c = self.rgbc
@@ -297,7 +297,7 @@ class Pockets:
         # Humps: the signal falls under _DIP % of its peak and climbs back
         # (both by more than the chip's noise): a second ball.
         pk = self.peak[p]
-        dip = self.dip[p]
+        dip = self.peak[_N + p]
         fell = dip and pk - dip >= _NOISE and dip * 100 < _DIP * pk
         if fell and self.humps[p] < 2 and w - dip >= 2 * _NOISE and w >= 2 * dip:
             if pk >= _BALL:
@@ -307,14 +307,14 @@ class Pockets:
                 for k in range(i, i + _SUMS):
                     self.sums[k] = 0
             self.peak[p] = w
-            self.dip[p] = 0
+            self.peak[_N + p] = 0
         elif w > pk and not fell:
             self.peak[p] = w
-            self.dip[p] = 0
+            self.peak[_N + p] = 0
             if self.humps[p] == 1:
-                self.top[p] = now
+                self.times[_N + p] = now
         elif w < pk and (dip == 0 or w < dip):
-            self.dip[p] = w
+            self.peak[_N + p] = w
         if self.samples[p] < 255:
             self.samples[p] += 1
         s = self.sums
@@ -337,7 +337,7 @@ class Pockets:
         try:
             self._write(p, _CONTROL, code)
             self.gain[p] = state
-            self.switched[p] = now
+            self.times[2 * _N + p] = now
         except OSError:
             pass  # the next read fails too: the pocket's pots are asked
 

@@ -151,10 +151,9 @@ def main(path="/calibration.json", drops=DROPS):
             pk.background(now)
         if hw.scan_in_loop:
             kp.scan()
-        if kp.get() == 17:  # BACK: the last drop again
-            if n:
-                n -= 1
-                cal.back(pocket, ball)
+        if kp.get() == 17 and n:  # BACK: the last drop again
+            n -= 1
+            cal.back(pocket, ball)
         sleep_ms(2)
     for p in range(_POCKETS):
         cal.empty[p] = pk.bg[4 * p] // 16

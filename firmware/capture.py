@@ -77,7 +77,9 @@ def start(app, seq, body):
         if c is None:
             _unload()
         return why
-    app.capture = Capture(app, seq, body.get(1, False), body.get(2, _SECONDS), body.get(3, _PASSAGES))
+    app.capture = Capture(
+        app, seq, body.get(1, False), body.get(2, _SECONDS), body.get(3, _PASSAGES)
+    )
     return None
 
 
@@ -206,8 +208,9 @@ class Capture:
             end = _END_MATCH
         elif now - self.begun >= self.ms:
             end = _END_TIME
-        elif self.seen >= self.passages and not (pk.busy[0] or pk.busy[1] or pk.busy[2] or
-                                                 pk.busy[3] or pk.busy[4] or pk.busy[5]):  # fmt: skip
+        elif self.seen >= self.passages and not (
+            pk.busy[0] or pk.busy[1] or pk.busy[2] or pk.busy[3] or pk.busy[4] or pk.busy[5]
+        ):  # fmt: skip
             end = _END_PASSAGES
         if end:
             self.flush(now, end)

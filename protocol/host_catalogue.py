@@ -50,7 +50,8 @@ NO_BALL = 255
 # constants: tests/protocol/test_wire_capture.py holds the two together).  A
 # trace carries at most so many records of each kind, packed little-endian:
 #   edge    source (0-5 a pocket's drop beam, 8 the speed beams), level, ms after t (u16)
-#   window  pocket, gain (0: 16x, 1: 4x, 2: the pocket's background before a passage), ms after t (u16), clear, red, green, blue (u16 each)
+#   window  pocket, gain (0: 16x, 1: 4x, 2: the pocket's background before a passage),
+#           ms after t (u16), clear, red, green, blue (u16 each)
 #   mark    kind (CAPTURE_MARKS), pocket, ms after t (u16)
 # and why a capture ended, in its last trace (key 7).
 TRACE_EDGES = 32

@@ -163,10 +163,11 @@ class SimTcs34725:
 
     With scene None (the default) the chip returns self.rgbc, the reading at
     4x gain scaled to the gain set, capped at the full scale of the current
-    ATIME and without noise, as the tests that set a static reading expect.  With scene a pocket_model.Pocket it integrates the
-    scene's light in back-to-back windows on the board's clock: the data
-    registers hold the last completed window's counts (double-buffered), with
-    this chip's own gain ratios, dark offset and noise, drawn from its seed."""
+    ATIME and without noise, as the tests that set a static reading expect.
+    With scene a pocket_model.Pocket it integrates the scene's light in
+    back-to-back windows on the board's clock: the data registers hold the
+    last completed window's counts (double-buffered), with this chip's own
+    gain ratios, dark offset and noise, drawn from its seed."""
 
     addr = 0x29
     ID = 0x44  # TCS34721 and TCS34725

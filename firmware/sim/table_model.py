@@ -20,8 +20,6 @@
 
 import math
 
-from .pocket_model import Rng
-
 # -- the table (WPBSA 12 ft table: playing area) -------------------------------------
 L = 3569.0  # mm, baulk cushion to top cushion
 W = 1778.0  # mm
@@ -80,7 +78,7 @@ def dist(a, b):
 
 def merge(intervals, gap=0):
     """Sorted, overlapping (or touching within `gap` ms) intervals merged."""
-    out = []
+    out = []  # type: list[list[float]]
     for a, b in sorted(intervals):
         if out and a <= out[-1][1] + gap:
             if b > out[-1][1]:
@@ -103,7 +101,7 @@ def _whole(intervals):
 def ring(t, amp, thr, f=F_BED, tau=TAU_IMPACT):
     """The comparator's high spells for a ringing A e^(-t/tau) sin(2 pi f t)
     that starts at t: one spell a cycle while the envelope is above thr."""
-    out = []
+    out = []  # type: list[tuple[float, float]]
     if amp <= thr:
         return out
     period = 1000.0 / f
@@ -188,7 +186,11 @@ class Stroke:
         cx, cy = self._where()
         v = self._speed()
         if kind == "break_off":
-            cx, cy, v = 737.0 + rng.uniform(-20, 20), W / 2 + rng.uniform(100, 290), rng.uniform(5.0, 8.0)
+            cx, cy, v = (
+                737.0 + rng.uniform(-20, 20),
+                W / 2 + rng.uniform(100, 290),
+                rng.uniform(5.0, 8.0),
+            )
         self.cue = (cx, cy, v)
         self.impacts.append((t, cx, cy, "tip", v))
         balls = [Ball(cx, cy, rng.uniform(0, 2 * math.pi), v, t)]
@@ -219,7 +221,6 @@ class Stroke:
         return min(8.0, max(0.3, v))
 
     def _roll(self, b, hit_at):
-        rng = self.rng
         kind = self.kind
         while b.v > STOP_V:
             b.track.append((b.t, b.x, b.y, b.v))
@@ -233,7 +234,9 @@ class Stroke:
                 b.end = "pot"
                 b.end_t = b.t
                 self.pots.append((b.t, b.target))
-                self.impacts.append((b.t + 60, POCKET_XY[b.target][0], POCKET_XY[b.target][1], "drop", DROP_V))
+                self.impacts.append(
+                    (b.t + 60, POCKET_XY[b.target][0], POCKET_XY[b.target][1], "drop", DROP_V)
+                )
                 return
             if hit_at is not None and b.travel >= hit_at:
                 b.end = "hit"
@@ -327,7 +330,8 @@ class Episode:
         self.rng = rng
         self.kind = kind
         self.t_from = t_from
-        self.strike = t_from + int(rng.uniform(3500.0, 9000.0))  # thinking, walking, aiming (assumed)
+        # thinking, walking, aiming (assumed)
+        self.strike = t_from + int(rng.uniform(3500.0, 9000.0))
         self.stroke = Stroke(rng, self.strike, kind)
         self.end = int(self.stroke.stop) + 1
         self.strike_src = []  # (t, x, y, amp mV at the source, f, tau)
@@ -359,7 +363,7 @@ class Episode:
                         self.rail_src.append((t2, t2 + rng.uniform(20, 80)))
             # and it lands on the floor beside the table
             self.strike_src.append((t + 350, x, y, rng.uniform(20, 60), F_SOFT, TAU_SOFT))
-        for t, x, y in st.rail_touch:
+        for t, _x, _y in st.rail_touch:
             if rng.random() < OFF_SEEN:
                 self.rail_src.append((t, t + rng.uniform(10, 40)))
         k = self.kind
@@ -392,7 +396,9 @@ class Episode:
             x, y = _edge_point(rng)
             heavy = math.exp(0.7 * rng.gauss())
             for _ in range(rng.randint(4, 10)):
-                self.strike_src.append((t, x, y, 12.0 * heavy * math.exp(0.3 * rng.gauss()), F_SOFT, TAU_SOFT))
+                self.strike_src.append(
+                    (t, x, y, 12.0 * heavy * math.exp(0.3 * rng.gauss()), F_SOFT, TAU_SOFT)
+                )
                 self.rest_src.append((t, x, y, 0.8 * heavy, 80.0))
                 t += rng.uniform(480, 620)
         elif k == "bridge_rail":

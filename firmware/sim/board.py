@@ -10,6 +10,7 @@
 
 # The firmware modules are imported where they are first needed, so that a
 # heap measurement can tell the simulator's own memory from the firmware's.
+from . import pocket_model  # the simulator's own (devices.py imports it too)
 from .devices import (
     SimI2C,
     SimMux,
@@ -62,8 +63,6 @@ def reading_for(ball):
     """What the chip reads, one window with no noise, with the reference set's
     ball centred in front of the sensor (-1: the empty pocket): a reading the
     chip can give (docs/POCKET-MODEL.md)."""
-    from . import pocket_model
-
     return [int(v) for v in pocket_model.ideal_reading(ball, GAIN_X, ATIME)]
 
 
@@ -97,11 +96,11 @@ def nearest(ball):
     best_d = 0
     for other in range(len(cs)):
         if other != ball:
-            d = 0
+            far = 0
             for i in range(4):
-                d += (cs[ball][i] - cs[other][i]) ** 2
-            if best < 0 or d < best_d:
-                best, best_d = other, d
+                far += (cs[ball][i] - cs[other][i]) ** 2
+            if best < 0 or far < best_d:
+                best, best_d = other, far
     return best
 
 
@@ -123,7 +122,8 @@ class SimBoard:
             chip.rgbc = reading_for(-1)
         self.room = None  # the pockets' nuisances (pocket_model.Room; None: a quiet room)
         self.sensors = None  # each pocket's pocket_model.Sensor (None: typical chips)
-        self.scenes = [None] * 6  # each pocket's pocket_model.Pocket, once a ball is rolled
+        # each pocket's pocket_model.Pocket, once a ball is rolled
+        self.scenes = [None] * 6  # type: list[pocket_model.Pocket | None]
         self.speed_dark = 0  # pockets whose speed beam is blocked now (they share one input)
         # True: pot() gives each ball as the chip reads it centred, for 30 ms,
         # not the model's passage (the heap bench: the model's objects are the
@@ -370,8 +370,6 @@ class SimBoard:
         """Balls through a pocket's collar (pocket_model.Passage): the colour
         sensor sees them as the model has it, and the drop beam and the speed
         beam go dark and light again when their geometry says."""
-        from . import pocket_model
-
         scene = self.scenes[pocket]
         room = self.room if self.room is not None else pocket_model.Room()
         if scene is None or scene.room is not room:

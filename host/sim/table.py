@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -403,7 +403,7 @@ class SimulatedTable:
             self.board.pot(pocket, ball, rgbc=between(ball, nearest(ball)), width=30)
         else:  # through the pocket's collar at a real pot's speed (the pocket model)
             self.board.pot(pocket, ball, v=self.rng.uniform(0.5, 2.5))
-        asked = lambda: app.flow.step == kf.ASK_POT  # noqa: E731
+        asked: Callable[[], bool] = lambda: app.flow.step == kf.ASK_POT  # noqa: E731
         if await self._until(lambda: asked() or app.journal.next > before) and asked():
             await self._sleep(0.5, 1.5)  # the referee reads the question, keys the ball
             await self._press(names.BALLS[ball])

@@ -191,7 +191,8 @@ class CaptureStore:
         old = [
             r[0]
             for r in db.execute(
-                "SELECT id FROM sensor_captures WHERE table_id = ? ORDER BY id DESC LIMIT -1 OFFSET ?",
+                "SELECT id FROM sensor_captures WHERE table_id = ? "
+                "ORDER BY id DESC LIMIT -1 OFFSET ?",
                 (table_id, MAX_CAPTURES),
             )
         ]
@@ -225,8 +226,13 @@ class CaptureStore:
             "UPDATE sensor_captures SET frames = frames + 1, lost_frames = lost_frames + ?, "
             "lost_records = lost_records + ?, last_frame = ?, ended = COALESCE(?, ended) "
             "WHERE id = ?",
-            (gap, f.get("lost") or 0, max(last, int(f["frame"])),
-             (ENDS[end] if end < len(ENDS) else str(end)) if end else None, cid),  # fmt: skip
+            (
+                gap,
+                f.get("lost") or 0,
+                max(last, int(f["frame"])),
+                (ENDS[end] if end < len(ENDS) else str(end)) if end else None,
+                cid,
+            ),
         )
         self._keep(db, cid, unpack(int(f["t"]), f["edges"], f["windows"], f.get("marks")))
 

@@ -310,11 +310,15 @@ class DeviceHandler:
                 printable(record.text),
             )
             table_id = channel.table_id
-            _aside("the desk's light", table_id, lambda: d.sessions.on_error(table_id, record))
+            error = record  # the Error as received (record is replaced below)
+            _aside("the desk's light", table_id, lambda: d.sessions.on_error(table_id, error))
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY
-            if record.code == messages.ERR_UNSUPPORTED and record.type == host_codec.CAPTURE_REQUEST:
+            if (
+                record.code == messages.ERR_UNSUPPORTED
+                and record.type == host_codec.CAPTURE_REQUEST
+            ):
                 refused = True  # a device before 1.3 (SPEC.md 11)
                 record = dataclasses.replace(record, text="the table's firmware cannot capture")
             refusal = refused and record.seq is not None

@@ -366,10 +366,18 @@ def main() -> None:
     ap.add_argument("--micropython", type=int, default=0, metavar="N",
                     help="the first N pots of --mp-case under MicroPython too")  # fmt: skip
     ap.add_argument("--mp-case", default="two")
-    ap.add_argument("--traces", type=Path, default=None,
-                    help="replay recorded traces (baulk sensors export) instead of the model")
-    ap.add_argument("--calibration", type=Path, default=None,
-                    help="with --traces: the table's calibration.json (default: the firmware's)")
+    ap.add_argument(
+        "--traces",
+        type=Path,
+        default=None,
+        help="replay recorded traces (baulk sensors export) instead of the model",
+    )
+    ap.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        help="with --traces: the table's calibration.json (default: the firmware's)",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--save", type=Path, default=None, help="write the JSON figures here too")
     ap.add_argument("--examples", type=int, default=12)

@@ -261,7 +261,7 @@ def run(seed: int, n: int, variants: list[str]) -> dict[str, dict[str, dict[str,
         try:
             table = Table(v, flash)
             eps = episodes(seed, n, table.board.clock.now + 1000)
-            for ep, ivs in zip(eps, channels(eps)):
+            for ep, ivs in zip(eps, channels(eps), strict=True):
                 table.play(ep, ivs)
             table.board.advance(3000)
             results[v] = judge(table, eps)
@@ -284,7 +284,7 @@ def report(results: dict[str, dict[str, dict[str, int]]], seed: int, n: int) -> 
     lines = [f"# .venv/bin/python bench/table_sensors.py --strokes {n} --seed {seed}"]
     head = f"{'nuisance':<12} {'variant':<7} " + " ".join(f"{f:>9}" for f in FIELDS)
     lines.append(head)
-    for kind in tm.NUISANCES + ("overall",):
+    for kind in (*tm.NUISANCES, "overall"):
         for v, c in results.items():
             row = total(c) if kind == "overall" else c.get(kind, dict.fromkeys(FIELDS, 0))
             lines.append(f"{kind:<12} {v:<7} " + " ".join(f"{row[f]:>9}" for f in FIELDS))
@@ -294,7 +294,8 @@ def report(results: dict[str, dict[str, dict[str, int]]], seed: int, n: int) -> 
         lines.append(
             f"{v}: per 100 strokes: spurious strike {100 * t['spurious'] / s:.1f}, "
             f"missed strike {100 * t['missed'] / s:.1f}, early rest {100 * t['early'] / s:.1f} "
-            f"(mattered {100 * t['early_mattered'] / s:.1f}), never closed {100 * t['never'] / s:.1f}, "
+            f"(mattered {100 * t['early_mattered'] / s:.1f}), "
+            f"never closed {100 * t['never'] / s:.1f}, "
             f"false off question {100 * t['question'] / s:.1f}; balls off missed "
             f"{t['off_missed']} of {t['offs']}; referee's OK {c['_oks']['oks']}"
         )

@@ -248,7 +248,9 @@ def replay_dir(folder: Path, calibration: Path | None = None) -> dict[str, Any]:
         total.merge(tally)
         agree = 0
         for a, b in zip(truth, got, strict=False):
-            agree += (a["asked"] and b["ball"] is None) or (not a["asked"] and a["ball"] == b["ball"])
+            agree += (a["asked"] and b["ball"] is None) or (
+                not a["asked"] and a["ball"] == b["ball"]
+            )
         same += agree
         compared += max(len(truth), len(got))
         per[f.name] = {"capture": head.get("capture"), "ended": head.get("ended"),

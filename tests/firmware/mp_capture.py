@@ -8,9 +8,9 @@ import json
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0] if "/" in __file__ else ".")
-from mp_firmware import Host, boot  # noqa: E402
+from mp_firmware import Host, boot
 
-from baulk.protocol import messages  # noqa: E402
+from baulk.protocol import messages
 
 _CAPTURE_REQUEST = 20  # SPEC.md 7.1 (private in messages.py)
 _TRACE = 21

@@ -15,7 +15,8 @@ from baulk.firmware.hw import colour
 from baulk.firmware.sim import pocket_model as model
 from baulk.firmware.sim.board import Config, SimBoard, reading_for
 
-GAP_PLAY = 1.75  # mm either way: the collar's 56 mm slot across the sensor's axis (hardware/wiring.md)
+# mm either way: the collar's 56 mm slot across the sensor's axis (hardware/wiring.md)
+GAP_PLAY = 1.75
 
 
 def board(tmp_path: Path, **cfg: object) -> SimBoard:

@@ -68,7 +68,12 @@ def test_calibration_file_is_loaded_and_a_bad_or_old_one_ignored(tmp_path: Path)
     good.write_text(json.dumps(body | {"empty": [1, 2, 3, 4, 5, 6]}))  # the pocket check's
     cl = colour.load(str(good))
     # kept in bytes: chromaticity in 4ths and its spread in halves, brightness in 8ths
-    assert list(cl.means[4 * 32 + 3 * 4 : 4 * 32 + 3 * 4 + 4]) == [503 // 4, 300 // 4, 200 // 4, 34 // 8]
+    assert list(cl.means[4 * 32 + 3 * 4 : 4 * 32 + 3 * 4 + 4]) == [
+        503 // 4,
+        300 // 4,
+        200 // 4,
+        34 // 8,
+    ]
     assert list(cl.spread[0:4]) == [15, 15, 15, 0] and cl.threshold == 60 and cl.white == 70
     defaults = list(colour.Classifier().means)
     old = tmp_path / "old.json"  # the held-still calibration of old: its features differ

@@ -3,6 +3,7 @@ widths (hw/inputs.py PulseFilter) and a short form of bench/table_sensors.py."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -33,7 +34,7 @@ def test_the_comparator_rings_once_a_cycle_above_its_threshold() -> None:
 
 def test_the_threshold_is_the_fitters_soft_stroke_on_the_blue_spot() -> None:
     blue = tm.K_TIP * tm.SOFT_V * tm.att(tm.L / 2 - tm.PIEZO_XY[0])
-    assert tm.THRESHOLD == pytest.approx(0.8 * blue)
+    assert pytest.approx(0.8 * blue) == tm.THRESHOLD
     assert tm.ring(0, blue, tm.THRESHOLD)  # it triggers there
     # ... and a soft stroke on the black spot (324 mm from the top) does not.
     black = tm.K_TIP * tm.SOFT_V * tm.att(tm.L - 324 - tm.PIEZO_XY[0])
@@ -62,10 +63,10 @@ def test_a_stroke_ends_when_its_last_ball_stops() -> None:
     for b in st.balls:
         if b.end != "stop":
             continue
-        t, _x, _y, v = b.track[-1]
+        _t, _x, _y, v = b.track[-1]
         assert v - tm.ROLL_DECEL * tm.DT <= tm.STOP_V
     # A lag at 1.5 m/s rolls about two lengths: v^2 / 2a.
-    assert 1.5**2 / (2 * tm.ROLL_DECEL) == pytest.approx(7031, rel=0.01)
+    assert pytest.approx(7031, rel=0.01) == 1.5**2 / (2 * tm.ROLL_DECEL)
 
 
 def test_a_pot_is_in_its_pocket_and_thumps_the_bed() -> None:
@@ -99,7 +100,7 @@ def test_pulses_on_one_input_never_overlap() -> None:
     for kind in tm.NUISANCES:
         ep = tm.Episode(rng, t, kind)
         for ivs in (ep.strike_pulses(), ep.rest_pulses(), ep.rail_pulses()):
-            for (a, b), (c, _d) in zip(ivs, ivs[1:]):
+            for (a, b), (c, _d) in itertools.pairwise(ivs):
                 assert a < b < c
             assert all(type(a) is int and type(b) is int for a, b in ivs)
         t = ep.end

@@ -82,8 +82,12 @@ def test_the_replay_can_tell_a_different_decision(tmp_path: Path) -> None:
     captures.export(store, "t1", out)
     f = next(out.glob("*.jsonl"))
     lines = [json.loads(x) for x in f.read_text().splitlines()]
-    reds = [r for r in lines if r.get("kind") == "window" and r["pocket"] == 0 and r["gain"] == "16x"]
-    blacks = [r for r in lines if r.get("kind") == "window" and r["pocket"] == 3 and r["gain"] == "16x"]
+    reds = [
+        r for r in lines if r.get("kind") == "window" and r["pocket"] == 0 and r["gain"] == "16x"
+    ]
+    blacks = [
+        r for r in lines if r.get("kind") == "window" and r["pocket"] == 3 and r["gain"] == "16x"
+    ]
     for b, r in zip(blacks, reds, strict=False):
         b.update(c=r["c"], r=r["r"], g=r["g"], b=r["b"])
     f.write_text("".join(json.dumps(x) + "\n" for x in lines))

@@ -131,7 +131,8 @@ def checkpoint_vector() -> dict[str, Any]:
 # A trace's records (SPEC.md 7.6 `trace`): bl's drop beam broken, the speed
 # beams broken and restored, bl's beam restored; two windows of bl.
 TRACE_EDGES = b"".join(
-    struct.pack("<BBH", src, level, dt) for src, level, dt in ((4, 0, 1), (8, 0, 15), (8, 1, 19), (4, 1, 19))
+    struct.pack("<BBH", src, level, dt)
+    for src, level, dt in ((4, 0, 1), (8, 0, 15), (8, 1, 19), (4, 1, 19))
 )
 TRACE_WINDOWS = struct.pack("<BBH4H", 4, 0, 3, 212, 131, 52, 31) + struct.pack(
     "<BBH4H", 4, 1, 8, 130, 80, 33, 19

@@ -119,7 +119,8 @@ class Pockets:
         self.samples = bytearray(_N)
         self.clipped = bytearray(_N)
         self.prev = array("H", bytes(8 * _N))  # the last reading: a window is read once
-        self.gain = bytearray(_N)  # 1: the sensor is at 4x (this passage), 2: since it changed (times)
+        # 1: the sensor is at 4x (this passage), 2: since it changed (times)
+        self.gain = bytearray(_N)
         self.bg = array("H", bytes(8 * _N))  # the empty pocket's c, r, g, b, x16
         self.bg_at = 0
         self.bg_next = 0

@@ -247,7 +247,7 @@ class CaptureStore:
 
 
 def export(store: Path, table_id: str, folder: Path) -> list[Path]:
-    """Each of the table's captures as ``folder/TABLE-CAPTURE.jsonl``: a
+    """Each of the table's captures as ``folder/TABLE-CAPTURE-ID.jsonl``: a
     header line, then its records in time order.  Raises LookupError when
     the table has none (or the store no captures at all)."""
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)

@@ -297,20 +297,24 @@ def distances(cal: dict[str, Any] | None, pocket: int, f: list[int]) -> dict[str
     arithmetic, for the report only (None when the calibration is another kind)."""
     if not cal or cal.get("version") != 2:
         return None
-    cents = cal["centroids"]
-    m = cents[pocket] if len(cents) == 6 else cents
+    from baulk.firmware.hw import colour
+
+    cl = colour.Classifier(cal["centroids"], cal["spread"])  # as the board keeps them: bytes
+    m = cl.means
+    s = cl.spread
     out = {}
     for ball in range(8):
-        sp = cal["spread"][ball]
+        i = pocket * 32 + ball * 4
         d = 0
         for k in range(3):
-            sd = sp[k] if sp[k] > 10 else 10
-            q = (f[k] - m[ball][k]) * 8 // sd
+            sd = s[ball * 4 + k] << 1
+            q = (f[k] - (m[i + k] << 2)) * 8 // (sd if sd > 10 else 10)
             d += q * q
-        lum = m[ball][3]
-        tol = lum // 4 + 4
-        sd = sp[3] if sp[3] > tol else tol
-        q = (f[3] - lum) * 8 // sd
+        lum = (m[i + 3] << 3) + 4
+        x = f[3] + 4
+        r16 = x * 16 // lum if x > lum else lum * 16 // x
+        tol = (s[ball * 4 + 3] << 3) * 16 // lum
+        q = (r16 - 16) * 8 // (tol if tol > 6 else 6)
         out[BALLS[ball]] = d + q * q
     return out
 

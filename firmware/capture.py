@@ -127,8 +127,8 @@ class Capture:
     def sample(self, p, now):
         """After hw/pockets.py sampled pocket p: its window, when it read a new one."""
         pk = self.app.hw.pockets
-        q = pk.prev
-        j = 4 * p
+        q = pk.rgbc  # the window just read, as read
+        j = 0
         old = self.prev
         k = 8 * p
         same = True
@@ -150,7 +150,7 @@ class Capture:
                 bg = pk.bg
                 buf = self.buf
                 for c in range(4):
-                    v = bg[j + c] >> 4
+                    v = bg[4 * p + c] >> 4
                     buf[i + 4 + 2 * c] = v & 0xFF
                     buf[i + 5 + 2 * c] = v >> 8
                 self.windows += 1

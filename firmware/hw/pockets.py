@@ -118,7 +118,7 @@ class Pockets:
         self.humps = bytearray(_N)  # 1 + the humps that ended before this one
         self.samples = bytearray(_N)
         self.clipped = bytearray(_N)
-        self.prev = array("H", bytes(8 * _N))  # the last reading: a window is read once
+        self.prev = array("H", bytes(2 * _N))  # the last window's clear: a window is read once
         # 1: the sensor is at 4x (this passage), 2: since it changed (times)
         self.gain = bytearray(_N)
         self.bg = array("H", bytes(8 * _N))  # the empty pocket's c, r, g, b, x16
@@ -156,7 +156,16 @@ class Pockets:
             if self.counted[p] and self.restored[p] >= 0 and t - self.restored[p] < self.merge_ms:
                 return False  # chatter: the same ball is still in the beam
             if not self.busy[p] or not self.counted[p]:
-                self._begin(p)  # a new passage (what a glitch before it left is no ball's)
+                # A new passage (what a glitch before it left is no ball's).
+                self.busy[p] = 1
+                s = self.sums
+                for i in range(p * 2 * _SUMS, (p + 1) * 2 * _SUMS):
+                    s[i] = 0
+                self.peak[p] = 0
+                self.peak[_N + p] = 0
+                self.humps[p] = 1
+                self.samples[p] = 0
+                self.clipped[p] = 0
             self.start[p] = t
             self.counted[p] = 0
             self.fall[p] = -1
@@ -242,17 +251,6 @@ class Pockets:
         return n
 
     # -- the colour, through the whole passage -----------------------------------------
-    def _begin(self, p):
-        self.busy[p] = 1
-        s = self.sums
-        for i in range(p * 2 * _SUMS, (p + 1) * 2 * _SUMS):
-            s[i] = 0
-        self.peak[p] = 0
-        self.peak[_N + p] = 0
-        self.humps[p] = 1
-        self.samples[p] = 0
-        self.clipped[p] = 0
-
     def sample(self, p, now):
         """Read pocket p's sensor while a ball is in the collar; False once
         the passage is over (the app then judges it)."""
@@ -275,24 +273,21 @@ class Pockets:
         c = self.rgbc
         if not self.read(p, c):
             return True  # no sensor: its pots are asked
-        q = self.prev
-        j = 4 * p
-        if c[0] == q[j] and c[1] == q[j + 1] and c[2] == q[j + 2] and c[3] == q[j + 3]:
-            return True  # the same window again (the main loop runs faster than the chip)
-        for k in range(4):
-            q[j + k] = c[k]
+        if c[0] == self.prev[p]:
+            # The same window again (the main loop runs faster than the chip;
+            # a new window with the same clear is dropped too: no harm done).
+            return True
+        self.prev[p] = c[0]
         if c[0] >= _CLIPPED or c[1] >= _CLIPPED or c[2] >= _CLIPPED or c[3] >= _CLIPPED:
             self.clipped[p] += 1 if self.clipped[p] < 255 else 0
             if not g:
                 self._gain(p, _GAIN_4X, 2, now)
             return True
-        if g:
-            for k in range(4):
-                c[k] *= 4
-        elif c[0] >= _HIGH:
+        m = 4 if g else 1  # a 4x window counts four times (rgbc keeps what was read)
+        if not g and c[0] >= _HIGH:
             self._gain(p, _GAIN_4X, 2, now)
         b = self.bg
-        w = c[0] - b[4 * p] // 16
+        w = c[0] * m - b[4 * p] // 16
         if w <= 0:
             w = 0
         # Humps: the signal falls under _DIP % of its peak and climbs back
@@ -322,7 +317,7 @@ class Pockets:
         i = (p * 2 + self.humps[p] - 1) * _SUMS
         s[i] += w
         for k in range(4):
-            v = c[k] - b[4 * p + k] // 16
+            v = c[k] * m - b[4 * p + k] // 16
             s[i + 1 + k] += w * (v if v > 0 else 0) >> 4
         return True
 

@@ -496,6 +496,22 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             [*t, LANG],
             obj({"who": NAME}, closed=True),
         ),
+        ("POST", "/api/tables/{table}/sensor-capture"): op(
+            "start (or stop, on false) a capture of the table's raw sensor readings (docs/CAPTURES.md)",
+            ACTIONS,
+            ok(obj({"status": STR, "seq": NULLABLE_INT, "message": STR}, ("status",))),
+            [*t, LANG],
+            obj(
+                {
+                    "who": NAME,
+                    "on": BOOL,
+                    "during_match": BOOL,
+                    "seconds": {"type": "integer", "minimum": 1, "maximum": 900},
+                    "passages": {"type": "integer", "minimum": 1, "maximum": 255},
+                },
+                closed=True,
+            ),
+        ),
         # the players (host/web/players.py)
         ("GET", "/player/{key}"): op(
             "a player's page",

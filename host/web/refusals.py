@@ -310,6 +310,10 @@ _RULES: list[tuple[str, str]] = [
         "میز وصل نیست: بررسی جیب‌ها میزِ وصل می‌خواهد",
     ),
     (
+        r"the table is not online: a sensor capture needs it connected",
+        "میز وصل نیست: ضبط حسگرها میزِ وصل می‌خواهد",
+    ),
+    (
         r"a pot waits for the referee: name its ball first",
         "گلی منتظر داور است: نخست توپش را روی دستگاه دستی بگویید",
     ),

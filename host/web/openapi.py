@@ -497,7 +497,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             obj({"who": NAME}, closed=True),
         ),
         ("POST", "/api/tables/{table}/sensor-capture"): op(
-            "start (or stop, on false) a capture of the table's raw sensor readings (docs/CAPTURES.md)",
+            "start (or stop) a capture of the table's raw sensor readings (docs/CAPTURES.md)",
             ACTIONS,
             ok(obj({"status": STR, "seq": NULLABLE_INT, "message": STR}, ("status",))),
             [*t, LANG],

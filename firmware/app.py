@@ -270,10 +270,6 @@ def replay_one(engine, body):
 
 
 class App:
-    # The sensor capture running (capture.py), loaded only then.  A class
-    # attribute, so that a board in play keeps no slot for it in each App.
-    capture = None
-
     def __init__(self, hw):
         self.hw = hw
         self.table = hw.table
@@ -292,6 +288,7 @@ class App:
         # The pockets' sensor counts, and the pockets the last check found faulty.
         self.health = Health(self.handset)
         self.check = None  # the pocket check running (pocket_check.Check)
+        self.capture = None  # the sensor capture running (capture.py), loaded only then
         if self.journal.nmarks:
             # Events the last boot journaled but did not sign (the power went
             # between an event and its checkpoint): signed now, so no

@@ -134,6 +134,23 @@ def test_a_speed_beam_break_nobody_can_place_gives_no_speed(tmp_path: Path) -> N
     assert pk.balls_seen(0) == 1 and pk.balls_seen(1) == 1
 
 
+def calibrated(b: SimBoard, rng: model.Rng, drops: int) -> Calibration:
+    """calibrate.py fed as the tool feeds it: each ball dropped `drops` times
+    through each pocket, at random speeds, anywhere in the collar's slot."""
+    cal = Calibration()
+    for ball in range(8):
+        for p in range(6):
+            for _ in range(drops):
+                e = rng.uniform(-GAP_PLAY, GAP_PLAY)
+                b.roll(p, model.Passage(ball, b.clock.now + 5, rng.uniform(0.5, 2.5), offset=e,
+                                        gap=model.GAP + e))  # fmt: skip
+                b.advance(300)
+                f = features(b, p)
+                assert f is not None
+                cal.add(p, ball, f)
+    return cal
+
+
 def test_calibration_by_drops_learns_a_brighter_table(tmp_path: Path) -> None:
     """calibrate.py's arithmetic on the detector's own features: a table
     whose LEDs are a third brighter than the defaults assume, calibrated by
@@ -142,17 +159,7 @@ def test_calibration_by_drops_learns_a_brighter_table(tmp_path: Path) -> None:
     b = board(tmp_path)
     b.room = model.Room(led=1.35)
     rng = model.Rng(3)
-    cal = Calibration()
-    for ball in range(8):
-        for p in range(6):
-            for _ in range(3):
-                e = rng.uniform(-GAP_PLAY, GAP_PLAY)
-                b.roll(p, model.Passage(ball, b.clock.now + 5, rng.uniform(0.5, 2.5), offset=e,
-                                        gap=model.GAP + e))  # fmt: skip
-                b.advance(300)
-                f = features(b, p)
-                assert f is not None
-                cal.add(p, ball, f)
+    cal = calibrated(b, rng, 3)
     for p in range(6):
         cal.empty[p] = b.app.hw.pockets.bg[4 * p] // 16
     cal.save(str(tmp_path / "calibration.json"))
@@ -171,17 +178,7 @@ def test_the_defaults_are_the_model_calibrated(tmp_path: Path) -> None:
     collar: calibrated again here, every mean within a spread of the text."""
     b = board(tmp_path)
     rng = model.Rng(11)
-    cal = Calibration()
-    for ball in range(8):
-        for p in range(6):
-            for _ in range(2):
-                e = rng.uniform(-GAP_PLAY, GAP_PLAY)
-                b.roll(p, model.Passage(ball, b.clock.now + 5, rng.uniform(0.5, 2.5), offset=e,
-                                        gap=model.GAP + e))  # fmt: skip
-                b.advance(300)
-                f = features(b, p)
-                assert f is not None
-                cal.add(p, ball, f)
+    cal = calibrated(b, rng, 2)
     d = [int(x) for x in colour.DEFAULTS.split()]
     cents = cal.centroids()
     for ball in range(8):

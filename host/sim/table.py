@@ -33,7 +33,7 @@ from baulk.firmware import keypad_flow as kf
 from baulk.firmware import names
 from baulk.firmware.app import App
 from baulk.firmware.engine import Engine
-from baulk.firmware.sim.board import SimBoard, between, nearest
+from baulk.firmware.sim.board import SimBoard, between, nearest, reading_for
 from baulk.firmware.sim.devices import TICK_MASK
 from baulk.firmware.sim.script import keys_for, new_match_keys
 from baulk.host.sim.matches import MatchPlayer
@@ -399,10 +399,12 @@ class SimulatedTable:
         ball = names.BALLS.index(ev["ball"])
         pocket = names.POCKETS.index(ev.get("pocket") or self.rng.choice(names.POCKETS))
         before = app.journal.next
-        if self.rng.random() < 0.04:  # a dirty ball: halfway to the nearest colour
-            self.board.pot(pocket, ball, rgbc=between(ball, nearest(ball)), width=30)
-        else:  # through the pocket's collar at a real pot's speed (the pocket model)
-            self.board.pot(pocket, ball, v=self.rng.uniform(0.5, 2.5))
+        # The chip's reading of the ball centred (the pocket model's), or of a
+        # dirty ball halfway to the nearest colour.
+        reading = reading_for(ball)
+        if self.rng.random() < 0.04:
+            reading = between(ball, nearest(ball))
+        self.board.pot(pocket, ball, rgbc=reading, width=30)
         asked: Callable[[], bool] = lambda: app.flow.step == kf.ASK_POT  # noqa: E731
         if await self._until(lambda: asked() or app.journal.next > before) and asked():
             await self._sleep(0.5, 1.5)  # the referee reads the question, keys the ball

@@ -50,7 +50,8 @@ class TableDriver:
         b = self.sim.board
         code = names.BALLS.index(ball)
         where = names.POCKETS.index(pocket)
-        self._act(lambda: b.pot(where, code), f"pot {ball}")  # through the collar (the model)
+        # the chip's reading of the ball centred (the pocket model's)
+        self._act(lambda: b.pot(where, code, rgbc=reading_for(code), width=30), f"pot {ball}")
 
     def rest(self) -> None:
         b = self.sim.board

@@ -38,7 +38,7 @@ SCRIPT = Path(__file__).with_name("mp_link_frames.py")
 CASES = 1500
 # What a board's catalogue holds: host_catalogue, loaded in this process,
 # adds health, which only a device sends and so a device never lists.
-DEVICE_TYPES = set(C.TYPES) - {host_codec.HEALTH}
+DEVICE_TYPES = set(C.TYPES) - {host_codec.HEALTH, host_codec.TRACE}  # the device only sends these
 Case = tuple[bool, bytes]
 
 

@@ -50,8 +50,7 @@ class TableDriver:
         b = self.sim.board
         code = names.BALLS.index(ball)
         where = names.POCKETS.index(pocket)
-        # the chip's reading of the ball centred (the pocket model's)
-        self._act(lambda: b.pot(where, code, rgbc=reading_for(code), width=30), f"pot {ball}")
+        self._act(lambda: b.pot(where, code), f"pot {ball}")  # through the collar (the model)
 
     def rest(self) -> None:
         b = self.sim.board

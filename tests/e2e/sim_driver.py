@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from baulk.firmware import names
+from baulk.firmware import keypad_flow, names
 from baulk.firmware.sim.board import reading_for
 from baulk.firmware.sim.script import keys_for
 from baulk.host.config import Config
@@ -50,7 +50,14 @@ class TableDriver:
         b = self.sim.board
         code = names.BALLS.index(ball)
         where = names.POCKETS.index(pocket)
-        self._act(lambda: b.pot(where, code), f"pot {ball}")  # through the collar (the model)
+        before = self.journal_next()
+        self.sim._call(lambda: b.pot(where, code))  # through the collar (the pocket model)
+        asked = lambda: b.app.flow.step == keypad_flow.ASK_POT  # noqa: E731
+        wait_for(lambda: self.journal_next() > before or asked(), timeout=30, what=f"pot {ball}")
+        if self.journal_next() <= before:  # the sensors asked: the referee names the ball
+            self.press(ball)
+            took = f"firmware took pot {ball}"
+            wait_for(lambda: self.journal_next() > before, timeout=30, what=took)
 
     def rest(self) -> None:
         b = self.sim.board

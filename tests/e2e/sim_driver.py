@@ -58,6 +58,12 @@ class TableDriver:
             self.press(ball)
             took = f"firmware took pot {ball}"
             wait_for(lambda: self.journal_next() > before, timeout=30, what=took)
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:  # a second ball it asks about: none went in (BACK)
+            if asked():
+                self.press("back")
+                break
+            time.sleep(0.02)
 
     def rest(self) -> None:
         b = self.sim.board

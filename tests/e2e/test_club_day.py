@@ -26,7 +26,7 @@ from tests.e2e.chromium import PHONE
 from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_tables
 from tests.e2e.test_desk_browser import answer, page_size_mm
-from tests.host.harness import TOKEN, DaemonThread, http
+from tests.host.harness import TOKEN, DaemonThread, http, morning
 
 pytestmark = pytest.mark.browser
 MIN = 60_000
@@ -87,6 +87,7 @@ def test_a_club_day(browser: Any, day: tuple[DaemonThread, dict[str, TableDriver
     daemon, tables, printer_file = day
     assert daemon.daemon is not None
     clock = daemon.daemon.sessions.clock
+    morning(clock, daemon.cfg.billing.timezone)
     page = browser.new_context(viewport=PHONE, bypass_csp=True).new_page()
 
     # The owner runs her desk herself today, signed in as herself.

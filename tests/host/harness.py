@@ -11,10 +11,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Coroutine
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 from baulk.host import config as config_mod
+from baulk.host.club.clock import VenueClock
 from baulk.host.venue.daemon import Daemon
 from baulk.host.web.app import serve
 
@@ -118,6 +121,17 @@ def http(
 # The suite waits for events, never for a fixed time; these bounds only say
 # how long a failure takes to be reported, so they are generous: the suite
 # must pass while other work keeps both cores busy.
+def morning(clock: VenueClock, timezone: str) -> None:
+    """Set the venue's wall clock to 10:00 of today where the club is, so a
+    test that lets hours pass and then reads "today's" report stays within one
+    business day whatever hour the suite runs at (a run at 23:00 crossed
+    midnight and found the day empty)."""
+    zone = ZoneInfo(timezone)
+    now = datetime.fromtimestamp(clock.wall_ms() / 1000, zone)
+    ten = now.replace(hour=10, minute=0, second=0, microsecond=0)
+    clock.wall_offset_ms += round((ten - now).total_seconds() * 1000)
+
+
 def wait_for(cond: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
     end = time.monotonic() + timeout
     while time.monotonic() < end:

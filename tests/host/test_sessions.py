@@ -16,7 +16,7 @@ from baulk.host.club import tariffs
 from baulk.protocol import messages
 from baulk.protocol.session import DEVICE, Session
 from tests.host.device_peer import DevicePeer, mono_ms
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, morning, wait_for
 
 pytestmark = pytest.mark.slow
 MIN = 60_000
@@ -49,6 +49,8 @@ def start(
     billed = billing_config or billing(**kw)
     cfg = dataclasses.replace(make_config(tmp, {"t1": tmp / "ttyT1"}), billing=billed)
     d = DaemonThread(cfg).start()
+    assert d.daemon is not None
+    morning(d.daemon.sessions.clock, billed.timezone)
     wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="table online")
     return d, peer
 

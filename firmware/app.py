@@ -240,26 +240,18 @@ class Health:
             else:
                 i += 1
 
+    def menu(self):
+        """The MENU and the flows it opens (menu.py, which the keypad's flow
+        runs): loaded when the referee opens it, and out of the heap again
+        once the handset is back at play (keypad_flow.py)."""
+        from . import menu
+
+        return menu
+
     def disagree(self, kind, pocket, ball, k):
         """The sensor at `pocket` (7: not known) read `ball`, the referee
         keyed `k` (-1: none); the host's log overrides this."""
         self.count(_H_CORRECTIONS + pocket if pocket < _H_N else _H_UNPLACED)
-
-
-def unload(*names):
-    """Modules (by their names below baulk.firmware) out of sys.modules and
-    out of their packages, so that the collector frees them once nothing else
-    holds them: what runs once (the wiring at boot) or rarely (the pocket
-    check) costs the heap only while it runs.  Their names stay interned."""
-    import sys
-
-    for name in names:
-        full = __name__.rsplit(".", 1)[0] + "." + name
-        sys.modules.pop(full, None)
-        parent, _, child = full.rpartition(".")
-        p = sys.modules.get(parent)
-        if p is not None and child in p.__dict__:
-            delattr(p, child)
 
 
 def replay_one(engine, body):

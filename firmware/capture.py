@@ -84,7 +84,7 @@ def start(app, seq, body):
 
 
 def _unload():
-    from .app import unload
+    from . import unload
 
     unload("capture")
 

@@ -191,19 +191,12 @@ class KeypadFlow:
         elif step == _CHECK:
             self.app.check.key(k)
         else:  # the menu's lists and screens (menu.py)
-            self.menu().key(self, step, k)
+            self.app.menu().key(self, step, k)
         if self.step == IDLE:
             self._menu_done()
 
-    def menu(self):
-        """The menu and the flows it opens (menu.py): loaded when the referee
-        opens it, and out of the heap again once the handset is back at play."""
-        from . import menu
-
-        return menu
-
     def _menu_done(self):
-        from .app import unload
+        from . import unload
 
         unload("menu")
 
@@ -264,7 +257,7 @@ class KeypadFlow:
         elif k == _K_OFF:
             self._ask_ball(_OFF_BALL, "BALL OFF TABLE", "which ball?")
         elif k == _K_MENU:
-            self.menu().show(self)
+            self.app.menu().show(self)
 
     def _stroke_event(self, ev):
         # A pot or a ball off entered by hand opens a stroke if none is open.

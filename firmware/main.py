@@ -43,7 +43,8 @@ async def _run(app):
 def main():
     import asyncio
 
-    from .app import App, unload
+    from . import unload
+    from .app import App
 
     hw = board_module().hardware()
     unload("hw.kit", "boards.pico", "boards.esp32", "boards")  # the wiring ran: out of the heap

@@ -241,7 +241,7 @@ class Check:
         """The check is over (its result is recorded) or the referee stopped
         it (nothing changes): the handset goes back to play, the host hears
         of it, and this module leaves the heap."""
-        from .app import unload
+        from . import unload
 
         app = self.app
         app.check = None

@@ -195,7 +195,7 @@ def prompt_rows(app, out):
     out[0] = _title(f)
     step = f.step
     if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
-        body, hint = f.menu().english(app)
+        body, hint = app.menu().english(app)
     elif step in _LISTS:
         first, count = f.visible()
         body = [_option_row(f, first + j) for j in range(count)]
@@ -288,7 +288,7 @@ def _persian_prompt(app):
     title = _title(f)
     step = f.step
     if step == kf.SPOTS or step == kf.INFO:  # the menu's own screens
-        return f.menu().persian(app, title)
+        return app.menu().persian(app, title)
     if step in _LISTS:
         # Two options a row, the first at the right: up to 6, as in English;
         # the title and the hint take the top row in turn.

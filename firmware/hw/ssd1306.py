@@ -2,10 +2,8 @@
 # MicroPython's framebuf.  The frame is pushed one 128-byte page at a time so a
 # refresh never holds the main loop for the ~25 ms a whole frame takes at 400 kHz.
 
-try:
-    import framebuf  # type: ignore[import-not-found]
-except ImportError:  # CPython: the simulator's pure-Python equivalent
-    from ..sim import framebuf
+# On CPython the simulator (sim/__init__.py) puts its own under that name.
+import framebuf  # type: ignore[import-not-found]
 
 try:
     from micropython import const

@@ -51,6 +51,7 @@ $(NODE_STAMP): package.json package-lock.json | system-deps
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 
 # Three mypy runs, each with its own cache so that they can run side by side
 # (the host, and the device code against each board's MicroPython stubs), and pyright.

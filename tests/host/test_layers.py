@@ -1,39 +1,40 @@
 """The host's imports run one way (docs/DESIGN.md, "Layout and layers").
 
-The rule is kept by folder: every subpackage of ``host/`` (and each of the
-few modules beside them) sits in one place of the order below, and a module
-may import its own subpackage and those before it, never one after.  Type-only
-imports (``if TYPE_CHECKING:``) count too: a layer that needs a later one's
-type takes a protocol instead.  Nothing but ``host/cli/main.py`` imports a
-command.  Each subpackage's docstring says what it owns and what it may
-import, and that sentence is checked against the order.
+The rule itself is import-linter's (pyproject.toml, ``[tool.importlinter]``;
+``make check`` runs ``lint-imports``): every subpackage of ``host/`` (and each
+of the few modules beside them) sits in one layer, and imports only those
+below it, type-only imports (``if TYPE_CHECKING:``) too: a layer that needs a
+later one's type takes a protocol instead.  Nothing but ``host/cli/main.py``
+imports a command.  Here: that the contracts cover everything, and that each
+subpackage's docstring, which says what it owns and what it may import,
+agrees with the order.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-HOST = Path(__file__).resolve().parents[2] / "host"
-
-# The order, earliest first: (DESIGN.md's layer, the names below baulk.host it holds).
-LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("shared", ("errors", "sides", "name_rules", "logsafe")),  # modules every layer may use
-    ("tools", ("sim",)),  # the simulator and the MicroPython runner
-    ("link", ("link",)),
-    ("store", ("store",)),
-    ("rules", ("referee",)),
-    ("club", ("club",)),
-    ("staff", ("staff",)),  # accounts, roles, sign-ins, the activity log
-    ("settings", ("config",)),  # the venue's settings: its tables, server, club
-    ("backup", ("backup",)),  # the store replicated, in a process of its own
-    ("state", ("handset", "venue")),  # in this order: the venue drives the handsets
-    ("web and MQTT", ("web", "mqtt")),
-    ("command", ("cli",)),
+ROOT = Path(__file__).resolve().parents[2]
+HOST = ROOT / "host"
+CONTRACTS: dict[str, dict[str, Any]] = {
+    c["id"]: c
+    for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"][
+        "contracts"
+    ]
+}
+# The order, earliest (lowest) first, as the layers contract lists it (top first).
+LAYERS: list[tuple[str, ...]] = [
+    tuple(n.strip() for n in layer.split("|"))
+    for layer in reversed(CONTRACTS["host-layers"]["layers"])
 ]
-ORDER = [name for _, names in LAYERS for name in names]
+ORDER = [name for names in LAYERS for name in names]
 MOST_TOP_MODULES = 8  # beside the subpackages: only what every layer shares
 
 
@@ -41,102 +42,35 @@ def place(module: str) -> int:
     """Where baulk.host.<module> sits in ORDER (its first part names it)."""
     top = module.split(".")[0]
     if top not in ORDER:
-        raise AssertionError(f"baulk.host.{top} is in no layer: add it to LAYERS")
+        raise AssertionError(f"baulk.host.{top} is in no layer: add it to the host-layers contract")
     return ORDER.index(top)
-
-
-def layer_name(module: str) -> str:
-    top = module.split(".")[0]
-    return next(layer for layer, names in LAYERS if top in names)
-
-
-def host_modules() -> list[Path]:
-    return sorted(p for p in HOST.rglob("*.py") if p != HOST / "__init__.py")
-
-
-def name_of(path: Path, root: Path = HOST) -> str:
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def imported(path: Path, root: Path = HOST) -> set[str]:
-    """The baulk.host modules a file imports (names below baulk.host)."""
-    package = ["baulk", "host", *name_of(path, root).split(".")]
-    if path.name != "__init__.py":
-        package = package[:-1]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level:
-            base = package[: len(package) - node.level + 1]
-            if node.module:
-                targets = [".".join([*base, node.module])]
-            else:
-                targets = [".".join([*base, a.name]) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            targets = [f"{module}.{a.name}" for a in node.names] if module else []
-            targets.append(module)
-        else:
-            continue
-        found.update(t[len("baulk.host.") :] for t in targets if t.startswith("baulk.host."))
-    return found
 
 
 def subpackages() -> list[Path]:
     return sorted(p.parent for p in HOST.glob("*/__init__.py"))
 
 
-def module_part(name: str) -> str:
-    """``cli.service.wait_for_stop_signal`` -> ``cli.service``: the longest
-    leading part that is a module or package of host/ (``from m import x``
-    may name a module or a function)."""
-    parts = name.split(".")
-    for n in range(len(parts), 1, -1):
-        where = HOST.joinpath(*parts[:n])
-        if where.with_suffix(".py").is_file() or (where / "__init__.py").is_file():
-            return ".".join(parts[:n])
-    return parts[0]
-
-
-def violations(path: Path, root: Path = HOST) -> list[str]:
-    """Each import of ``path`` that breaks the order, as a sentence."""
-    me = name_of(path, root)
-    mine = place(me)
-    found = []
-    for other in sorted({module_part(name) for name in imported(path, root)}):
-        if place(other) > mine:
-            found.append(
-                f"baulk.host.{me} ({layer_name(me)}) imports baulk.host.{other} "
-                f"({layer_name(other)}), which comes after it"
-            )
-        elif (
-            other.startswith("cli.")
-            and other not in ("cli.main", "cli.service")
-            and me != "cli.main"
-        ):
-            found.append(f"baulk.host.{me} imports the command {other}: only cli/main.py does")
-    return found
-
-
-@pytest.mark.parametrize("path", host_modules(), ids=name_of)
-def test_imports_point_only_to_earlier_layers(path: Path) -> None:
-    assert violations(path) == []
-
-
 def test_every_folder_and_module_has_a_place() -> None:
     for folder in subpackages():
-        assert folder.name in ORDER, f"host/{folder.name}/ is in no layer: add it to LAYERS"
+        assert folder.name in ORDER, f"host/{folder.name}/ is in no layer: add it to the contract"
     tops = sorted(p.stem for p in HOST.glob("*.py") if p.name != "__init__.py")
     for stem in tops:
-        assert stem in ORDER, f"host/{stem}.py is in no layer: add it to LAYERS"
+        assert stem in ORDER, f"host/{stem}.py is in no layer: add it to the contract"
     assert len(tops) <= MOST_TOP_MODULES, (
         f"{len(tops)} modules directly in host/ ({', '.join(tops)}): "
         "give a capability its own subpackage"
     )
+
+
+def test_every_command_is_held_apart() -> None:
+    # The independence contract names the commands: every module of cli/ but
+    # the command line itself (main) and what the commands share (service).
+    commands = sorted(
+        f"baulk.host.cli.{p.stem}"
+        for p in (HOST / "cli").glob("*.py")
+        if p.stem not in ("__init__", "main", "service")
+    )
+    assert sorted(CONTRACTS["one-command-line"]["modules"]) == commands
 
 
 @pytest.mark.parametrize("folder", subpackages(), ids=lambda p: p.name)
@@ -157,29 +91,29 @@ def test_each_subpackage_says_what_it_owns_and_may_import(folder: Path) -> None:
             )
 
 
-def test_the_check_sees_the_imports() -> None:
-    # It must find real edges, or it proves nothing.
-    daemon = imported(HOST / "venue" / "daemon.py")
-    assert {"link.channel", "store", "referee.shadow", "venue.live", "venue.actions"} <= daemon
-    assert "venue.daemon" in imported(HOST / "cli" / "service.py")
-    assert {"cli.run", "cli.demo"} <= imported(HOST / "cli" / "main.py")
-    assert "store.records" in imported(HOST / "store" / "writer.py")
-
-
-def test_a_later_import_is_caught(tmp_path: Path) -> None:
-    # The rule itself: a store module that imports the venue, even for a type
-    # only, and a web module that imports a command, are both refused.
-    (tmp_path / "store").mkdir()
-    (tmp_path / "web").mkdir()
-    store = tmp_path / "store" / "probe.py"
-    store.write_text(
-        "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from baulk.host.venue.daemon import Daemon\n"
+def test_a_type_only_import_upwards_is_caught(tmp_path: Path) -> None:
+    # The linter as configured here: a lower layer that imports a higher one
+    # for a type alone is refused (grimp counts TYPE_CHECKING imports).
+    pkg = tmp_path / "probe"
+    for sub in ("low", "high"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "high" / "top.py").write_text("")
+    (pkg / "low" / "bottom.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from probe.high import top\n"
     )
-    web = tmp_path / "web" / "probe.py"
-    web.write_text("from baulk.host.cli import demo\n")
-    assert violations(store, tmp_path) == [
-        "baulk.host.store.probe (store) imports baulk.host.venue.daemon (state), "
-        "which comes after it"
-    ]
-    assert any("imports baulk.host.cli.demo (command)" in v for v in violations(web, tmp_path))
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.importlinter]\nroot_package = "probe"\n'
+        '[[tool.importlinter.contracts]]\nname = "layers"\ntype = "layers"\n'
+        'containers = ["probe"]\nlayers = ["high", "low"]\n'
+    )
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "probe.low.bottom -> probe.high.top" in done.stdout

@@ -9,6 +9,11 @@ follows them, and the console is told what needs the desk (docs/BILLING.md).
 * Every change is on the disk before the desk hears it went through (the
   group committer's flush), so a ``kill -9`` of the daemon at any point
   leaves either the session as it was or as changed, never half.
+* Check and write are one step: every desk action on a table holds that
+  table's lock from the first look at the bill to the moment its row is on
+  the disk, so two taps at once are one after the other: the second sees
+  what the first did ("the table changed: look again", "already taken
+  back") and never both pass a check that only one may pass.
 * The light: the host sends the table's controller the state it wants
   (``light``, protocol/SPEC.md 7.6) at every change and after every
   handshake.  The device acknowledges it once its relay is switched and the
@@ -23,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -50,6 +56,15 @@ SET_UP = ("match", "toss", "order", "undo")
 REASON_BYTES = 200  # a reason: one line of text (host/web/desk.py checks its characters)
 PAYER_BYTES = 48  # a payer is a player's name
 QUANTITY_MOST = 20  # items of one kind in one tap
+# A session row's close, as the store reads it (None in each while it is open).
+_CLOSE_KEYS = (
+    "closed_wall_ms",
+    "closed_mono_ms",
+    "closed_boot",
+    "close_event_id",
+    "closed_by",
+    "close_reason",
+)
 
 
 def _text(value: object, what: str, missing: str) -> str:
@@ -132,6 +147,9 @@ class TableSessions:
         self.next_id = 1
         self.started = self.clock.now()
         self._task: asyncio.Task[None] | None = None
+        # One lock a table: a desk action holds it from its check to its row
+        # on the disk (see the module's docstring).
+        self._locks: dict[str, asyncio.Lock] = {}
 
     # ------------------------------------------------------------------ life
     def restore(self) -> None:
@@ -160,6 +178,22 @@ class TableSessions:
             d = self.desks[table_id] = TableDesk(table_id)
         return d
 
+    # ------------------------------------------------------------------ one at a time
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    @contextlib.asynccontextmanager
+    async def _held(self, session_id: int) -> AsyncIterator[None]:
+        """The lock of the session's table (a session never changes table),
+        held across the action's check and its write: nothing another tap
+        does can land between them."""
+        _, row = self._session(session_id)  # no such session: 404, nothing held
+        async with self._lock(row["table_id"]):
+            yield
+
     # ------------------------------------------------------------------ desk actions
     def _tariff(self, table_id: str) -> dict[str, Any]:
         tariff = self.billing.tariff_for(table_id)
@@ -183,7 +217,7 @@ class TableSessions:
         """The session's bill as the store has it now, checked against the
         version the desk saw (None: not checked, for scripts): a tap made on
         an older view of it (another phone closed it, corrected it, ...) is
-        refused and changes nothing."""
+        refused and changes nothing.  Called with the table's lock held."""
         bill = self.bill(session_id)
         if version is not None and version != bill["version"]:
             raise ActionError(409, "the table changed: look again")
@@ -282,36 +316,39 @@ class TableSessions:
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
         if table_id not in self.venue.table_ids():
             raise ActionError(404, f"there is no table '{table_id}'")
-        session, stored = self._begin(table_id, who, "desk")
-        await stored  # a refusal (an ActionError) has undone it: nothing opened
-        self._refresh(table_id)
-        self.send_light(table_id)
-        return self.bill(session["id"])
+        async with self._lock(table_id):
+            session, stored = self._begin(table_id, who, "desk")
+            await stored  # a refusal (an ActionError) has undone it: nothing opened
+            self._refresh(table_id)
+            self.send_light(table_id)
+            return self.bill(session["id"])
 
     async def confirm(
         self, session_id: int, who: str | None = None, version: str | None = None
     ) -> dict[str, Any]:
-        bill = self._current(session_id, version)
-        if not bill["open"]:
-            raise ActionError(409, f"session {session_id} is closed")
-        if bill["confirmed"]:
-            raise ActionError(409, f"session {session_id} needs no confirmation")
-        at = self.clock.now()
-        return await self._write(
-            SessionWrite("confirm", session_id, bill["table_id"], who, at.wall_ms)
-        )
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            if not bill["open"]:
+                raise ActionError(409, f"session {session_id} is closed")
+            if bill["confirmed"]:
+                raise ActionError(409, f"session {session_id} needs no confirmation")
+            at = self.clock.now()
+            return await self._write(
+                SessionWrite("confirm", session_id, bill["table_id"], who, at.wall_ms)
+            )
 
     async def close(
         self, session_id: int, who: str | None = None, version: str | None = None
     ) -> dict[str, Any]:
-        bill = self._current(session_id, version)
-        desk, _ = self._session(session_id)
-        if desk is None or not bill["open"]:
-            raise ActionError(409, f"session {session_id} is already closed")
-        await self._end(desk, who, "desk", self.clock.now())  # refused: still open
-        self.send_light(bill["table_id"])
-        self._changed(bill["table_id"])
-        return self.bill(session_id)
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            desk, _ = self._session(session_id)
+            if desk is None or not bill["open"]:
+                raise ActionError(409, f"session {session_id} is already closed")
+            await self._end(desk, who, "desk", self.clock.now())  # refused: still open
+            self.send_light(bill["table_id"])
+            self._changed(bill["table_id"])
+            return self.bill(session_id)
 
     def _end(
         self, desk: TableDesk, who: str | None, reason: str, at: Stamp, op: str = "close"
@@ -349,17 +386,18 @@ class TableSessions:
         """A session opened by mistake: nothing on it is to pay.  An open one
         is closed by it; the bill keeps every line and takes the total off."""
         why = _text(reason, "reason", "a void needs a reason: say why nothing is to pay")
-        bill = self._current(session_id, version)
-        desk, _ = self._session(session_id)
-        at = self.clock.now()
-        if desk is not None and bill["open"]:
-            await self._end(desk, who, why, at, op="void")  # refused: still open
-            self.send_light(bill["table_id"])
-            self._changed(bill["table_id"])
-            return self.bill(session_id)
-        return await self._write(
-            SessionWrite("void", session_id, bill["table_id"], who, at.wall_ms, reason=why)
-        )
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            desk, _ = self._session(session_id)
+            at = self.clock.now()
+            if desk is not None and bill["open"]:
+                await self._end(desk, who, why, at, op="void")  # refused: still open
+                self.send_light(bill["table_id"])
+                self._changed(bill["table_id"])
+                return self.bill(session_id)
+            return await self._write(
+                SessionWrite("void", session_id, bill["table_id"], who, at.wall_ms, reason=why)
+            )
 
     async def reopen(
         self,
@@ -371,31 +409,48 @@ class TableSessions:
         """A session closed by mistake runs on, from its first open: one
         session, one minimum, its table time to its next close."""
         why = None if reason is None else _text(reason, "reason", "")
-        bill = self._current(session_id, version)
-        if bill["open"]:
-            raise ActionError(409, f"session {session_id} is open")
-        table_id = bill["table_id"]
-        other = self.desk(table_id).session
-        if other is not None:
-            raise ActionError(
-                409,
-                f"table '{table_id}' has session {other['id']} open: close it before "
-                "reopening this one",
-            )
-        at = self.clock.now()
-        await self.venue.committer.submit_session(
-            SessionWrite(
-                "reopen", session_id, table_id, who, at.wall_ms, at.mono_ms, at.boot, reason=why
-            )
-        )
-        row = self.venue.reader.session(session_id)
-        if row is not None and row["closed_wall_ms"] is None:
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            if bill["open"]:
+                raise ActionError(409, f"session {session_id} is open")
+            table_id = bill["table_id"]
             desk = self.desk(table_id)
-            desk.session = row
-            desk.light_wanted = True
-            self.send_light(table_id)
-        self._changed(table_id)
-        return self.bill(session_id)
+            other = desk.session
+            if other is not None:
+                raise ActionError(
+                    409,
+                    f"table '{table_id}' has session {other['id']} open: close it before "
+                    "reopening this one",
+                )
+            _, row = self._session(session_id)
+            # The table is this session's from now: a first stroke meanwhile
+            # opens no other (on_event), nor does the idle watch close it.
+            held = {**row, **dict.fromkeys(_CLOSE_KEYS)}
+            desk.session = held
+            at = self.clock.now()
+            try:
+                await self.venue.committer.submit_session(
+                    SessionWrite(
+                        "reopen",
+                        session_id,
+                        table_id,
+                        who,
+                        at.wall_ms,
+                        at.mono_ms,
+                        at.boot,
+                        reason=why,
+                    )
+                )
+            finally:
+                if desk.session is held:
+                    desk.session = None  # the store's row, or none when it refused
+            now_row = self.venue.reader.session(session_id)
+            if now_row is not None and now_row["closed_wall_ms"] is None:
+                desk.session = now_row
+                desk.light_wanted = True
+                self.send_light(table_id)
+            self._changed(table_id)
+            return self.bill(session_id)
 
     def _parse_payer(self, payer: object) -> str | None:
         if payer is None:
@@ -462,11 +517,12 @@ class TableSessions:
         """The desk's correction of a bill (+ or -), appended with its reason."""
         why = _text(reason, "reason", "a correction needs a reason: say why the bill changes")
         name = self._parse_payer(payer)
-        bill = self._current(session_id, version)
-        minor = _amount(amount, bill["currency"], -money.MOST)
-        if minor == 0:
-            raise ActionError(400, "amount must not be 0: a correction changes the bill")
-        return await self._money("correct", bill, minor, why, name, who)
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            minor = _amount(amount, bill["currency"], -money.MOST)
+            if minor == 0:
+                raise ActionError(400, "amount must not be 0: a correction changes the bill")
+            return await self._money("correct", bill, minor, why, name, who)
 
     async def refund(
         self,
@@ -481,11 +537,12 @@ class TableSessions:
         goes back, at most what the bill (or the payer's share) comes to."""
         why = _text(reason, "reason", "a refund needs a reason: say why money goes back")
         name = self._parse_payer(payer)
-        bill = self._current(session_id, version)
-        if bill["open"]:
-            raise ActionError(409, f"session {session_id} is open: correct its bill instead")
-        minor = _amount(amount, bill["currency"], 1)
-        return await self._money("refund", bill, -minor, why, name, who)
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            if bill["open"]:
+                raise ActionError(409, f"session {session_id} is open: correct its bill instead")
+            minor = _amount(amount, bill["currency"], 1)
+            return await self._money("refund", bill, -minor, why, name, who)
 
     async def reverse(
         self,
@@ -497,15 +554,16 @@ class TableSessions:
     ) -> dict[str, Any]:
         """A correction or a refund taken back: its opposite, appended."""
         why = _text(reason, "reason", "a reversal needs a reason: say why it is taken back")
-        bill = self._current(session_id, version)
-        row = next((c for c in bill["corrections"] if c["id"] == correction_id), None)
-        if row is None:
-            raise ActionError(404, f"session {session_id} has no correction {correction_id}")
-        if not row["live"]:
-            raise ActionError(409, f"correction {correction_id} is already taken back")
-        return await self._money(
-            "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
-        )
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            row = next((c for c in bill["corrections"] if c["id"] == correction_id), None)
+            if row is None:
+                raise ActionError(404, f"session {session_id} has no correction {correction_id}")
+            if not row["live"]:
+                raise ActionError(409, f"correction {correction_id} is already taken back")
+            return await self._money(
+                "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
+            )
 
     async def add_item(
         self,
@@ -516,61 +574,63 @@ class TableSessions:
         version: str | None = None,
     ) -> dict[str, Any]:
         """An item of the price list onto an open session's bill."""
-        bill = self._current(session_id, version)
-        if not bill["open"]:
-            raise ActionError(409, f"session {session_id} is closed: items go on an open one")
-        found = self.billing.item(item) if isinstance(item, str) else None
-        if found is None:
-            raise ActionError(400, "item must be the name of an item of the price list")
-        if found.currency != bill["currency"]:
-            raise ActionError(
-                400,
-                f"this table is billed in {bill['currency']}, and the item is priced in "
-                f"{found.currency}",
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            if not bill["open"]:
+                raise ActionError(409, f"session {session_id} is closed: items go on an open one")
+            found = self.billing.item(item) if isinstance(item, str) else None
+            if found is None:
+                raise ActionError(400, "item must be the name of an item of the price list")
+            if found.currency != bill["currency"]:
+                raise ActionError(
+                    400,
+                    f"this table is billed in {bill['currency']}, and the item is priced in "
+                    f"{found.currency}",
+                )
+            if isinstance(quantity, bool) or not isinstance(quantity, int):
+                raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+            if not 1 <= quantity <= QUANTITY_MOST:
+                raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+            return await self._write(
+                SessionWrite(
+                    "item",
+                    session_id,
+                    bill["table_id"],
+                    who,
+                    self.clock.wall_ms(),
+                    item=found.name,
+                    item_fa=found.name_fa,
+                    price=found.price,
+                    quantity=quantity,
+                )
             )
-        if isinstance(quantity, bool) or not isinstance(quantity, int):
-            raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
-        if not 1 <= quantity <= QUANTITY_MOST:
-            raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
-        return await self._write(
-            SessionWrite(
-                "item",
-                session_id,
-                bill["table_id"],
-                who,
-                self.clock.wall_ms(),
-                item=found.name,
-                item_fa=found.name_fa,
-                price=found.price,
-                quantity=quantity,
-            )
-        )
 
     async def take_back_item(
         self, session_id: int, item_id: int, who: str | None, version: str | None = None
     ) -> dict[str, Any]:
         """An item added by mistake: its take-back, appended."""
-        bill = self._current(session_id, version)
-        row = next((i for i in bill["items"] if i["id"] == item_id), None)
-        if row is None:
-            raise ActionError(404, f"session {session_id} has no item {item_id}")
-        if not row["live"]:
-            raise ActionError(409, f"item {item_id} is already taken back")
-        self._keep_above_zero(bill, -row["amount"], None)
-        return await self._write(
-            SessionWrite(
-                "item_back",
-                session_id,
-                bill["table_id"],
-                who,
-                self.clock.wall_ms(),
-                item=row["item"],
-                item_fa=row["item_fa"],
-                price=row["price"],
-                quantity=-row["quantity"],
-                reverses=item_id,
+        async with self._held(session_id):
+            bill = self._current(session_id, version)
+            row = next((i for i in bill["items"] if i["id"] == item_id), None)
+            if row is None:
+                raise ActionError(404, f"session {session_id} has no item {item_id}")
+            if not row["live"]:
+                raise ActionError(409, f"item {item_id} is already taken back")
+            self._keep_above_zero(bill, -row["amount"], None)
+            return await self._write(
+                SessionWrite(
+                    "item_back",
+                    session_id,
+                    bill["table_id"],
+                    who,
+                    self.clock.wall_ms(),
+                    item=row["item"],
+                    item_fa=row["item_fa"],
+                    price=row["price"],
+                    quantity=-row["quantity"],
+                    reverses=item_id,
+                )
             )
-        )
 
     def _refresh(self, table_id: str) -> None:
         """The open session as the store has it now (its event anchor)."""
@@ -668,8 +728,8 @@ class TableSessions:
             return
         now = self.clock.now()
         for desk in list(self.desks.values()):
-            if desk.session is None or desk.in_frame:
-                continue
+            if desk.session is None or desk.in_frame or self._lock(desk.table_id).locked():
+                continue  # (a desk action holds the table: the next look closes it)
             since = self._idle_since(desk)
             if elapsed_ms(since, now)[0] >= limit * MINUTE_MS:
                 # Billed to the last stroke, not to the moment the watch noticed.

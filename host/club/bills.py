@@ -342,7 +342,12 @@ def work_out(
     total = charged + items_total + corrections_total + refunds
 
     marks = session.get("marks") or []
-    void = next((m for m in marks if m["kind"] == "void"), None)
+    void = None  # the last void, unless a later mark undid it (the owner's)
+    for m in marks:
+        if m["kind"] == "void":
+            void = m
+        elif m["kind"] == "unvoid":
+            void = None
     if void is not None:
         lines.append({"kind": "void", "reason": void["reason"], "amount": -total})
         void = {"who": void["who"], "at_ms": void["wall_ms"], "reason": void["reason"]}

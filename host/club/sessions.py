@@ -213,7 +213,9 @@ class TableSessions:
             raise ActionError(404, f"there is no session {session_id}")
         return None, row
 
-    def _current(self, session_id: int, version: str | None) -> dict[str, Any]:
+    def _current(
+        self, session_id: int, version: str | None, void_ok: bool = False
+    ) -> dict[str, Any]:
         """The session's bill as the store has it now, checked against the
         version the desk saw (None: not checked, for scripts): a tap made on
         an older view of it (another phone closed it, corrected it, ...) is
@@ -221,7 +223,7 @@ class TableSessions:
         bill = self.bill(session_id)
         if version is not None and version != bill["version"]:
             raise ActionError(409, "the table changed: look again")
-        if bill["state"] == "void":
+        if bill["state"] == "void" and not void_ok:
             raise ActionError(409, f"session {session_id} is void: nothing on it changes")
         return bill
 
@@ -397,6 +399,22 @@ class TableSessions:
                 return self.bill(session_id)
             return await self._write(
                 SessionWrite("void", session_id, bill["table_id"], who, at.wall_ms, reason=why)
+            )
+
+    async def unvoid(
+        self, session_id: int, reason: object, who: str | None = None, version: str | None = None
+    ) -> dict[str, Any]:
+        """A void tapped by mistake, taken back (the owner's): the bill stands
+        again as it stood, closed; the void and its undoing both stay in its
+        history, each with who and why."""
+        why = _text(reason, "reason", "undoing a void needs a reason: say why the bill stands")
+        async with self._held(session_id):
+            bill = self._current(session_id, version, void_ok=True)
+            if bill["state"] != "void":
+                raise ActionError(409, f"session {session_id} is not void")
+            at = self.clock.now()
+            return await self._write(
+                SessionWrite("unvoid", session_id, bill["table_id"], who, at.wall_ms, reason=why)
             )
 
     async def reopen(

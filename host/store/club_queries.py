@@ -36,7 +36,7 @@ def _with_marks(session: dict[str, Any], marks: list[dict[str, Any]]) -> dict[st
     """The session with its marks and, when it is not open, the close its
     bill ends at: its last ``close`` (a reopen takes the one before back)."""
     session["marks"] = marks
-    last = next((m for m in reversed(marks) if m["kind"] != "void"), None)
+    last = next((m for m in reversed(marks) if m["kind"] in ("close", "reopen")), None)
     close = last if last is not None and last["kind"] == "close" else None
     columns = ("wall_ms", "mono_ms", "boot", "event_id", "who", "reason")
     values = [close[c] if close else None for c in columns]

@@ -12,7 +12,8 @@ is ever changed or deleted once written, but for the two projections
 * ``session_marks``: what happened to a session after it opened, in order:
   ``close`` (with its stamps and the newest event id then), ``reopen`` (a
   close taken back: the session runs on from its first open), ``void``
-  (opened by mistake: nothing to pay).  Each with who and why.
+  (opened by mistake: nothing to pay), ``unvoid`` (a void taken back by the
+  owner: the bill stands again).  Each with who and why.
 * ``session_state``: a projection of the marks, one row a session: open or
   not, void or not.  A table has at most one open session (a unique index).
 * ``bill_corrections``: a correction (+ or -), a refund (-) or a reversal of
@@ -68,7 +69,7 @@ BEGIN SELECT RAISE(ABORT, 'sessions are never deleted'); END;
 CREATE TABLE IF NOT EXISTS session_marks (
     id INTEGER PRIMARY KEY,
     session_id INTEGER NOT NULL REFERENCES table_sessions (id),
-    kind TEXT NOT NULL CHECK (kind IN ('close', 'reopen', 'void')),
+    kind TEXT NOT NULL CHECK (kind IN ('close', 'reopen', 'void', 'unvoid')),
     wall_ms INTEGER NOT NULL,
     mono_ms INTEGER,
     boot TEXT,
@@ -150,9 +151,38 @@ INSERT INTO session_state (session_id, table_id, open)
 """
 
 
+# session_marks as stores made before a void could be undone have it: its
+# CHECK names three kinds.  SQLite cannot change a CHECK in place, so the
+# table is made anew with its rows (the append-only triggers go with the old
+# table and are made again; a DROP fires no DELETE trigger).
+_MARKS_ANEW = """
+BEGIN;
+ALTER TABLE session_marks RENAME TO session_marks_before_unvoid;
+{create}
+INSERT INTO session_marks (id, session_id, kind, wall_ms, mono_ms, boot, event_id, who, reason)
+    SELECT id, session_id, kind, wall_ms, mono_ms, boot, event_id, who, reason
+    FROM session_marks_before_unvoid ORDER BY id;
+DROP TABLE session_marks_before_unvoid;
+COMMIT;
+"""
+
+
+def _marks_take_unvoid(db: sqlite3.Connection) -> None:
+    row = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'session_marks'"
+    ).fetchone()
+    if row is None or "'unvoid'" in row[0]:
+        return
+    start = CLUB_SCHEMA.index("CREATE TABLE IF NOT EXISTS session_marks")
+    create = CLUB_SCHEMA[start : CLUB_SCHEMA.index(");", start) + 2]
+    db.executescript(_MARKS_ANEW.format(create=create))
+
+
 def migrate(db: sqlite3.Connection) -> None:
     """The club's tables, and what a store made by an older baulk lacks."""
     db.executescript(CLUB_SCHEMA + APPEND_ONLY)
+    _marks_take_unvoid(db)
+    db.executescript(CLUB_SCHEMA + APPEND_ONLY)  # the index and triggers of a table made anew
     for table, column, kind in _ADDED:
         have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
         if column not in have:

@@ -103,6 +103,10 @@ def _change(db: sqlite3.Connection, w: SessionWrite) -> bool:
         _mark(db, w, "void", w.reason)
         db.execute("UPDATE session_state SET void = 1 WHERE session_id = ?", (w.session_id,))
         return True
+    if w.op == "unvoid" and void:
+        _mark(db, w, "unvoid", w.reason)
+        db.execute("UPDATE session_state SET void = 0 WHERE session_id = ?", (w.session_id,))
+        return True
     if w.op == "reopen" and not is_open and not void:
         _mark(db, w, "reopen", w.reason)
         db.execute("UPDATE session_state SET open = 1 WHERE session_id = ?", (w.session_id,))

@@ -155,10 +155,18 @@ async def confirm_session(request: web.Request) -> web.Response:
 
 
 async def void_session(request: web.Request) -> web.Response:
+    """A void, or (``"undo": true``) a void taken back: both the owner's,
+    both with a reason."""
+
     async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
+        undo = d.get("undo", False)
+        if not isinstance(undo, bool):
+            raise ActionError(400, "undo must be true or false")
+        if undo:
+            return await s.unvoid(sid, _reason(d), who, d.get("version"))
         return await s.void(sid, _reason(d), who, d.get("version"))
 
-    return await _act(request, "void", {"reason"}, run)
+    return await _act(request, "void", {"reason", "undo"}, run)
 
 
 async def reopen_session(request: web.Request) -> web.Response:

@@ -40,6 +40,7 @@ DESK_RULES: list[tuple[str, str]] = [
         r"session (?P<n>\d+) is void: nothing on it changes",
         "جلسهٔ {n} باطل است: چیزی از آن تغییر نمی‌کند",
     ),
+    (r"session (?P<n>\d+) is not void", "جلسهٔ {n} باطل نیست"),
     (r"session (?P<n>\d+) needs no confirmation", "جلسهٔ {n} تأیید لازم ندارد"),
     (r"session (?P<n>\d+) has no correction (?P<id>\d+)", "جلسهٔ {n} اصلاح {id} ندارد"),
     (r"session (?P<n>\d+) has no item (?P<id>\d+)", "جلسهٔ {n} قلم {id} ندارد"),
@@ -60,6 +61,10 @@ DESK_RULES: list[tuple[str, str]] = [
     (
         r"a void needs a reason: say why nothing is to pay",
         "باطل کردن دلیل می‌خواهد: بنویسید چرا پرداختی ندارد",
+    ),
+    (
+        r"undoing a void needs a reason: say why the bill stands",
+        "برگرداندن ابطال دلیل می‌خواهد: بنویسید چرا صورت‌حساب برقرار است",
     ),
     (r"reason must be text", "دلیل باید متن باشد"),
     (

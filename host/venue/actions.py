@@ -63,6 +63,7 @@ class OperatorActions:
         # so even a store restored from a backup never repeats one.
         self.epoch = secrets.randbits(31)
         self._storing: dict[int, tuple[str, Pending]] = {}  # by id() of the CommandRow
+        self._naming: set[str] = set()  # tables with a name correction on its way to the store
 
     # ------------------------------------------------------------------ the operator's side
     async def setup_match(
@@ -84,42 +85,86 @@ class OperatorActions:
         setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
         return await self.forward(table_id, setup)
 
+    def _waiting(self, rt: TableRuntime, table_id: str) -> list[Pending]:
+        """The table's actions on their way: being stored, stored and not
+        sent, or sent and not answered."""
+        waiting = [p for t, p in self._storing.values() if t == table_id]
+        waiting += [*rt.actions.queue, *(p for p in rt.actions.sent.values() if not p.answer_seq)]
+        return waiting
+
     def _match_now(self, table_id: str) -> object:
         """The table's match id as its board has it, or UNCHECKED while a new
         match is on its way (stored or sent, not answered): no view matches."""
         rt = self.daemon.tables.get(table_id)
         if rt is None:
             return None
-        waiting = [p for t, p in self._storing.values() if t == table_id]
-        waiting += [*rt.actions.queue, *(p for p in rt.actions.sent.values() if not p.answer_seq)]
-        if any(isinstance(p.record, SetupMatch) for p in waiting):
+        if any(isinstance(p.record, SetupMatch) for p in self._waiting(rt, table_id)):
             return UNCHECKED
         match = rt.view.match
         return match.get("match_id") if match else None
 
+    def _check_seen(self, table_id: str, version: int | None) -> None:
+        """A correction made on the view the console showed: ``version`` is
+        the board's ``events`` then (None: not checked, for scripts and older
+        consoles).  An event stored since, or an action of any phone still on
+        its way, is a table that changed: the tap is refused, nothing sent.
+        The check and the action's place among those on their way are taken
+        with no await between them (``forward``), so of two taps at once on
+        one view the second always finds the first on its way."""
+        if version is None:
+            return
+        rt = self.daemon.tables.get(table_id)
+        if rt is None:
+            return  # forward says there is no such table
+        if version != rt.view.events or self._waiting(rt, table_id):
+            raise ActionError(409, "the table changed: look again")
+
     async def command(
-        self, table_id: str, ev: dict[str, Any], who: str | None = None
+        self,
+        table_id: str,
+        ev: dict[str, Any],
+        who: str | None = None,
+        version: int | None = None,
     ) -> dict[str, Any]:
+        """A correction (undo, award, concede, ... any keypad call); with
+        ``version``, refused when the table changed since the console saw it."""
+        self._check_seen(table_id, version)
         return await self.forward(table_id, Command(input=ev, who=who))
 
     async def correct_names(
-        self, table_id: str, players: list[Any], who: str | None = None
+        self,
+        table_id: str,
+        players: list[Any],
+        who: str | None = None,
+        expect: object = UNCHECKED,
     ) -> dict[str, Any]:
         """The desk typed a name wrong and the match is under way: the match
         event on the table cannot change (the device's journal is the
         record), so the correction is the host's, stored beside the match and
         shown by the boards, reports and lists.  The handset keeps the names
-        it was given."""
+        it was given.  ``expect`` is the players as the console showed them:
+        when another phone corrected them since, or is correcting them now,
+        this one is refused rather than silently replacing it."""
         rt = self.daemon.tables.get(table_id)
         match = rt.view.match if rt is not None else None
         if rt is None or not match or not match.get("match_id"):
             raise ActionError(409, "there is no match on this table to correct")
+        if expect is not UNCHECKED:
+            fixed = rt.view.names_fix
+            shown = fixed["players"] if fixed and fixed["match_id"] == match["match_id"] else None
+            if table_id in self._naming or expect != (shown or match.get("players")):
+                raise ActionError(409, "the table changed: look again")
         if not same_form(match.get("players"), players):
             raise ActionError(
                 400, "the names must keep the match's form: two players, or two pairs as before"
             )
         fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
-        await self.daemon.committer.submit_name_fix(fix)  # refused: an ActionError
+        stored = self.daemon.committer.submit_name_fix(fix)
+        self._naming.add(table_id)  # on its way: a second look at the names finds it
+        try:
+            await stored  # refused: an ActionError
+        finally:
+            self._naming.discard(table_id)
         rt.view.names_fix = {"match_id": fix.match_id, "players": players}
         self.daemon.mark(table_id)
         return {"status": "done", "names": names_of(players)}

@@ -8,6 +8,7 @@ from typing import Any
 
 from aiohttp import web
 
+from baulk.host.venue.actions import UNCHECKED
 from baulk.host.web.action_checks import parse_command, parse_names, parse_setup
 from baulk.host.web.http import page
 from baulk.host.web.operator import run_action
@@ -39,15 +40,44 @@ async def act_match(request: web.Request) -> web.Response:
     )
 
 
+def parse_seen_command(data: dict[str, Any]) -> tuple[dict[str, Any], str | None, int | None]:
+    """A correction, and ``version``: the board's ``events`` as the console
+    was showing them (left out: not checked), checked against the table's
+    (the table changed: look again)."""
+    data = dict(data)
+    version = data.pop("version", None)
+    if version is not None and (
+        isinstance(version, bool) or not isinstance(version, int) or not 0 <= version < 2**63
+    ):
+        raise ValueError("version must be the board's events as the console showed them")
+    ev, who = parse_command(data)
+    return ev, who, version
+
+
+def parse_seen_names(data: dict[str, Any]) -> tuple[list[Any], str | None, object]:
+    """A name correction, and ``expect``: the players as the console was
+    showing them (left out: not checked)."""
+    data = dict(data)
+    expect = data.pop("expect", UNCHECKED)
+    if expect is not UNCHECKED and not isinstance(expect, list):
+        raise ValueError("expect must be the players the console showed")
+    players, who = parse_names(data)
+    return players, who, expect
+
+
 async def act_command(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_command, lambda d, t, parsed, who: d.actions.command(t, parsed[0], who)
+        request,
+        parse_seen_command,
+        lambda d, t, parsed, who: d.actions.command(t, parsed[0], who, parsed[2]),
     )
 
 
 async def act_names(request: web.Request) -> web.Response:
     return await run_action(
-        request, parse_names, lambda d, t, parsed, who: d.actions.correct_names(t, parsed[0], who)
+        request,
+        parse_seen_names,
+        lambda d, t, parsed, who: d.actions.correct_names(t, parsed[0], who, parsed[2]),
     )
 
 

@@ -143,6 +143,14 @@ DESK_RULES: list[tuple[str, str]] = [
         r"expect must be the match id the console showed, or null",
         "شناسهٔ مسابقه باید همان باشد که کنسول نشان داده است",
     ),
+    (
+        r"version must be the board's events as the console showed them",
+        "نسخه باید شمار رویدادهای تابلو باشد، همان که کنسول نشان داده است",
+    ),
+    (
+        r"expect must be the players the console showed",
+        "نام‌ها باید همان بازیکنانی باشند که کنسول نشان داده است",
+    ),
 ]
 # A reason or a payer held to the rules of names (host/web/action_checks.py).
 for _en, _fa in _FIELDS.items():

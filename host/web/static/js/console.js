@@ -94,6 +94,14 @@ async function act(path, bodies, clicked) {
   return false;
 }
 
+// The table as this phone shows it: an action taken on it (undo, award,
+// concede, ...) is refused if the table changed since, or another phone's
+// action is on its way ("the table changed: look again"), so two referees
+// pressing Undo together undo one event, not two.
+function seen(board) {
+  return board && Number.isInteger(board.events) ? { version: board.events } : {};
+}
+
 function command(bodies, clicked) {
   return act("/api/tables/" + encodeURIComponent(selected) + "/command", bodies, clicked);
 }
@@ -225,7 +233,9 @@ async function fixNames(event) {
     setText("names-error", e.message);
     return;
   }
-  await act("/api/tables/" + encodeURIComponent(selected) + "/names", [{ players }], performance.now());
+  // The names as this phone shows them: another phone's correction is not replaced unseen.
+  const body = { players, expect: board.match.players };
+  await act("/api/tables/" + encodeURIComponent(selected) + "/names", [body], performance.now());
 }
 
 // ------------------------------------------------------------------ the keypad
@@ -323,8 +333,8 @@ function sideButtons(board) {
       b.append(bdi(names[side] || t("side_n", { n: side + 1 })));
       b.addEventListener("click", async () => {
         const clicked = performance.now();
-        const ev = { ev: box.dataset.ev, side };
         const now = boards.get(selected);
+        const ev = { ev: box.dataset.ev, side, ...seen(now) };
         if (box.dataset.ev === "award" && now && now.state) {
           if (box.dataset.match) ev.match = true;
           const key = box.dataset.match ? "confirm_award_match" : "confirm_award_frame";
@@ -567,8 +577,8 @@ async function start() {
   for (const b of document.querySelectorAll("#panel .buttons button[data-ev]")) {
     b.addEventListener("click", async () => {
       const clicked = performance.now();
-      const ev = { ev: b.dataset.ev };
       const board = boards.get(selected);
+      const ev = { ev: b.dataset.ev, ...seen(board) };
       if (b.dataset.ev === "concede" && board && board.state && board.match) {
         // The player at the table concedes: the other side wins the frame.
         const striker = board.state.striker;

@@ -4,15 +4,20 @@
     baulk users add NAME --role owner|desk|referee [--tables t1,t2] [--pin] --config FILE
     baulk users disable NAME --config FILE      (and enable)
     baulk users reset NAME [--pin] --config FILE   a new password (or PIN)
+    baulk users set NAME [--role ROLE] [--tables t1,t2 | --all-tables] --config FILE
     baulk users code NAME --config FILE         a one-time sign-in code for a new phone
     baulk users list --config FILE
+    baulk users tokens --config FILE            the named API tokens
+    baulk users revoke TOKEN_ID --config FILE   revoke a named API token
+    baulk users sign-out-all --config FILE      end every sign-in, on every phone
 
 The password (or PIN) is asked for twice on the terminal, or read as one
 line from standard input with ``--password-stdin``; it is never an argument
 (a shell's history and ``ps`` would show it).  The store file is changed
-directly, the daemon running or not: a running daemon sees the change
-within a second (host/staff/registry.py), and a disabled or reset account's
-sign-ins end.  Every change is in the activity log, by ``shell``.
+directly, the daemon running or not: a running daemon holds the change for
+the very next request that carries a credential (host/staff/registry.py).
+Any change of an account (disable, reset, set) ends its sign-ins; a revoked
+token is refused at once.  Every change is in the activity log, by ``shell``.
 
 Exit status: 0 done; 2 the store or the input cannot be used.
 """
@@ -31,15 +36,22 @@ from baulk.host import config as config_mod
 from baulk.host.club.clock import VenueClock
 from baulk.host.staff import activity
 from baulk.host.staff.registry import Registry, StaffError
-from baulk.host.store import Batch, StaffWrite, Store, StoreError
+from baulk.host.store import Batch, StaffWrite, Store, StoreError, staff_queries
 
 SHELL = "shell"  # who the activity log names for a change made here
+_NAMELESS = ("list", "tokens", "sign-out-all")
+_ACTIONS = {
+    "add": "user add",
+    "code": "sign-in code",
+    "revoke": "token revoke",
+    "sign-out-all": "sign everyone out",
+}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "users",
-        help="add, disable, enable, reset or list the club's staff accounts",
+        help="the club's staff accounts and API tokens: add, disable, reset, revoke, sign out",
         description="Staff accounts: owner, desk and referee (docs/VENUE.md). Passwords and "
         "PINs are asked for on the terminal, or read from stdin with --password-stdin.",
     )
@@ -49,16 +61,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ("disable", "disable an account (its sign-ins end)"),
         ("enable", "enable a disabled account"),
         ("reset", "give an account a new password, or PIN (its sign-ins end)"),
+        ("set", "give an account another role or tables (its sign-ins end)"),
         ("code", "a one-time sign-in code for a new phone (15 minutes)"),
         ("list", "list the accounts"),
+        ("tokens", "list the named API tokens"),
+        ("revoke", "revoke a named API token (refused at once)"),
+        ("sign-out-all", "end every sign-in, on every phone (API tokens stay)"),
     ):
         q = sub.add_parser(name, help=text, description=text)
         src = q.add_mutually_exclusive_group(required=True)
         src.add_argument("--config", help="TOML config file (its store is used)")
         src.add_argument("--store", help="the SQLite store file")
-        if name == "list":
+        if name in _NAMELESS:
+            continue
+        if name == "revoke":
+            q.add_argument("token", help="the token's number, as baulk users tokens lists it")
             continue
         q.add_argument("name", help="the person's name, as he signs in")
+        if name == "set":
+            q.add_argument("--role", choices=("owner", "desk", "referee"))
+            which = q.add_mutually_exclusive_group()
+            which.add_argument("--tables", help="a referee's tables, comma-separated")
+            which.add_argument("--all-tables", action="store_true", help="a referee of every table")
         if name in ("add", "reset"):
             q.add_argument("--pin", action="store_true", help="a desk clerk's PIN (4-8 digits)")
             q.add_argument(
@@ -97,11 +121,11 @@ def _open(args: argparse.Namespace) -> tuple[Store, Registry]:
     return store, registry
 
 
-def _log(store: Store, action: str, name: str, result: str, why: str | None) -> None:
+def _log(store: Store, action: str, what: str, result: str, why: str | None) -> None:
     at = VenueClock().now()
     entry = activity.Entry(
-        at, None, SHELL, None, "baulk users", action, f"baulk users {action} {name}"[:300],
-        None, None, result, why,
+        at, None, None, None, "baulk users", action, f"baulk users {what}"[:300],
+        None, None, result, why, by=SHELL,
     )  # fmt: skip
     store.write(Batch(writes=[entry.write()]))
 
@@ -135,6 +159,24 @@ async def _change(
     if cmd in ("disable", "enable"):
         a = await registry.change(args.name, SHELL, disabled=cmd == "disable")
         return f"{a.name} is {'disabled' if a.disabled else 'enabled'}", None
+    if cmd == "set":
+        given: object = ...  # the tables as they are
+        if args.tables:
+            given = args.tables.split(",")
+        elif args.all_tables:
+            given = None
+        a = await registry.change(args.name, SHELL, role=args.role, tables=given)
+        limited = ", ".join(sorted(a.tables)) if a.tables is not None else "every table"
+        return f"{a.name} is {a.role} ({limited})", None
+    if cmd == "revoke":
+        if not (args.token.isascii() and args.token.isdigit() and len(args.token) < 12):
+            raise StaffError(404, f"there is no token {args.token[:20]} in use")
+        t = await registry.revoke_token(int(args.token), SHELL)
+        return f"token {t.id} ({t.name}) is revoked", None
+    if cmd == "sign-out-all":
+        live = len(staff_queries.live_session_hashes(store.db, registry.clock.wall_ms()))
+        await registry.sign_out_all(f"{SHELL} signed everyone out")
+        return f"signed everyone out: {live} sign-ins ended", None
     secret = _secret(args, "PIN" if args.pin else "password")
     if args.pin:
         a = await registry.change(args.name, SHELL, pin=secret)
@@ -156,14 +198,22 @@ def run(args: argparse.Namespace) -> int:
                 state = " (disabled)" if a.disabled else ""
                 print(f"{a.name}\t{a.role}{limited}{state}")
             return 0
-        action = {"add": "user add", "code": "sign-in code"}.get(args.users_command, "user change")
+        if args.users_command == "tokens":
+            for t in sorted(registry.tokens.values(), key=lambda t: t.id):
+                limited = f" tables {','.join(sorted(t.tables))}" if t.tables is not None else ""
+                state = " (revoked)" if t.revoked else ""
+                print(f"{t.id}\t{t.name}\t{t.role}{limited}{state}")
+            return 0
+        action = _ACTIONS.get(args.users_command, "user change")
+        named: str = getattr(args, "name", None) or getattr(args, "token", None) or ""
+        what = f"{args.users_command} {named}".strip()
         try:
             said, logged = asyncio.run(_change(args, store, registry))
         except (StaffError, ValueError, StoreError) as e:
-            _log(store, action, args.name, "refused", str(e))
+            _log(store, action, what, "refused", str(e))
             print(f"baulk users: {e}", file=sys.stderr)
             return 2
-        _log(store, action, args.name, "done", logged or said)
+        _log(store, action, what, "done", logged or said)
         print(said)
         return 0
     finally:

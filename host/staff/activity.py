@@ -6,10 +6,19 @@ in short) and how it ended (done, queued or refused, and why).
 The web gate (host/web/auth.py) writes the rows; nothing edits or deletes
 one (triggers in host/store/staff_schema.py refuse it).  A row never waits
 for the disk and never stops an event: it rides in the store writer's next
-commit, in a savepoint of its own.  Requests refused without any sign-in
-are logged one by one up to ``QUIET_MOST`` a minute; past that they are
-counted and summed up in one row, so a stranger's flood cannot fill the
-disk.  Secrets in a body (a password, a PIN, a token) never reach the log.
+commit, in a savepoint of its own.  Secrets in a body (a password, a PIN, a
+token) never reach the log.
+
+What strangers do (every request that ends without a credential: a wrong
+or held-back sign-in, an unknown name, an action without a sign-in, a wrong
+token) is under one cap, whatever the route or the name tried: the first
+``QUIET_MOST`` of a minute are logged one by one, the rest counted by the
+account or name they tried and summed up when the minute is over, in one
+row a name for the ``SUMMED_MOST`` names tried most and one row for all the
+others.  However many addresses flood it, the log takes at most
+``QUIET_MOST + SUMMED_MOST + 1`` rows a minute of strangers.  A name a
+stranger tried is kept as ``tried``, never as ``who``: the log names as who
+acted only a person who signed in (or ``shell``, for ``baulk users``).
 """
 
 from __future__ import annotations
@@ -17,11 +26,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from baulk.host.club import views
 from baulk.host.club.clock import Stamp
+from baulk.host.staff.accounts import key_of
 from baulk.host.staff.roles import Actor
 from baulk.host.store import StaffWrite
 
@@ -30,7 +40,13 @@ DEVICE_CHARS = 200
 WHO_CHARS = 64  # a name tried at sign-in, as the log keeps it
 ACTION_CHARS = 64
 WHY_CHARS = 300
-QUIET_MOST = 30  # refusals without a sign-in logged one by one each minute
+QUIET_MOST = 30  # strangers' requests logged one by one each minute
+SUMMED_MOST = 10  # names tried with a summing-up row each; the rest share one
+NAMES_MOST = 1000  # names counted apart in a minute; beyond them, with the rest
+# Addresses counted apart in a summing-up: past them, the count it gives is
+# a floor (a flood from more addresses than this in one minute is absurd).
+ADDRESSES_MOST = 4096
+ROWS_A_MINUTE_MOST = QUIET_MOST + SUMMED_MOST + 1  # strangers' rows a minute, at most
 SECRET_KEYS = ("token", "password", "pin", "new_password", "code")
 
 # What each route does, in a word or two; a route not named here is logged
@@ -53,6 +69,7 @@ ACTIONS: dict[str, str] = {
     "/api/staff/users/{name}/code": "sign-in code",
     "/api/staff/tokens": "token add",
     "/api/staff/tokens/{token}/revoke": "token revoke",
+    "/api/staff/sign-out-all": "sign everyone out",
 }
 
 
@@ -98,6 +115,7 @@ class Entry:
     session_id: int | None
     result: str
     why: str | None
+    by: str | None = None  # who acted outside the web (``shell``: baulk users)
 
     def write(self) -> StaffWrite:
         a = self.actor
@@ -109,7 +127,9 @@ class Entry:
                 "boot": self.at.boot,
                 # Every text as the store can keep it, whatever was typed (a
                 # lone surrogate, a name beyond bounds): the log never refuses.
-                "who": _clean(a.name if a is not None else self.tried, WHO_CHARS),
+                # A name only tried is no one's action: never ``who``.
+                "who": _clean(a.name if a is not None else self.by, WHO_CHARS),
+                "tried": _clean(self.tried, WHO_CHARS) if a is None else None,
                 "role": a.role if a is not None else None,
                 "address": _clean(self.address, 64),
                 "device": _clean(self.device, DEVICE_CHARS),
@@ -129,38 +149,124 @@ def _clean(text: str | None, most: int) -> str | None:
     return text[:most].encode("utf-8", "replace").decode("utf-8")
 
 
-class QuietRefusals:
-    """Counts refusals without a sign-in, minute by minute: the first
-    QUIET_MOST of a minute are logged, the rest summed up."""
+@dataclass
+class _Tried:
+    """A minute's strangers' requests not logged one by one, for one name."""
 
-    def __init__(self, most: int = QUIET_MOST) -> None:
+    shown: str | None  # the name as first tried (None: no name, or the others)
+    last: Stamp  # the last of them: the summing-up row is dated there
+    count: int = 0
+    held: int = 0  # answered 429: held back by the guessing cap
+    names: int = 0  # the others' row: how many names it sums up
+    addresses: set[str] = field(default_factory=set)
+
+    def add(self, at: Stamp, address: str | None, held: bool) -> None:
+        self.last = at
+        self.count += 1
+        self.held += held
+        if address is not None and len(self.addresses) < ADDRESSES_MOST:
+            self.addresses.add(address)
+
+    def why(self) -> str:
+        """What the row says (host/web/refusals.py has its Persian)."""
+        names = " under other names" if self.names else ""
+        return (
+            f"{self.count} more attempts{names} in this minute, {self.held} held back, "
+            f"from {len(self.addresses)} addresses: not logged one by one"
+        )
+
+
+class QuietRefusals:
+    """The one cap on what strangers do, minute by minute (the module's
+    docstring): :meth:`admit` says whether a request is logged one by one,
+    and counts it by its name if not; :meth:`due` gives the summing-up rows
+    of the minutes over."""
+
+    def __init__(self, most: int = QUIET_MOST, summed_most: int = SUMMED_MOST) -> None:
         self.most = most
+        self.summed_most = summed_most
         self.minute = -1
         self.logged = 0
-        self.skipped = 0
+        self.counted: dict[str, _Tried] = {}
+        self._due: list[StaffWrite] = []
 
-    def admit(self, mono_ms: int) -> tuple[bool, int]:
-        """(log this one?, how many the minute before left unlogged: a
-        summary row is due when that is not 0)."""
+    def _turn(self, mono_ms: int) -> None:
         minute = mono_ms // 60_000
-        left = 0
         if minute != self.minute:
-            left, self.minute, self.logged, self.skipped = self.skipped, minute, 0, 0
+            self._due += self._summed()
+            self.minute, self.logged = minute, 0
+
+    def admit(self, at: Stamp, tried: str | None, address: str | None, held: bool) -> bool:
+        """Log this stranger's request one by one?  If not, it is counted."""
+        self._turn(at.mono_ms)
         if self.logged < self.most:
             self.logged += 1
-            return True, left
-        self.skipped += 1
-        return False, left
+            return True
+        key = key_of(tried) if tried else ""  # one account however it was typed
+        found = self.counted.get(key)
+        if found is None:
+            if len(self.counted) >= NAMES_MOST:
+                key, tried = "\0others", None  # no name's own: with the rest
+                found = self.counted.get(key)
+            if found is None:
+                found = self.counted[key] = _Tried(tried, at)
+        found.add(at, address, held)
+        return False
+
+    def due(self, mono_ms: int) -> list[StaffWrite]:
+        """The summing-up rows of the minutes over (each once)."""
+        self._turn(mono_ms)
+        out, self._due = self._due, []
+        return out
+
+    def drain(self) -> list[StaffWrite]:
+        """Every row still owed, the minute not over included (at shutdown)."""
+        out = self._due + self._summed()
+        self._due = []
+        return out
+
+    def _summed(self) -> list[StaffWrite]:
+        ranked = sorted(self.counted.values(), key=lambda t: -t.count)
+        self.counted = {}
+        own, rest = ranked[: self.summed_most], ranked[self.summed_most :]
+        if rest:
+            others = _Tried(None, max((t.last for t in rest), key=lambda s: s.mono_ms))
+            for t in rest:
+                others.count += t.count
+                others.held += t.held
+                others.names += 1 if t.shown is not None else 0
+                for address in t.addresses:
+                    if len(others.addresses) < ADDRESSES_MOST:
+                        others.addresses.add(address)
+            own.append(others)
+        return [_summing_up(t) for t in own]
+
+
+def _summing_up(t: _Tried) -> StaffWrite:
+    address = next(iter(t.addresses)) if len(t.addresses) == 1 else None
+    return Entry(
+        t.last,
+        None,
+        t.shown,
+        address,
+        None,
+        "refusals",
+        f"{t.count} requests without a credential, summed up",
+        None,
+        None,
+        "refused",
+        t.why(),
+    ).write()
 
 
 # ---------------------------------------------------------------------- the page's CSV
 CSV_HEADERS = {
     "en": [
-        "time", "who", "role", "address", "device", "action", "table", "session",
+        "time", "who", "tried", "role", "address", "device", "action", "table", "session",
         "result", "why", "request",
     ],
     "fa": [
-        "زمان", "چه کسی", "نقش", "نشانی", "دستگاه", "کار", "میز", "جلسه",
+        "زمان", "چه کسی", "نام امتحان‌شده", "نقش", "نشانی", "دستگاه", "کار", "میز", "جلسه",
         "نتیجه", "چرا", "درخواست",
     ],
 }  # fmt: skip
@@ -168,11 +274,13 @@ RESULTS = {"fa": {"done": "انجام شد", "queued": "در صف", "refused": "
 ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}}
 
 
-def to_csv(rows: list[dict[str, Any]], tz: str, lang: str) -> str:
-    """The log as CSV in one language; every cell safe from formulas."""
+def to_csv(rows: list[dict[str, Any]], tz: str, lang: str, head: bool = True) -> str:
+    """The log as CSV in one language, with its header line (``head``; a
+    later part of a long log goes without); every cell safe from formulas."""
     out = io.StringIO()
     w = csv.writer(out)
-    w.writerow([views.csv_cell(h) for h in CSV_HEADERS[lang]])
+    if head:
+        w.writerow([views.csv_cell(h) for h in CSV_HEADERS[lang]])
     results = RESULTS.get(lang, {})
     roles = ROLE_WORDS.get(lang, {})
     for r in rows:
@@ -182,6 +290,7 @@ def to_csv(rows: list[dict[str, Any]], tz: str, lang: str) -> str:
                 for v in (
                     views.when(r["wall_ms"], tz, lang),
                     r["who"],
+                    r["tried"],
                     roles.get(r["role"] or "", r["role"]),
                     r["address"],
                     r["device"],

@@ -5,9 +5,19 @@ every change.  A change is applied here only once the store has it, so
 what the daemon believes is what a restart finds.
 
 ``baulk users`` changes the store file directly, the daemon running or not:
-:meth:`Registry.reload_if_changed` (the web gate calls it at most once a
-second) sees the file's ``staff_version`` move and reads accounts and
-tokens again; an account disabled or reset there loses its sign-ins.
+:meth:`Registry.reload_if_changed` (the web gate calls it for every request
+that carries a credential, and at most once a second for the rest) sees the
+file's ``staff_version`` move and reads accounts and tokens again, and
+which sign-ins the file still holds live.
+
+A sign-in ends with the credential it was made with (docs/VENUE.md,
+"Staff"): each keeps the generation its account had when the password, PIN
+or code was checked, and every change of the account (a new password or
+PIN, a role, tables, a disable) moves the generation on; a sign-in made
+with the operator token keeps a keyed hash of that token, so once the
+config has another token, or none, it holds no more.  Each is checked on
+every request, whoever changed what, here, by ``baulk users`` or in the
+config before a start: there is no list of sign-ins to forget to end.
 
 Secrets are never kept: a session's cookie and an API token are 32 random
 bytes, known here by their SHA-256 only; passwords and PINs by their argon2
@@ -17,6 +27,7 @@ hash (passwords.py).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import logging
 import secrets
@@ -53,6 +64,16 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def operator_credential(session_hash: str, token: str | None) -> str | None:
+    """What a sign-in made with the operator token keeps of it: an HMAC of
+    the token keyed by the sign-in's own hash (never the token itself, and
+    no two sign-ins alike); None without a token."""
+    if token is None:
+        return None
+    message = token.encode("utf-8", "surrogatepass")
+    return hmac.new(session_hash.encode("ascii"), message, hashlib.sha256).hexdigest()
+
+
 @dataclass(frozen=True)
 class Account:
     id: int
@@ -63,6 +84,7 @@ class Account:
     pin: str | None
     disabled: bool
     changed_ms: int
+    generation: int = 0  # moves on at every change: sign-ins of before end
 
     @property
     def key(self) -> str:
@@ -112,6 +134,8 @@ class WebSession:
     tables: frozenset[str] | None
     csrf: str
     expires_ms: int
+    generation: int | None = None  # the account's when it signed in
+    credential: str | None = None  # the operator token's keyed hash (operator_credential)
 
 
 def _tables(text: Any) -> frozenset[str] | None:
@@ -142,6 +166,7 @@ def _account(r: dict[str, Any]) -> Account:
         r["pin"],
         bool(r["disabled"]),
         int(r["changed_ms"]),
+        int(r["generation"] or 0),
     )
 
 
@@ -171,9 +196,11 @@ class Registry:
         save: Save | None,
         clock: VenueClock | None = None,
         offload: Callable[[Callable[[], str]], Awaitable[str]] | None = None,
+        operator: str | None = None,
     ) -> None:
         self.save = save  # None: a server without a store (baulk board) keeps no staff
         self.offload = offload  # where argon2 runs (the daemon: not on its event loop)
+        self.operator = operator  # the configured operator token, if any
         self.clock = clock or VenueClock()
         self.accounts: dict[int, Account] = {}
         self.by_key: dict[str, Account] = {}
@@ -183,20 +210,24 @@ class Registry:
         self.codes: dict[str, tuple[int, int]] = {}  # hash -> (account id, ends, ms)
         self.version = -1
         self._checked_at = 0.0
+        # Sign-ins found ended when loaded, not yet ended in the file: (hash, why).
+        self.stale: list[tuple[str, str]] = []
 
     # ------------------------------------------------------------------ loading
     def load(self, db: sqlite3.Connection, sessions: bool = True) -> None:
+        """Accounts, tokens and codes from the store; with ``sessions`` (at
+        start) the live sign-ins too, else only which of those held here the
+        file still has live (``baulk users sign-out-all`` ends them there)."""
         self.version = staff_queries.staff_version(db)
-        before = self.accounts
         self.accounts = {a.id: a for a in map(_account, staff_queries.accounts(db))}
         self.by_key = {a.key: a for a in self.accounts.values()}
         self.tokens = {t.hash: t for t in map(_token, staff_queries.tokens(db))}
+        now = self.clock.wall_ms()
         self.codes = {
             r["hash"]: (int(r["account_id"]), int(r["expires_ms"]))
-            for r in staff_queries.live_codes(db, self.clock.wall_ms())
+            for r in staff_queries.live_codes(db, now)
         }
         if sessions:
-            now = self.clock.wall_ms()
             self.sessions = {
                 r["hash"]: WebSession(
                     r["hash"],
@@ -206,20 +237,30 @@ class Registry:
                     _tables(r["tables"]),
                     r["csrf"],
                     r["expires_ms"],
+                    r["generation"],
+                    r["credential"],
                 )
                 for r in staff_queries.live_sessions(db, now)
             }
             self.devices = staff_queries.devices(db)
-        # An account changed elsewhere (baulk users) keeps no sign-in of before.
-        for a in self.accounts.values():
-            old = before.get(a.id)
-            if old is not None and (a.disabled or a.password != old.password or a.role != old.role):
-                self._end_sessions_of(a.id, "changed by baulk users")
+        else:
+            live = staff_queries.live_session_hashes(db, now)
+            self.sessions = {h: s for h, s in self.sessions.items() if h in live}
+        # Those whose credential changed while no request asked: gone from
+        # memory now, and (at start) ended in the file by end_stale.
+        for s in list(self.sessions.values()):
+            why = self.ended_why(s)
+            if why is not None:
+                del self.sessions[s.hash]
+                if sessions:
+                    self.stale.append((s.hash, why))
 
-    def reload_if_changed(self, db: sqlite3.Connection, now_s: float) -> None:
+    def reload_if_changed(self, db: sqlite3.Connection, now_s: float, force: bool = False) -> None:
         """Read accounts and tokens again when the file's staff_version
-        moved; looked at once a second at most."""
-        if now_s - self._checked_at < 1.0:
+        moved; looked at once a second at most, or now when ``force``d (a
+        request with a credential: what ``baulk users`` just changed holds
+        for it at once)."""
+        if not force and now_s - self._checked_at < 1.0:
             return
         self._checked_at = now_s
         try:
@@ -228,26 +269,52 @@ class Registry:
         except sqlite3.Error as e:
             log.warning("staff: the store could not be read (%s); accounts stay as they were", e)
 
+    async def end_stale(self) -> None:
+        """End in the file the sign-ins found ended when loaded (at start: the
+        operator token changed in the config, an account changed meanwhile)."""
+        while self.stale and self.save is not None:
+            session_hash, why = self.stale.pop()
+            await self.save(
+                StaffWrite(
+                    "session",
+                    {"hash": session_hash, "ended_ms": self.clock.wall_ms(), "ended_why": why},
+                )
+            )
+
     # ------------------------------------------------------------------ looking up
     def account(self, name: str) -> Account | None:
         return self.by_key.get(rules.key_of(name))
 
     def session(self, secret: str) -> WebSession | None:
-        """The live sign-in of a cookie's secret, or None."""
+        """The live sign-in of a cookie's secret, or None: out of date, or
+        its credential changed since it was made (:meth:`ended_why`)."""
         s = self.sessions.get(digest(secret))
         if s is None:
             return None
-        if s.expires_ms <= self.clock.wall_ms():
+        if s.expires_ms <= self.clock.wall_ms() or self.ended_why(s) is not None:
             self.sessions.pop(s.hash, None)
             return None
-        if s.account_id is not None:
-            a = self.accounts.get(s.account_id)
-            if a is None or a.disabled:
-                return None
         return s
 
+    def ended_why(self, s: WebSession) -> str | None:
+        """Why a sign-in holds no more (None: it holds): the credential it
+        was made with is not the one there is now."""
+        if s.account_id is None:  # the operator token's
+            if self.operator is None:
+                return "the operator token was taken out of the config"
+            expected = operator_credential(s.hash, self.operator)
+            if s.credential is None or not hmac.compare_digest(s.credential, expected or ""):
+                return "the operator token changed"
+            return None
+        a = self.accounts.get(s.account_id)
+        if a is None or a.disabled:
+            return "the account was disabled"
+        if s.generation != a.generation:
+            return "the account's password, PIN, role or tables changed"
+        return None
+
     def actor_of(self, s: WebSession) -> Actor:
-        return Actor(s.name, s.role, s.tables, "session", s.account_id)
+        return Actor(s.name, s.role, s.tables, "session", s.account_id, s.generation)
 
     def token(self, secret: str) -> Token | None:
         t = self.tokens.get(digest(secret))
@@ -333,8 +400,8 @@ class Registry:
         tables: object = ...,
     ) -> Account:
         """Disable or enable an account, give it a new password or PIN, a
-        role or tables.  A disable, a new password or a new role ends its
-        sign-ins."""
+        role or tables.  Any of them ends its sign-ins: each is a new
+        generation of the account."""
         if not isinstance(name, str) or (a := self.account(name)) is None:
             raise StaffError(404, f"there is no account '{str(name)[:40]}'")
         new = a
@@ -357,26 +424,25 @@ class Registry:
         if new == a:
             raise StaffError(400, "nothing to change: give disabled, password, pin, role or tables")
         now = self.clock.wall_ms()
-        new = replace(new, changed_ms=now)
-        await self._save(
-            StaffWrite(
-                "account",
-                {
-                    "id": a.id,
-                    "role": new.role,
-                    "tables": _tables_text(sorted(new.tables) if new.tables is not None else None),
-                    "password": new.password,
-                    "pin": new.pin,
-                    "disabled": int(new.disabled),
-                    "changed_ms": now,
-                    "changed_by": by,
-                },
-            )
+        w = StaffWrite(
+            "account",
+            {
+                "id": a.id,
+                "role": new.role,
+                "tables": _tables_text(sorted(new.tables) if new.tables is not None else None),
+                "password": new.password,
+                "pin": new.pin,
+                "disabled": int(new.disabled),
+                "changed_ms": now,
+                "changed_by": by,
+            },
         )
+        await self._save(w)
+        # The store moved the generation on: every sign-in made before holds no more.
+        new = replace(new, changed_ms=now, generation=w.generation)
         self.accounts[a.id] = new
         self.by_key[new.key] = new
-        if new.disabled or (new.password, new.role, new.tables) != (a.password, a.role, a.tables):
-            await self.end_sessions_of(a.id, "the account was changed")
+        await self.end_sessions_of(a.id, "the account was changed")
         return new
 
     async def new_token(
@@ -479,15 +545,22 @@ class Registry:
         the session, stored before it is answered, so a restart keeps it."""
         secret = secrets.token_urlsafe(32)
         now = self.clock.wall_ms()
+        hashed = digest(secret)
+        operator = actor.account_id is None
         s = WebSession(
-            digest(secret),
+            hashed,
             actor.account_id,
             actor.name,
             actor.role,
             actor.tables,
             secrets.token_urlsafe(32),
             now + hours * 3_600_000,
+            None if operator else actor.generation,
+            operator_credential(hashed, self.operator) if operator else None,
         )
+        why = self.ended_why(s)
+        if why is not None:  # changed while the secret was being checked
+            raise StaffError(409, "the account changed while signing in: sign in again")
         await self._save(
             StaffWrite(
                 "session",
@@ -502,6 +575,8 @@ class Registry:
                     "expires_ms": s.expires_ms,
                     "address": address,
                     "device": (device or "")[:DEVICE_BYTES] or None,
+                    "generation": s.generation,
+                    "credential": s.credential,
                 },
             )
         )
@@ -534,6 +609,19 @@ class Registry:
     async def end_sessions_of(self, account_id: int, why: str) -> None:
         self._end_sessions_of(account_id, why)
         await self._save(end_sessions_write(account_id, self.clock.wall_ms(), why))
+
+    async def sign_out_all(self, why: str) -> int:
+        """End every sign-in there is, on every phone (the owner's "sign
+        everyone out"); named API tokens are not sign-ins and stay.  Returns
+        how many this daemon held."""
+        held = len(self.sessions)
+        self.sessions = {}
+        await self._save(
+            StaffWrite(
+                "session", {"everyone": True, "ended_ms": self.clock.wall_ms(), "ended_why": why}
+            )
+        )
+        return held
 
     async def trust(self, device: str, account_id: int | None) -> None:
         """Remember that an account signed in from this device."""

@@ -76,6 +76,7 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("POST", "/api/staff/users"): _only(OWNER),
     ("POST", "/api/staff/users/{name}"): _only(OWNER),
     ("POST", "/api/staff/users/{name}/code"): _only(OWNER),
+    ("POST", "/api/staff/sign-out-all"): _only(OWNER),
     ("GET", "/api/staff/tokens"): _only(OWNER),
     ("POST", "/api/staff/tokens"): _only(OWNER),
     ("POST", "/api/staff/tokens/{token}/revoke"): _only(OWNER),
@@ -97,6 +98,9 @@ class Actor:
     tables: frozenset[str] | None = None  # a referee limited to these tables
     via: str = "session"  # session, token, operator (the configured token)
     account_id: int | None = None
+    # The account's generation when its secret was checked: a sign-in made
+    # from it ends when the account changes after (host/staff/registry.py).
+    generation: int | None = None
 
 
 def rule_for(method: str, pattern: str | None) -> Rule | None:

@@ -8,9 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import club_schema
+from . import club_schema, staff_schema
 from .sensor_schema import SENSOR_SCHEMA
-from .staff_schema import STAFF_SCHEMA
 from .stats_schema import STATS_SCHEMA
 
 # 2: operator action ids, event bodies, checkpoints; 3: the pockets' sensors
@@ -200,7 +199,7 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             club_schema.migrate(db)  # the club's tables, in a module of their own
             db.executescript(STATS_SCHEMA)
             db.executescript(SENSOR_SCHEMA)
-            db.executescript(STAFF_SCHEMA)
+            staff_schema.migrate(db)  # the staff's tables, and their added columns
             _migrate(db)
             db.executescript(_INDEXES)
             db.execute(

@@ -54,6 +54,42 @@ def devices(db: sqlite3.Connection) -> set[tuple[str, int]]:
     return {(str(h), int(a)) for h, a in db.execute("SELECT hash, account_id FROM staff_devices")}
 
 
+def live_session_hashes(db: sqlite3.Connection, now_ms: int) -> set[str]:
+    """The sign-ins the file holds live (``baulk users sign-out-all`` ends
+    them all in the file; a running daemon then drops them too)."""
+    return {
+        str(h)
+        for (h,) in db.execute(
+            "SELECT hash FROM staff_sessions WHERE ended_ms IS NULL AND expires_ms > ?", (now_ms,)
+        )
+    }
+
+
+# A row written before ``tried`` was kept apart held a refused sign-in's
+# tried name in ``who`` (its role empty): it is read as tried, as the page
+# and the CSV show it, so no stranger's attempt reads as the account's own.
+_OLD_TRIED = "(tried IS NULL AND role IS NULL AND action = 'sign-in')"
+_AS_READ = {
+    "who": f"CASE WHEN {_OLD_TRIED} THEN NULL ELSE who END AS who",
+    "tried": f"CASE WHEN {_OLD_TRIED} THEN who ELSE tried END AS tried",
+}
+_READ = ", ".join(_AS_READ.get(c, c) for c in ACTIVITY_COLUMNS.split(", "))
+
+
+def _activity_where(
+    start_ms: int, end_ms: int, table: str | None, who: str | None
+) -> tuple[list[str], list[Any]]:
+    where = ["wall_ms >= ?", "wall_ms < ?"]
+    args: list[Any] = [start_ms, end_ms]
+    if table is not None:
+        where.append("table_id = ?")
+        args.append(table)
+    if who is not None:  # the person who acted, never a name only tried
+        where.append(f"lower(who) = lower(?) AND NOT {_OLD_TRIED}")
+        args.append(who)
+    return where, args
+
+
 def activity(
     db: sqlite3.Connection,
     start_ms: int,
@@ -61,22 +97,51 @@ def activity(
     table: str | None = None,
     who: str | None = None,
     most: int = ACTIVITY_MOST,
+    before: int | None = None,
+    newest_first: bool = False,
+    after: int | None = None,
 ) -> list[dict[str, Any]]:
     """The log's rows from ``start_ms`` to before ``end_ms`` (wall clock),
-    oldest first; ``table`` and ``who`` narrow it (``who`` by the name as
-    the log has it, any case)."""
-    where = ["wall_ms >= ?", "wall_ms < ?"]
-    args: list[Any] = [start_ms, end_ms]
-    if table is not None:
-        where.append("table_id = ?")
-        args.append(table)
-    if who is not None:
-        where.append("lower(who) = lower(?)")
-        args.append(who)
+    oldest first (``newest_first``: the other way); ``table`` and ``who``
+    narrow it (``who`` by the name as the log has it, any case), and
+    ``before`` / ``after`` (a row id) page through it."""
+    where, args = _activity_where(start_ms, end_ms, table, who)
+    if before is not None:
+        where.append("id < ?")
+        args.append(before)
+    if after is not None:
+        where.append("id > ?")
+        args.append(after)
     args.append(most)
+    order = "id DESC" if newest_first else "id"
     return _rows(
         db,
-        f"SELECT {ACTIVITY_COLUMNS} FROM staff_activity WHERE {' AND '.join(where)} "
-        "ORDER BY id LIMIT ?",
+        f"SELECT {_READ} FROM staff_activity WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?",
         tuple(args),
+    )
+
+
+def activity_count(
+    db: sqlite3.Connection,
+    start_ms: int,
+    end_ms: int,
+    table: str | None = None,
+    who: str | None = None,
+) -> int:
+    where, args = _activity_where(start_ms, end_ms, table, who)
+    row = db.execute(
+        f"SELECT count(*) FROM staff_activity WHERE {' AND '.join(where)}", tuple(args)
+    ).fetchone()
+    return int(row[0])
+
+
+def activity_people(db: sqlite3.Connection, start_ms: int, end_ms: int) -> list[str]:
+    """Everyone who acted in the span (names only tried are not people)."""
+    return sorted(
+        str(w)
+        for (w,) in db.execute(
+            f"SELECT DISTINCT who FROM staff_activity WHERE wall_ms >= ? AND wall_ms < ? "
+            f"AND who IS NOT NULL AND NOT {_OLD_TRIED}",
+            (start_ms, end_ms),
+        )
     )

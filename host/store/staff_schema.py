@@ -4,20 +4,27 @@ time; docs/VENUE.md, "Staff"):
 * ``staff_accounts``: one row a person: his name, role (owner, desk,
   referee), the tables a referee is limited to, his password's and PIN's
   argon2 hashes, and whether he is disabled.  A change (a reset, a disable)
-  updates his row; the activity log keeps who made it and when.
+  updates his row and moves its ``generation`` on by one; the activity log
+  keeps who made it and when.
 * ``staff_tokens``: named API tokens, each with a role; only the token's
   SHA-256 is kept (a token is 32 random bytes: a fast hash is enough, and
   the token is never stored).  A token is revoked, never deleted.
 * ``staff_sessions``: the console's and the desk's sign-ins, by the SHA-256
   of the cookie's secret, with their CSRF token and when they end, so a
   restarted daemon keeps everyone signed in; sign-out writes ``ended_ms``.
+  Each is bound to the credential it was made with: an account's
+  ``generation`` at the time, or for the operator token a keyed hash of the
+  token (``credential``, never the token); a sign-in whose credential has
+  changed since is no sign-in (host/staff/registry.py).
 * ``staff_devices``: the browsers an account has signed in from (the
   SHA-256 of a device cookie): the guessing cap never shuts those out.
 * ``staff_codes``: one-time sign-in codes the owner gives a person for a
   phone he has never signed in from (the SHA-256 of the code, the account,
   when it ends, when it was used): the guessing cap never holds one back.
 * ``staff_activity``: the activity log, append-only like
-  ``bill_corrections``: triggers refuse UPDATE and DELETE.
+  ``bill_corrections``: triggers refuse UPDATE and DELETE.  ``who`` is the
+  person who acted (signed in, or ``shell``); a name a stranger only tried
+  is ``tried``, never ``who``.
 * ``meta.staff_version`` counts changes to accounts and tokens, so a daemon
   sees within a second what ``baulk users`` changed in the file.
 
@@ -48,7 +55,8 @@ CREATE TABLE IF NOT EXISTS staff_accounts (
     disabled INTEGER NOT NULL DEFAULT 0,
     created_ms INTEGER NOT NULL,
     changed_ms INTEGER NOT NULL,
-    changed_by TEXT
+    changed_by TEXT,
+    generation INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS staff_tokens (
     id INTEGER PRIMARY KEY,
@@ -74,7 +82,9 @@ CREATE TABLE IF NOT EXISTS staff_sessions (
     address TEXT,
     device TEXT,
     ended_ms INTEGER,
-    ended_why TEXT
+    ended_why TEXT,
+    generation INTEGER,
+    credential TEXT
 );
 CREATE INDEX IF NOT EXISTS staff_sessions_live ON staff_sessions (expires_ms)
     WHERE ended_ms IS NULL;
@@ -106,7 +116,8 @@ CREATE TABLE IF NOT EXISTS staff_activity (
     table_id TEXT,
     session_id INTEGER,
     result TEXT NOT NULL,
-    why TEXT
+    why TEXT,
+    tried TEXT
 );
 CREATE INDEX IF NOT EXISTS staff_activity_when ON staff_activity (wall_ms);
 CREATE TRIGGER IF NOT EXISTS staff_activity_no_update BEFORE UPDATE ON staff_activity
@@ -116,16 +127,37 @@ BEGIN SELECT RAISE(ABORT, 'staff_activity is append-only'); END;
 """
 
 ACCOUNT_COLUMNS = (
-    "id, name, name_key, role, tables, password, pin, disabled, created_ms, changed_ms, changed_by"
+    "id, name, name_key, role, tables, password, pin, disabled, created_ms, changed_ms, "
+    "changed_by, generation"
 )
 TOKEN_COLUMNS = "id, name, role, tables, hash, created_ms, created_by, revoked_ms, revoked_by"
 SESSION_COLUMNS = (
-    "id, hash, account_id, name, role, tables, csrf, created_ms, expires_ms, address, device"
+    "id, hash, account_id, name, role, tables, csrf, created_ms, expires_ms, address, device, "
+    "generation, credential"
 )
 ACTIVITY_COLUMNS = (
     "id, wall_ms, mono_ms, boot, who, role, address, device, action, what, table_id, "
-    "session_id, result, why"
+    "session_id, result, why, tried"
 )
+# Columns a store made by an older baulk lacks, added when it is opened.  Its
+# sign-ins have no credential to check: they end, and everyone signs in once
+# again.  Its activity rows keep a tried name in ``who`` (read as tried by
+# staff_queries.activity).
+_ADDED = (
+    ("staff_accounts", "generation", "INTEGER NOT NULL DEFAULT 0"),
+    ("staff_sessions", "generation", "INTEGER"),
+    ("staff_sessions", "credential", "TEXT"),
+    ("staff_activity", "tried", "TEXT"),
+)
+
+
+def migrate(db: sqlite3.Connection) -> None:
+    """The staff's tables, and the columns a store made by an older baulk lacks."""
+    db.executescript(STAFF_SCHEMA)
+    for table, column, kind in _ADDED:
+        have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
 
 @dataclass
@@ -133,12 +165,13 @@ class StaffWrite:
     """One change to the staff's tables.  ``op`` names it:
 
     * ``account``: insert or update an account (``values``: its columns; an
-      ``id`` updates that row, none inserts one);
+      ``id`` updates that row, none inserts one); an update moves the
+      account's ``generation`` on, and ``generation`` here is then the new one;
     * ``token``: insert a token, or revoke one (``values``: ``id``,
       ``revoked_ms``, ``revoked_by``);
     * ``session``: insert a sign-in, or end one (``values``: ``hash``,
-      ``ended_ms``, ``ended_why``) or every one of an account (``account_id``
-      instead of ``hash``);
+      ``ended_ms``, ``ended_why``), every one of an account (``account_id``
+      instead of ``hash``) or every one there is (``everyone``: True instead);
     * ``device``: remember that an account signed in from a device;
     * ``code``: insert a one-time sign-in code, or use one (``values``:
       ``hash``, ``used_ms``; a code used already is refused);
@@ -154,6 +187,7 @@ class StaffWrite:
     op: str
     values: dict[str, Any] = field(default_factory=dict)
     row_id: int = 0  # an inserted row's id, once written
+    generation: int = 0  # an updated account's generation, once written
 
     def write(self, db: sqlite3.Connection) -> None:
         _one(db, self)
@@ -161,7 +195,7 @@ class StaffWrite:
 
 _ACTIVITY_KEYS = (
     "wall_ms", "mono_ms", "boot", "who", "role", "address", "device", "action", "what",
-    "table_id", "session_id", "result", "why",
+    "table_id", "session_id", "result", "why", "tried",
 )  # fmt: skip
 
 
@@ -174,10 +208,13 @@ def _insert(db: sqlite3.Connection, table: str, values: dict[str, Any]) -> int:
     return int(cur.lastrowid or 0)
 
 
-def _update(db: sqlite3.Connection, table: str, key: str, values: dict[str, Any]) -> int:
-    rest = [k for k in values if k != key]
+def _update(
+    db: sqlite3.Connection, table: str, key: str, values: dict[str, Any], also: str = ""
+) -> int:
+    rest = [k for k in values if k != key and k != "generation"]
+    sets = [f"{k} = ?" for k in rest] + ([also] if also else [])
     cur = db.execute(
-        f"UPDATE {table} SET {', '.join(f'{k} = ?' for k in rest)} WHERE {key} = ?",
+        f"UPDATE {table} SET {', '.join(sets)} WHERE {key} = ?",
         [values[k] for k in rest] + [values[key]],
     )
     return cur.rowcount
@@ -197,8 +234,14 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
     elif w.op == "account":
         if v.get("id") is None:
             w.row_id = _insert(db, "staff_accounts", {k: x for k, x in v.items() if k != "id"})
-        elif _update(db, "staff_accounts", "id", v) != 1:
-            raise sqlite3.IntegrityError(f"there is no account {v['id']}")
+        else:
+            # Every change of an account is a new generation of its
+            # credentials: the sign-ins made with the one before end.
+            also = "generation = generation + 1"
+            if _update(db, "staff_accounts", "id", v, also) != 1:
+                raise sqlite3.IntegrityError(f"there is no account {v['id']}")
+            row = db.execute("SELECT generation FROM staff_accounts WHERE id = ?", (v["id"],))
+            w.generation = int(row.fetchone()[0])
         _bump(db)
     elif w.op == "token":
         if "revoked_ms" in v:
@@ -213,6 +256,12 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
                 "WHERE hash = ? AND ended_ms IS NULL",
                 (v["ended_ms"], v.get("ended_why"), v["hash"]),
             )
+        elif "ended_ms" in v and v.get("everyone"):  # every sign-in there is
+            db.execute(
+                "UPDATE staff_sessions SET ended_ms = ?, ended_why = ? WHERE ended_ms IS NULL",
+                (v["ended_ms"], v.get("ended_why")),
+            )
+            _bump(db)  # a running daemon drops them too (baulk users sign-out-all)
         elif "ended_ms" in v:  # every sign-in of an account
             db.execute(
                 "UPDATE staff_sessions SET ended_ms = ?, ended_why = ? "

@@ -19,10 +19,16 @@ state-changing request then gets its row in the activity log
 handler learns who acted; :func:`signed_in` tells the connection guard a
 signed-in member of staff from a stranger, cheaply.
 
+A sign-in holds only while the credential it was made with does
+(host/staff/registry.py): each request that carries a credential first
+reads what ``baulk users`` changed in the file, so a reset, a disable, a
+revoked token or "sign everyone out" holds for the very next request.
+
 Nothing a client sends can make the check raise: a header or a body in any
 encoding, of any type or size, is a wrong credential or a 400.  Guessing is
 capped before anything is checked (throttle.py); argon2 runs on one thread
-of its own, off the event loop.
+of its own, off the event loop.  What strangers do is logged under one cap
+(host/staff/activity.py ``QuietRefusals``), whatever the route or the name.
 """
 
 from __future__ import annotations
@@ -73,6 +79,7 @@ ACTOR: web.RequestKey[Actor | None] = web.RequestKey("actor")  # once the gate k
 TRIED: web.RequestKey[str | None] = web.RequestKey("tried")  # the name a sign-in tried
 PAUSE_S = 0.5  # a 429 of the guessing cap waits this long before it is sent
 SAVE_WAIT_S = 5.0  # how long a change waits for the store before it is refused
+SUM_EVERY_S = 5.0  # how often the strangers' minutes over are summed up in the log
 OPERATOR_KEY = "operator-token"  # the guessing cap's key for the operator token
 SWITCHED_OFF = "operator actions are switched off: set operator_token in the config or BAULK_TOKEN"
 
@@ -105,7 +112,7 @@ def registry_for(app: web.Application) -> Registry:
         return await asyncio.get_running_loop().run_in_executor(_HASHING, work)
 
     clock = getattr(getattr(daemon, "sessions", None), "clock", None)
-    registry = Registry(save, clock, offload)
+    registry = Registry(save, clock, offload, daemon.config.operator_token)
     registry.load(db)
     return registry
 
@@ -115,9 +122,9 @@ def _seen(receipt: asyncio.Future[None]) -> None:
         receipt.exception()  # the committer has logged it; nobody else waits on it
 
 
-def _log_row(request: web.Request, row: StaffWrite) -> None:
+def _log_row(app: web.Application, row: StaffWrite) -> None:
     """Hand an activity row to the store's writer; never waits, never raises."""
-    committer = getattr(request.app[DAEMON_KEY], "committer", None)
+    committer = getattr(app[DAEMON_KEY], "committer", None)
     if committer is not None:
         # Not awaited: a refused row is logged once by the committer, and the
         # request's answer never waits on the log.
@@ -174,7 +181,7 @@ async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, s
         wait = guessing.waiting(OPERATOR_KEY, PASSWORD)
         return await _held(wait, "operator token") if wait > 0 else _operator()
     found = staff.token(token) if token else None
-    if found is not None:
+    if found is not None:  # looked up at each request: a revoked one is refused at once
         return Actor(found.name, found.role, found.tables, "token", None)
     if operator is None and not staff.tokens:
         return 403, SWITCHED_OFF
@@ -253,8 +260,12 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
     changing = method not in role_table.SAFE_METHODS
     staff = request.app[STAFF_KEY]
     db = getattr(request.app[DAEMON_KEY].reader, "db", None)
-    if db is not None:  # what baulk users changed in the file (once a second at most)
-        staff.reload_if_changed(db, time.monotonic())
+    if db is not None:
+        # What baulk users changed in the file: at once for a request with a
+        # credential (a disabled account's next request is refused), once a
+        # second at most for the rest.
+        credential = "Authorization" in request.headers or cookies.SESSION_COOKIE in request.cookies
+        staff.reload_if_changed(db, time.monotonic(), force=credential)
     if pattern is None or (rule is None and not changing):
         response: web.StreamResponse = await handler(request)
         return response
@@ -309,13 +320,13 @@ def _audit(request: web.Request, pattern: str | None, status: int, why: str | No
         at = clock.now()
         a = actor(request)
         tried = request.get(TRIED)
-        if a is None and tried is None:
-            quiet = request.app[QUIET_KEY]
-            log_it, left = quiet.admit(at.mono_ms)
-            if left:
-                _log_row(request, _summary_row(at, left))
-            if not log_it:
-                return
+        strangers = request.app[QUIET_KEY]
+        for row in strangers.due(at.mono_ms):  # the minutes over, summed up
+            _log_row(request.app, row)
+        # A stranger: no credential held, whatever the route and the name
+        # tried; one cap for all of them (host/staff/activity.py).
+        if a is None and not strangers.admit(at, tried, request.remote, status == 429):
+            return
         body = request.get(BODY_KEY)
         session = request.match_info.get("session")
         entry = activity.Entry(
@@ -331,25 +342,47 @@ def _audit(request: web.Request, pattern: str | None, status: int, why: str | No
             activity.result_of(status),
             why,
         )
-        _log_row(request, entry.write())
+        _log_row(request.app, entry.write())
     except Exception:  # the log must never stop the request it records
         log.exception("the activity log could not take a row")
 
 
-def _summary_row(at: Any, left: int) -> StaffWrite:
-    return activity.Entry(
-        at,
-        None,
-        None,
-        None,
-        None,
-        "refusals",
-        f"{left} more requests refused without a sign-in in the minute before",
-        None,
-        None,
-        "refused",
-        f"not logged one by one (at most {activity.QUIET_MOST} a minute)",
-    ).write()
+def _sum_up(app: web.Application, everything: bool = False) -> None:
+    """Write the strangers' minutes over, summed up (``everything``: the
+    minute not over too, at shutdown)."""
+    strangers = app[QUIET_KEY]
+    rows = strangers.drain() if everything else strangers.due(app[STAFF_KEY].clock.mono_ms())
+    for row in rows:
+        _log_row(app, row)
+
+
+async def _summing(app: web.Application) -> None:
+    while True:
+        await asyncio.sleep(SUM_EVERY_S)
+        try:
+            _sum_up(app)
+        except Exception:  # the log must never stop the daemon
+            log.exception("the activity log could not sum up the strangers' minute")
+
+
+_SUMMING: web.AppKey[asyncio.Task[None]] = web.AppKey("activity_summing")
+
+
+async def _on_start(app: web.Application) -> None:
+    # Sign-ins the config or the file ended while the daemon was stopped
+    # (the operator token changed or taken out, an account changed).
+    await app[STAFF_KEY].end_stale()
+    app[_SUMMING] = asyncio.get_running_loop().create_task(_summing(app), name="activity-sums")
+
+
+async def _on_stop(app: web.Application) -> None:
+    task = app.get(_SUMMING)
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    with contextlib.suppress(Exception):
+        _sum_up(app, everything=True)
 
 
 # ---------------------------------------------------------------------- the sign-in
@@ -402,7 +435,10 @@ async def _sign_in_account(
         return 401, f"the name or {secret_word.lower()} is wrong"
     if not with_pin:
         guessing.clear(f"pin:{account.id}")  # the password unlocks a locked PIN
-    return Actor(account.name, account.role, account.tables, "session", account.id)
+    # The account as its secret was checked: a change meanwhile ends this sign-in.
+    return Actor(
+        account.name, account.role, account.tables, "session", account.id, account.generation
+    )
 
 
 async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[int, str]:
@@ -444,7 +480,9 @@ async def _sign_in_code(request: web.Request, given: object) -> Actor | tuple[in
         return 401, "that sign-in code is wrong, used already or out of date"
     request[TRIED] = account.name
     request.app[THROTTLE_KEY].clear(f"pin:{account.id}")  # as the password does
-    return Actor(account.name, account.role, account.tables, "session", account.id)
+    return Actor(
+        account.name, account.role, account.tables, "session", account.id, account.generation
+    )
 
 
 async def console_sign_in(request: web.Request) -> web.Response:
@@ -546,6 +584,8 @@ async def console_sign_out(request: web.Request) -> web.Response:
 def add_routes(app: web.Application) -> None:
     app[STAFF_KEY] = registry_for(app)
     app[QUIET_KEY] = activity.QuietRefusals()
+    app.on_startup.append(_on_start)
+    app.on_cleanup.append(_on_stop)
     r = app.router
     r.add_get("/console/session", console_state)
     r.add_post("/console/signin", console_sign_in)

@@ -301,6 +301,8 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
         JDAY,
         query("table", TABLE_ID),
         query("who", {"type": "string", "maxLength": 40}),
+        query("limit", {"type": "integer", "minimum": 1, "maximum": 1000}),
+        query("before", {"type": "integer", "minimum": 1}),
         LANG,
     ]
     money_body = obj(  # a correction, or a refund
@@ -655,6 +657,13 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                 ("name", "role"),
                 closed=True,
             ),
+        ),
+        ("POST", "/api/staff/sign-out-all"): op(
+            "sign everyone out (the caller too); named API tokens stay",
+            STAFF,
+            ok(obj({"signed_out": INT}, ("signed_out",))),
+            [LANG],
+            obj({"confirm": {"const": True}}, ("confirm",), closed=True),
         ),
         ("POST", "/api/staff/tokens/{token}/revoke"): op(
             "revoke a named API token", STAFF, ok(OBJ), [path_param("token"), LANG]

@@ -291,6 +291,35 @@ _RULES: list[tuple[str, str]] = [
         "نام حداکثر {n} نویسه است",
     ),
     (
+        r"the account changed while signing in: sign in again",
+        "حساب در میانه‌ی ورود تغییر کرد: دوباره وارد شوید",
+    ),
+    (
+        r"give confirm: true to sign everyone out",
+        "برای بیرون بردن همه از ورودشان، تأیید لازم است",
+    ),
+    (
+        r"before must be the id of a row of the log",
+        "«پیش از» باید شناسه‌ی یکی از ردیف‌های گزارش کارها باشد",
+    ),
+    # the activity log's summing-up of what strangers did (host/staff/activity.py)
+    (
+        r"(?P<n>\d+) more attempts in this minute, (?P<held>\d+) held back, "
+        r"from (?P<m>\d+) addresses: not logged one by one",
+        "{n} تلاش دیگر در این دقیقه، {held} تا نگه‌داشته با سقف حدس‌زدن، از {m} نشانی: "
+        "یک‌به‌یک ثبت نشد",
+    ),
+    (
+        r"(?P<n>\d+) more attempts under other names in this minute, (?P<held>\d+) held back, "
+        r"from (?P<m>\d+) addresses: not logged one by one",
+        "{n} تلاش دیگر با نام‌های دیگر در این دقیقه، {held} تا نگه‌داشته با سقف حدس‌زدن، "
+        "از {m} نشانی: یک‌به‌یک ثبت نشد",
+    ),
+    (
+        r"not logged one by one \(at most (?P<n>\d+) a minute\)",
+        "یک‌به‌یک ثبت نشد (حداکثر {n} در دقیقه)",
+    ),
+    (
         r"no device keys to check with: set \[verify\] keys to a folder of TABLE\.key files",
         "کلید دستگاه‌ها برای بررسی در دست نیست: پوشه‌ی کلیدها را در پیکربندی بدهید",
     ),
@@ -517,6 +546,7 @@ _CONVERT: dict[str, Callable[[str], str]] = {
     "id": isolate,
     "text": isolate,
     "m": lambda v: digits(v, "fa"),
+    "held": lambda v: digits(v, "fa"),
     "field": lambda v: _FIELD_FA.get(v) or isolate(v),
     "role": lambda v: ROLE_FA.get(v) or isolate(v),
     "roles": _roles,

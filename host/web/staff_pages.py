@@ -1,5 +1,6 @@
 """The owner's pages and their API (docs/API.md, "Staff"): the users and
-the API tokens, the activity log (by day, table and person, and as CSV), and
+the API tokens, "sign everyone out", the activity log (by day, table and
+person, the newest rows first a page at a time, and every row as CSV), and
 the check of a day's takings against the tables' signed record.  Every API
 route here is the owner's (host/staff/roles.py); the pages are static
 shells that sign in through the console's form.
@@ -16,6 +17,7 @@ from baulk.host.club import daily, views
 from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
+from baulk.host.web import console_session as cookies
 from baulk.host.web.auth import STAFF_KEY, actor, who
 from baulk.host.web.http import (
     DAEMON_KEY,
@@ -33,6 +35,9 @@ PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
 _USER_KEYS = {"name", "role", "password", "pin", "tables"}
 _CHANGE_KEYS = {"disabled", "password", "pin", "role", "tables"}
 _TOKEN_KEYS = {"name", "role", "tables"}
+PAGE_ROWS = 200  # the activity page's rows at a time, unless ?limit= says
+PAGE_MOST = 1000
+CSV_PART = 2000  # rows read and sent at a time: a long day's CSV never holds the loop
 
 
 def _unknown(data: dict[str, Any], allowed: set[str]) -> str | None:
@@ -153,6 +158,27 @@ async def revoke_token(request: web.Request) -> web.Response:
     return json_response(t.public())
 
 
+async def sign_out_all(request: web.Request) -> web.Response:
+    """End every sign-in there is, the caller's too (the owner's "sign
+    everyone out", after a phone is lost or a secret leaked); named API
+    tokens stay.  The body must say ``{"confirm": true}``: an empty POST
+    changes nothing."""
+    data = await _body(request, {"confirm"})
+    if isinstance(data, web.Response):
+        return data
+    lang = lang_of(request)
+    if data.get("confirm") is not True:
+        return error(400, "give confirm: true to sign everyone out", lang)
+    try:
+        ended = await request.app[STAFF_KEY].sign_out_all(f"{who(request)} signed everyone out")
+    except StaffError as e:
+        return error(e.status, e.text, lang)
+    response = json_response({"signed_out": ended})
+    config = request.app[DAEMON_KEY].config
+    cookies.clear_cookie(response, cookies.SESSION_COOKIE, config.tls)
+    return response
+
+
 # ---------------------------------------------------------------------- the day
 def _day(request: web.Request) -> date | web.Response:
     daemon = request.app[DAEMON_KEY]
@@ -160,7 +186,26 @@ def _day(request: web.Request) -> date | web.Response:
     return query_day(request, today)
 
 
+def _page_query(request: web.Request) -> tuple[int, int | None] | str:
+    """``limit`` and ``before`` (a row id: the page after the one that
+    ended there), or why not."""
+    try:
+        limit = int(request.query.get("limit", str(PAGE_ROWS)))
+    except ValueError:
+        return "limit must be an integer"
+    if not 1 <= limit <= PAGE_MOST:
+        return "limit must be 1..1000"
+    text = request.query.get("before")
+    before = path_id(text) if text else None
+    if text and before is None:
+        return "before must be the id of a row of the log"
+    return limit, before
+
+
 async def activity_log(request: web.Request) -> web.StreamResponse:
+    """A day's log as JSON, the newest rows first, ``limit`` at a time
+    (``before``: the id the last page ended at, ``next`` in the answer); or
+    as CSV, every row of the day, oldest first."""
     lang = lang_of(request)
     day = _day(request)
     if isinstance(day, web.Response):
@@ -173,15 +218,19 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
         return error(400, "table must be a table id", lang)
     if person is not None and len(person) > 40:
         return error(400, "who must be a name of at most 40 characters", lang)
+    paging = _page_query(request)
+    if isinstance(paging, str):
+        return error(400, paging, lang)
+    limit, before = paging
+    db = daemon.reader.db
     lo, hi = daily.day_bounds(day, billing)
-    rows = staff_queries.activity(daemon.reader.db, lo, hi, table, person)
     if request.match_info.get("fmt") == "csv":
-        return web.Response(
-            text=activity.to_csv(rows, billing.timezone, lang),
-            content_type="text/csv",
-            charset="utf-8",
-            headers={"Content-Disposition": f'attachment; filename="activity-{day}.csv"'},
-        )
+        return await _csv(request, day, lo, hi, table, person)
+    rows = staff_queries.activity(
+        db, lo, hi, table, person, most=limit + 1, before=before, newest_first=True
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
         r["why_text"] = localise(r["why"], lang) if r["why"] else None
@@ -190,10 +239,44 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
             "day": day.isoformat(),
             "label": views.day_label(day, lang),
             "rows": rows,
-            "people": sorted({r["who"] for r in rows if r["who"]}),
+            "count": staff_queries.activity_count(db, lo, hi, table, person),
+            "next": rows[-1]["id"] if more else None,
+            "people": staff_queries.activity_people(db, lo, hi),
             "tables": daemon.table_ids(),
         }
     )
+
+
+async def _csv(
+    request: web.Request, day: date, lo: int, hi: int, table: str | None, person: str | None
+) -> web.StreamResponse:
+    """Every row of the day, read and sent CSV_PART at a time."""
+    from baulk.host.web.app import SECURITY_HEADERS  # the app imports this module
+
+    daemon = request.app[DAEMON_KEY]
+    tz, lang = daemon.config.billing.timezone, lang_of(request)
+    response = web.StreamResponse(
+        headers={
+            **SECURITY_HEADERS,  # sent with the head, before the app's middleware sees it
+            "Content-Type": "text/csv; charset=utf-8",
+            "Content-Disposition": f'attachment; filename="activity-{day}.csv"',
+        }
+    )
+    await response.prepare(request)
+    after: int | None = None
+    head = True
+    while True:
+        rows = staff_queries.activity(
+            daemon.reader.db, lo, hi, table, person, most=CSV_PART, after=after
+        )
+        if rows or head:
+            await response.write(activity.to_csv(rows, tz, lang, head).encode("utf-8"))
+        head = False
+        if len(rows) < CSV_PART:
+            break
+        after = rows[-1]["id"]
+    await response.write_eof()
+    return response
 
 
 async def verify_day(request: web.Request) -> web.Response:
@@ -223,6 +306,7 @@ def add_routes(app: web.Application) -> None:
     r.add_get("/api/staff/tokens", tokens)
     r.add_post("/api/staff/tokens", add_token)
     r.add_post("/api/staff/tokens/{token}/revoke", revoke_token)
+    r.add_post("/api/staff/sign-out-all", sign_out_all)
     r.add_get("/api/staff/activity", activity_log)
     r.add_get(r"/api/staff/activity.{fmt:(json|csv)}", activity_log)
     r.add_get("/api/staff/verify", verify_day)

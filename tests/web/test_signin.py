@@ -275,7 +275,9 @@ def test_the_log_keeps_secrets_out_and_a_flood_in_bounds(staffed: DaemonThread) 
     text = repr(rows)
     assert PASSWORD not in text and "wrong one!" not in text and TOKEN not in text
     failed = [r for r in rows if r["action"] == "sign-in" and r["result"] == "refused"]
-    assert failed[0]["who"] == "Dina" and failed[0]["why"] == "the name or password is wrong"
+    # a name only tried is kept as tried, never as Dina's own action
+    assert (failed[0]["who"], failed[0]["tried"]) == (None, "Dina")
+    assert failed[0]["why"] == "the name or password is wrong"
     assert '"password":"***"' in failed[0]["what"]
     anonymous = [r for r in rows if r["who"] is None and r["action"] != "refusals"]
     assert len(anonymous) <= activity.QUIET_MOST

@@ -1,9 +1,11 @@
 // The owner's pages (<body data-page="staff|activity">): the accounts and
-// API tokens, the check of a day's takings against the tables, and the
-// activity log by day, table and person.  Names, reasons and anything a
+// API tokens, "sign everyone out", the check of a day's takings against the
+// tables, and the activity log by day, table and person, the newest rows
+// first, a page at a time.  A name a stranger only tried is shown as tried,
+// never as that person's own action.  Names, reasons and anything a
 // person typed are drawn as text, isolated (<bdi>).  Dates come from the
 // server in the page's language (Solar Hijri, Persian digits in Persian).
-import { LANG, bdi, byId, el, has, params, person, setKids, setupPage, t } from "./i18n.js";
+import { LANG, bdi, byId, el, has, params, person, setKids, setupPage, t, tn } from "./i18n.js";
 import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
 setupPage();
@@ -171,6 +173,18 @@ function initStaff() {
     loadTokens();
   });
   byId("verify").addEventListener("submit", verifyDay);
+  // Every sign-in ends, on every phone, this one too: after a phone is lost
+  // or a password leaked.  API tokens are not sign-ins: revoke them above.
+  byId("sign-out-all").addEventListener("click", async () => {
+    if (!window.confirm(t("staff_sign_out_all_confirm"))) return;
+    try {
+      await api("/api/staff/sign-out-all", { confirm: true });
+    } catch (e) {
+      return;
+    }
+    showState(null);
+    showError(t("staff_signed_out_all"));
+  });
 }
 
 function loadStaff() {
@@ -205,19 +219,26 @@ function query() {
   return q.toString();
 }
 
-async function loadActivity() {
+let shown = 0;
+
+// One page of the log (the newest first): a new day or filter starts again,
+// "Older rows" adds the next page below.
+async function loadActivity(event, before) {
   let data;
-  try { data = await api("/api/staff/activity?" + query()); } catch (e) { return; }
+  const page = before ? "&before=" + before : "";
+  try { data = await api("/api/staff/activity?" + query() + page); } catch (e) { return; }
   byId("day-label").textContent = data.label;
   document.body.dataset.day = data.day;
   options("table", data.tables, "staff_all_tables");
   options("person", data.people, "activity_everyone");
-  setKids("rows", data.rows.map((r) => {
+  const rows = data.rows.map((r) => {
     const tr = el("tr", "row " + r.result);
     tr.dataset.result = r.result;
     const who = el("span");
     if (r.who) who.append(person(r.who));
     if (r.role) who.append(" (" + t("role_" + r.role) + ")");
+    // a stranger's attempt with a name: the name tried, never the person
+    if (!r.who && r.tried) who.append(...tn("activity_tried", { name: r.tried }));
     const from = el("span");
     if (r.address) from.append(name(r.address));
     if (r.device) {
@@ -228,8 +249,14 @@ async function loadActivity() {
     tr.append(cell(r.when), cell(who), cell(actionText(r.action)), cell(r.table_id ? name(r.table_id) : ""),
       cell(t("result_" + r.result)), cell(r.why_text ? name(r.why_text) : ""), cell(from));
     return tr;
-  }));
-  byId("none").hidden = data.rows.length > 0;
+  });
+  if (before) byId("rows").append(...rows); else setKids("rows", rows);
+  shown = (before ? shown : 0) + rows.length;
+  byId("shown").textContent = data.count ? t("activity_shown", { shown, n: data.count }) : "";
+  const older = byId("older");
+  older.hidden = data.next === null;
+  older.dataset.before = data.next === null ? "" : String(data.next);
+  byId("none").hidden = shown > 0;
   document.body.dataset.version = String(Number(document.body.dataset.version || 0) + 1);
 }
 
@@ -250,6 +277,7 @@ async function downloadCsv() {
 function initActivity() {
   if (params.get("date")) byId("day").value = params.get("date");
   for (const id of ["day", "table", "person"]) byId(id).addEventListener("change", loadActivity);
+  byId("older").addEventListener("click", () => loadActivity(null, byId("older").dataset.before));
   byId("csv").addEventListener("click", downloadCsv);
 }
 

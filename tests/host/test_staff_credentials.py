@@ -1,0 +1,141 @@
+"""What binds a sign-in to its credential, without a daemon: a store made by
+an older baulk is migrated when opened (its sign-ins, which carry no
+credential, end; its activity rows read a tried name as tried); a sign-in
+is checked against its account's generation and the operator token itself,
+not against a list of sign-ins someone remembered to end; and a change made
+while a password is being checked ends the sign-in it was checked for."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from baulk.host.staff.registry import Registry, StaffError, digest, operator_credential
+from baulk.host.staff.roles import Actor
+from baulk.host.store import StaffWrite, Store, staff_queries
+
+# The staff's tables as a store made before sign-ins were bound to their
+# credential (and tried names kept apart) has them.
+OLD_TABLES = """
+CREATE TABLE staff_accounts (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, name_key TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL, tables TEXT, password TEXT, pin TEXT,
+    disabled INTEGER NOT NULL DEFAULT 0, created_ms INTEGER NOT NULL,
+    changed_ms INTEGER NOT NULL, changed_by TEXT
+);
+CREATE TABLE staff_sessions (
+    id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, account_id INTEGER,
+    name TEXT NOT NULL, role TEXT NOT NULL, tables TEXT, csrf TEXT NOT NULL,
+    created_ms INTEGER NOT NULL, expires_ms INTEGER NOT NULL, address TEXT,
+    device TEXT, ended_ms INTEGER, ended_why TEXT
+);
+CREATE TABLE staff_activity (
+    id INTEGER PRIMARY KEY, wall_ms INTEGER NOT NULL, mono_ms INTEGER NOT NULL,
+    boot TEXT NOT NULL, who TEXT, role TEXT, address TEXT, device TEXT,
+    action TEXT NOT NULL, what TEXT NOT NULL, table_id TEXT, session_id INTEGER,
+    result TEXT NOT NULL, why TEXT
+);
+INSERT INTO staff_accounts VALUES (1, 'Dina', 'dina', 'desk', NULL, NULL, NULL, 0, 1, 1, NULL);
+INSERT INTO staff_sessions (hash, account_id, name, role, csrf, created_ms, expires_ms)
+    VALUES ('h1', 1, 'Dina', 'desk', 'c', 1, 9e15), ('h2', NULL, 'operator', 'owner', 'c', 1, 9e15);
+INSERT INTO staff_activity (wall_ms, mono_ms, boot, who, role, action, what, result, why)
+    VALUES (5, 5, 'b', 'Dina', NULL, 'sign-in', 'POST /console/signin', 'refused', 'wrong'),
+           (6, 6, 'b', 'Dina', 'desk', 'sign-in', 'POST /console/signin', 'done', NULL),
+           (7, 7, 'b', 'shell', NULL, 'user add', 'baulk users add Dina', 'done', NULL);
+"""
+
+
+def test_an_older_store_is_migrated_and_its_sign_ins_end(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(OLD_TABLES)
+    db.close()
+    store = Store(path)  # opened by this baulk: the columns are added
+    try:
+        have = {r[1] for r in store.db.execute("PRAGMA table_info(staff_sessions)")}
+        assert {"generation", "credential"} <= have
+        registry = Registry(None, operator="a token")
+        registry.load(store.db)
+        assert registry.sessions == {}  # neither carries the credential it was made with
+        assert sorted(why for _, why in registry.stale) == [
+            "the account's password, PIN, role or tables changed",
+            "the operator token changed",
+        ]
+        assert registry.accounts[1].generation == 0
+        rows = staff_queries.activity(store.db, 0, 10)
+        assert [(r["who"], r["tried"]) for r in rows] == [
+            (None, "Dina"),  # a stranger's attempt, never Dina's own action
+            ("Dina", None),
+            ("shell", None),
+        ]
+        assert staff_queries.activity_people(store.db, 0, 10) == ["Dina", "shell"]
+        assert [r["id"] for r in staff_queries.activity(store.db, 0, 10, who="dina")] == [2]
+    finally:
+        store.close()
+
+
+def _session(store: Store, hashed: str, account: int | None, generation: int | None,
+             credential: str | None) -> None:  # fmt: skip
+    store.db.execute(
+        "INSERT INTO staff_sessions (hash, account_id, name, role, csrf, created_ms, expires_ms, "
+        "generation, credential) VALUES (?, ?, 'x', 'owner', 'c', 1, 9e15, ?, ?)",
+        (hashed, account, generation, credential),
+    )
+
+
+def test_a_sign_in_holds_only_with_its_credential(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite")
+    try:
+        store.db.execute(
+            "INSERT INTO staff_accounts (id, name, name_key, role, created_ms, changed_ms) "
+            "VALUES (1, 'Omid', 'omid', 'owner', 1, 1)"
+        )
+        _session(store, "a", 1, 0, None)
+        _session(store, "b", None, None, operator_credential("b", "the token"))
+
+        def live(operator: str | None) -> set[str]:
+            registry = Registry(None, operator=operator)
+            registry.load(store.db)
+            return set(registry.sessions)
+
+        assert live("the token") == {"a", "b"}
+        assert live("the new token") == {"a"}  # rotated
+        assert live(None) == {"a"}  # taken out of the config
+        # The account moved on (a restored store, or any writer that did not
+        # end its sign-ins): the generation alone ends them.
+        store.db.execute("UPDATE staff_accounts SET generation = 1 WHERE id = 1")
+        assert live("the token") == {"b"}
+        # the keyed hash is no copy of the token, and differs by sign-in
+        assert "the token" not in (operator_credential("b", "the token") or "")
+        assert operator_credential("b", "t") != operator_credential("c", "t")
+    finally:
+        store.close()
+
+
+def test_a_change_while_the_password_is_checked_ends_that_sign_in() -> None:
+    saved: list[StaffWrite] = []
+
+    async def save(w: StaffWrite) -> bool:
+        saved.append(w)
+        w.generation = 1 if w.op == "account" else 0
+        return True
+
+    async def run() -> None:
+        registry = Registry(save, operator="t")
+        a = await registry.add("Dina", "desk", pin="2468", by="test")
+        checked = Actor(a.name, a.role, a.tables, "session", a.id, a.generation)
+        await registry.change("Dina", "test", pin="1357")  # while hers was being checked
+        with pytest.raises(StaffError, match="changed while signing in"):
+            await registry.sign_in(checked, 12, None, None)
+        again = registry.account("Dina")
+        assert again is not None and again.generation == 1
+        secret, s = await registry.sign_in(
+            Actor(again.name, again.role, again.tables, "session", again.id, again.generation),
+            12, None, None,
+        )  # fmt: skip
+        assert registry.session(secret) is s and s.hash == digest(secret)
+
+    asyncio.run(run())

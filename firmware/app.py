@@ -240,14 +240,6 @@ class Health:
             else:
                 i += 1
 
-    def menu(self):
-        """The MENU and the flows it opens (menu.py, which the keypad's flow
-        runs): loaded when the referee opens it, and out of the heap again
-        once the handset is back at play (keypad_flow.py)."""
-        from . import menu
-
-        return menu
-
     def disagree(self, kind, pocket, ball, k):
         """The sensor at `pocket` (7: not known) read `ball`, the referee
         keyed `k` (-1: none); the host's log overrides this."""
@@ -323,6 +315,14 @@ class App:
         self.was_up = False
         self.last_colour = (-1, 0)  # (ball, confidence) of the latest reading
         self.fault_at = -_FAULT_MS  # when the last fault went to the host
+
+    def menu(self):
+        """The MENU and the flows it opens (menu.py, which the keypad's flow
+        runs): loaded when the referee opens it, and out of the heap again
+        once the handset is back at play (keypad_flow.py)."""
+        from . import menu
+
+        return menu
 
     # -- time ------------------------------------------------------------------
     def t(self):

@@ -115,10 +115,12 @@ def _store(args: argparse.Namespace, key: bytes) -> list[Verdict]:
         raise LedgerError(f"no store at {path}")
     reader = StoreReader(path)
     try:
-        ids = args.match or [m["match_id"] for m in reader.matches(limit=1_000_000)]
-        if not ids:
-            raise LedgerError(f"{path} holds no match")
-        return [verify_store(reader, match_id, key) for match_id in ids]
+        # One moment for the whole run, however the tables play on meanwhile.
+        with reader.snapshot():
+            ids = args.match or [m["match_id"] for m in reader.matches(limit=1_000_000)]
+            if not ids:
+                raise LedgerError(f"{path} holds no match")
+            return [verify_store(reader, match_id, key) for match_id in ids]
     finally:
         reader.close()
 
@@ -163,9 +165,10 @@ def _day(args: argparse.Namespace) -> int:
         return 2
     reader = StoreReader(path)
     try:
-        result = takings.check_day(
-            reader, cfg.billing if cfg else Billing(), day, keys, VenueClock().now()
-        )
+        with reader.snapshot():  # the day's bills and their events at one moment
+            result = takings.check_day(
+                reader, cfg.billing if cfg else Billing(), day, keys, VenueClock().now()
+            )
     finally:
         reader.close()
     if args.json:

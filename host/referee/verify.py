@@ -173,12 +173,15 @@ def check_chain(
     last: int,
     verdict: Verdict,
     frame_ends: Iterable[int] = (),
+    on_its_way: int | None = None,
 ) -> set[int]:
     """Walk the chain over ``events`` from checkpoint to checkpoint; add what
     does not hold to ``verdict``.  ``first``..``last`` are the seqs that must be
     covered; ``frame_ends`` the seqs of the events that ended a frame, each of
-    which the device signed with a checkpoint.  Returns the seqs of the events
-    proven to be the device's."""
+    which the device signed with a checkpoint, its very next record.  A frame
+    end at ``on_its_way`` (the newest record a live store holds) may have its
+    checkpoint on its way: not signed *yet*, uncovered rather than unsigned.
+    Returns the seqs of the events proven to be the device's."""
     good: list[LedgerCheckpoint] = []
     for cp in sorted(checkpoints, key=lambda c: (c.at, c.seq)):
         if not hmac.compare_digest(mac_of(key, cp.at, cp.boot, cp.head, cp.marks), cp.mac):
@@ -217,7 +220,11 @@ def check_chain(
         prev_at, prev_head = cp.at, cp.head
     verdict.events = len([s for s in proven if first <= s <= last])
     rest = [e.seq for e in events if e.seq > prev_at and e.seq <= last]
-    unsigned = sorted(s for s in frame_ends if s > prev_at and first <= s <= last)
+    unsigned = sorted(
+        s
+        for s in frame_ends
+        if s > prev_at and first <= s <= last and (on_its_way is None or s < on_its_way)
+    )
     for seq in unsigned:
         verdict.findings.append(
             Finding(
@@ -596,7 +603,21 @@ def _short(value: Any) -> str:
 # ---------------------------------------------------------------------- entry points
 def verify_store(reader: StoreReader, match_id: str, key: bytes) -> Verdict:
     """A match's stored events (and the report the store gives of it)
-    against the checkpoints the store holds."""
+    against the checkpoints the store holds, all read at one moment (a
+    match in play goes on being stored meanwhile)."""
+    with reader.snapshot():
+        return _verify_store(reader, match_id, key)
+
+
+def _stored_to(reader: StoreReader, table_id: str) -> int:
+    """The newest seq of the table's device stream the store holds (its
+    ``links`` row, written in the commit that stored it).  The device signs a
+    frame's end in its very next record: while that is the newest, the
+    checkpoint may be on its way (a store read during play)."""
+    return reader.delivered(table_id)
+
+
+def _verify_store(reader: StoreReader, match_id: str, key: bytes) -> Verdict:
     verdict = Verdict(match_id)
     stored = reader.ledger(match_id)
     if stored is None:
@@ -610,7 +631,9 @@ def verify_store(reader: StoreReader, match_id: str, key: bytes) -> Verdict:
            for c in stored["checkpoints"]]  # fmt: skip
     first, last = _match_span(events, match_id)
     again = replay(stored["table"], match_id, events)
-    check_chain(key, events, cps, first, last, verdict, again.frame_ends)
+    ends = again.frame_ends
+    newest = _stored_to(reader, stored["table"])
+    check_chain(key, events, cps, first, last, verdict, ends, on_its_way=newest)
     check_columns(events, verdict)
     # The store's report is made from its projections (frames, breaks, the
     # players' figures, the ball accounting) and the venue's name fix.

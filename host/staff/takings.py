@@ -270,7 +270,9 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
 def check_day(
     reader: StoreReader, billing: Billing, day: date, keys: Keys, now: Stamp
 ) -> dict[str, Any]:
-    checked = [check_bill(reader, b, keys, now) for b in daily.day_bills(reader, billing, day, now)]
+    with reader.snapshot():  # the bills and the events under them at one moment
+        bills_of_day = daily.day_bills(reader, billing, day, now)
+        checked = [check_bill(reader, b, keys, now) for b in bills_of_day]
     counts: dict[str, int] = {}
     for c in checked:
         counts[c["status"]] = counts.get(c["status"], 0) + 1

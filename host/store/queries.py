@@ -4,6 +4,7 @@ MQTT bridge's pump thread each open their own :class:`StoreReader`."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -74,6 +75,24 @@ class StoreReader(SessionReader):
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees the store at one moment, however many
+        queries it takes: one read transaction, which WAL keeps at its
+        moment while the writer commits on (``baulk verify`` compares the
+        events with the report and the projections made of them: read a
+        commit apart, a match in play would differ from itself).  Nested,
+        the outermost holds the moment.  Never held across an await: every
+        other read on this connection would see that moment too."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN DEFERRED")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")  # a read transaction: nothing written, the moment let go
 
     # ------------------------------------------------------------------ device streams
     def delivered(self, table_id: str) -> int:

@@ -37,6 +37,7 @@ from baulk.host.referee.verify import (
     replayed_store,
     verify_store,
 )
+from baulk.host.staff import activity
 from baulk.host.store import StoreReader
 
 COMPARED = ("frames_played", "play_s", "minutes_in_play", "time_total", "frames_total", "charged")
@@ -171,11 +172,24 @@ def _last_t(
     return None
 
 
+# The routes that append a row to bill_corrections (host/web/desk.py): a
+# correction, a refund, and the take-back of either.
+_CORRECTING = (
+    "/api/sessions/{session}/corrections",
+    "/api/sessions/{session}/refunds",
+    "/api/sessions/{session}/corrections/{correction}/reverse",
+)
+
+
 def _corrections_logged(reader: StoreReader, session_id: int) -> int:
+    """The bill's corrections, refunds and take-backs the activity log
+    holds, by the names it gives those routes."""
+    actions = sorted({activity.action_of("POST", route, None) for route in _CORRECTING})
+    marks = ",".join("?" * len(actions))
     row = reader.db.execute(
-        "SELECT count(*) FROM staff_activity WHERE session_id = ? AND action = 'correction' "
+        f"SELECT count(*) FROM staff_activity WHERE session_id = ? AND action IN ({marks}) "
         "AND result = 'done'",
-        (session_id,),
+        (session_id, *actions),
     ).fetchone()
     return int(row[0])
 

@@ -7,6 +7,12 @@ and only then renames it into place.  A store already there is never
 overwritten: it is refused, or with ``force`` moved aside with its WAL files
 and Litestream's state (``<store>.replaced-<time>``).  A store that a process
 still has open (``baulk run``, ``baulk backup``) is refused in every case.
+
+Before a store that opens is replaced, what it holds beyond the copy is
+counted (host/backup/losses.py) and told; when that is more than the tables'
+journals can send again, ``force`` alone is refused too and ``accept_loss``
+is needed.  The revocations, disables and resets the store made since the
+copy are written into the copy before it goes in place.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from baulk.host.backup import litestream, snapshots
+from baulk.host.backup import litestream, losses, snapshots
+from baulk.host.backup.losses import Loss
 from baulk.host.backup.snapshots import BackupError
 from baulk.host.config import BackupConfig
 
@@ -179,26 +186,52 @@ def _read(cfg: BackupConfig, source: Source, target: Path) -> None:
     litestream.restore(binary, source.path, target)
 
 
+class Refused(BackupError):
+    """A restore refused because of the store already there: ``loss`` is
+    what that store holds beyond the copy."""
+
+    def __init__(self, text: str, loss: Loss) -> None:
+        super().__init__(text)
+        self.loss = loss
+
+
+@dataclass(frozen=True)
+class Restored:
+    """A restore done: where it came from, what the store holds now, where
+    the store that was there went, what that one held beyond the copy (None:
+    there was none) and the staff's changes made again in the copy."""
+
+    source: Source
+    summary: Summary
+    aside: Path | None
+    loss: Loss | None
+    reapplied: list[str]
+
+
+def _remove(db: Path) -> None:
+    for suffix in ("", *SIDECARS):
+        db.with_name(db.name + suffix).unlink(missing_ok=True)
+
+
 def restore(
-    cfg: BackupConfig, store: Path, given: Path | None = None, force: bool = False
-) -> tuple[Source, Summary, Path | None]:
-    """The backup back in ``store``'s place: (where it came from, what it
-    holds, where the store that was there went)."""
+    cfg: BackupConfig,
+    store: Path,
+    given: Path | None = None,
+    force: bool = False,
+    accept_loss: bool = False,
+) -> Restored:
+    """The backup back in ``store``'s place.  A store already there needs
+    ``force``, and ``accept_loss`` too when it holds more than the tables'
+    journals can send again (:class:`Refused` says what)."""
     source = find_source(cfg, given)
     if in_use(store):
         raise BackupError(
             f"{store} is open in another process: stop baulk run and baulk backup first"
         )
     present = any(store.with_name(store.name + s).exists() for s in ("", *SIDECARS))
-    if present and not force:
-        raise BackupError(
-            f"there is a store at {store} already; with --force it is moved aside "
-            f"({store.name}.replaced-<time>), never deleted"
-        )
     store.parent.mkdir(parents=True, exist_ok=True)
     fresh = store.with_name(store.name + ".restoring")
-    for suffix in ("", *SIDECARS):
-        fresh.with_name(fresh.name + suffix).unlink(missing_ok=True)
+    _remove(fresh)
     _read(cfg, source, fresh)
     try:
         summary = summarize(fresh)
@@ -209,10 +242,36 @@ def restore(
         _drop_sidecars(fresh)
     if summary.integrity != "ok":
         raise BackupError(f"the restored copy {fresh} does not check out: {summary.integrity}")
+    loss: Loss | None = None
+    reapplied: list[str] = []
+    if present:
+        if store.is_file():
+            loss = losses.compare(store, fresh)
+        else:
+            loss = Loss(unreadable=f"only the WAL files of {store.name} are there")
+        _drop_sidecars(fresh)
+        if not force:
+            _remove(fresh)
+            raise Refused(
+                f"there is a store at {store} already; with --force it is moved aside "
+                f"({store.name}.replaced-<time>), never deleted",
+                loss,
+            )
+        if loss.beyond_journals and not accept_loss:
+            _remove(fresh)
+            raise Refused(
+                f"{store} holds more than the tables' journals can send again (each keeps "
+                f"its {losses.JOURNAL_KEEPS} newest acknowledged events; what only the PC "
+                "knew never comes back): add --accept-loss to --force to restore anyway",
+                loss,
+            )
+        if loss.unreadable is None:
+            reapplied = losses.reapply(fresh, store)
+            _drop_sidecars(fresh)
     aside = _move_aside(store)
     os.replace(fresh, store)
     snapshots.fsync_folder(store.parent)
-    return source, dataclasses.replace(summary, path=str(store)), aside
+    return Restored(source, dataclasses.replace(summary, path=str(store)), aside, loss, reapplied)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,11 @@ host/backup/ that do the work (docs/VENUE.md, "Backups").
 * ``baulk backup --config C --now [--to FILE]``: one consistent copy now;
 * ``baulk backup --config C --check [--json]``: restore the newest backup into
   a scratch file, check it, and set it beside the live store;
-* ``baulk restore --config C [--from PATH] [--to FILE] [--force]``: the backup
-  back in the store's place, with ``baulk run`` and ``baulk backup`` stopped.
+* ``baulk restore --config C [--from PATH] [--to FILE] [--force [--accept-loss]]``:
+  the backup back in the store's place, with ``baulk run`` and ``baulk
+  backup`` stopped; it first says what a store already there holds beyond
+  the backup, and needs ``--accept-loss`` beside ``--force`` when the tables
+  cannot send all of it again.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import TextIO
 
 from baulk.host import config as config_mod
 from baulk.host.backup import litestream, replicate, restore, snapshots
+from baulk.host.backup.losses import Loss
 from baulk.host.backup.snapshots import BackupError
 from baulk.host.cli.service import setup_logging
 
@@ -51,13 +56,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="put the newest backup back in the store's place",
         description="Restore the store from [backup] replica (or --from a replica folder or a "
         "snapshot file). Stop baulk run and baulk backup first; a store already there is "
-        "refused, or with --force moved aside, never deleted. Then start baulk run: the "
-        "tables send again from their journals what the backup had not caught.",
+        "refused, or with --force moved aside, never deleted. It first says what that store "
+        "holds beyond the backup; when that is more than the tables' journals can send again "
+        "(sessions, bills, staff changes, the activity log, or events too old), --force needs "
+        "--accept-loss beside it. Revocations, disables and resets made since the backup are "
+        "made again in it. Then start baulk run: the tables send again from their journals "
+        "what the backup had not caught.",
     )
     r.add_argument("--config", required=True, help="TOML config file with a [backup] section")
     r.add_argument("--from", dest="source", help="a replica folder or a snapshot file")
     r.add_argument("--to", help="the file to write (default: the config's store)")
     r.add_argument("--force", action="store_true", help="move a store already there aside")
+    r.add_argument(
+        "--accept-loss",
+        action="store_true",
+        help="with --force: restore even when the store there holds what no table can send again",
+    )
     r.set_defaults(handler=restore_cmd)
 
 
@@ -156,6 +170,12 @@ def _replicate(cfg: config_mod.Config, bc: config_mod.BackupConfig) -> int:
     return 0
 
 
+def _tell_loss(store: Path, loss: Loss, out: TextIO) -> None:
+    print(f"baulk restore: what the store at {store} holds beyond the backup:", file=out)
+    for line in loss.lines():
+        print(f"  {line}", file=out)
+
+
 def restore_cmd(args: argparse.Namespace) -> int:
     setup_logging(False)
     try:
@@ -163,16 +183,27 @@ def restore_cmd(args: argparse.Namespace) -> int:
     except config_mod.ConfigError as e:
         print(f"baulk restore: {e}", file=sys.stderr)
         return 2
+    if args.accept_loss and not args.force:
+        print("baulk restore: --accept-loss goes with --force", file=sys.stderr)
+        return 2
     target = Path(args.to) if args.to else cfg.store_path
     source = Path(args.source) if args.source else None
     try:
-        found, summary, aside = restore.restore(bc, target, source, args.force)
+        done = restore.restore(bc, target, source, args.force, args.accept_loss)
+    except restore.Refused as e:
+        _tell_loss(target, e.loss, sys.stderr)
+        print(f"baulk restore: refused: {e}", file=sys.stderr)
+        return 1
     except BackupError as e:
         print(f"baulk restore: {e}", file=sys.stderr)
         return 1
-    if aside is not None:
-        print(f"baulk restore: the store that was there is now {aside}")
-    print(f"baulk restore: {target} from {found.describe()}: {summary.line()}")
+    if done.loss is not None:
+        _tell_loss(target, done.loss, sys.stdout)
+    for what in done.reapplied:
+        print(f"baulk restore: made again in the restored store: {what}")
+    if done.aside is not None:
+        print(f"baulk restore: the store that was there is now {done.aside}")
+    print(f"baulk restore: {target} from {done.source.describe()}: {done.summary.line()}")
     print(
         "baulk restore: start baulk run (and baulk backup) again; the tables send what "
         "the backup had not caught from their journals"

@@ -1,9 +1,14 @@
 """The JSON API's reads (docs/API.md): the server, the engine's vocabulary,
 the tables' boards, the matches and their reports (JSON and CSV), and the
-report and result-sheet pages made from the same reports."""
+report and result-sheet pages made from the same reports.
+
+Every one is a public read, served in its turn after the score path
+(host/web/public_reads.py); the match list and the reports are worked out
+off the event loop, once per store version."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -14,48 +19,91 @@ from baulk.host.name_rules import NAME_BYTES
 from baulk.host.referee import reports
 from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
-from baulk.host.web import sheet
+from baulk.host.web import public_reads, sheet
 from baulk.host.web.action_checks import BEST_OF_MAX
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
+from baulk.host.web.public_reads import READS_KEY, Answer, Views, public
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
 
 
-def _report(request: web.Request, ledger: bool = False) -> dict[str, Any] | None:
-    reader = request.app[DAEMON_KEY].reader
-    report = reports.build(reader, request.match_info["match"], ledger=ledger)
+# ---------------------------------------------------------------------- worked out off the loop
+# Each runs in the public reads' worker (host/web/public_reads.py) on its own
+# connection, and gives the answer's bytes; None: there is no such match.
+def _report(views: Views, match_id: str, ledger: bool = False) -> dict[str, Any] | None:
+    reader = views.reader
+    report = reports.build(reader, match_id, ledger=ledger)
     if report is None:
         return None
     return annotated_report(report, reader.name_fix_record(report["match"]["match_id"]))
 
 
-def _table_name(daemon: Daemon, table_id: str) -> str | None:
-    board = daemon.board(table_id)
-    return str(board["name"]) if board is not None else None
+def _json(data: Any) -> Answer:
+    return Answer(json.dumps(data, ensure_ascii=False).encode(), "application/json")
+
+
+def _report_html(
+    views: Views, match_id: str, lang: str, names: tuple[tuple[str, str], ...], sheet_of: bool
+) -> Answer | None:
+    report = _report(views, match_id)
+    if report is None:
+        return None
+    name = dict(names).get(report["match"]["table_id"])
+    if sheet_of:
+        referee = views.reader.referee_of(report["match"]["match_id"])
+        text = sheet.html_page(report, lang, name, referee)
+    else:
+        text = reports.html_page(report, lang, name)
+    return Answer(text.encode(), "text/html")
+
+
+def _report_data(views: Views, match_id: str, fmt: str) -> Answer | None:
+    report = _report(views, match_id, ledger=fmt == "json")
+    if report is None:
+        return None
+    if fmt == "csv":
+        disposition = f'attachment; filename="{report["match"]["match_id"]}.csv"'
+        return Answer(
+            reports.to_csv(report).encode(),
+            "text/csv",
+            headers=(("Content-Disposition", disposition),),
+        )
+    return _json({"schema": SCHEMA_VERSION, "report": report})
+
+
+def _match_list(views: Views, table: str | None, limit: int, skip_empty: bool) -> Answer:
+    reader = views.reader
+    found = [
+        fixed_match(m, reader.name_fix(m["match_id"]))
+        for m in reader.matches(table, limit, skip_empty)
+    ]
+    return _json({"schema": SCHEMA_VERSION, "matches": found})
+
+
+def _table_names(daemon: Daemon) -> tuple[tuple[str, str], ...]:
+    boards = [daemon.board(t) for t in daemon.table_ids()]
+    return tuple((str(b["table"]), str(b["name"])) for b in boards if b is not None)
+
+
+async def _page(request: web.Request, sheet_of: bool) -> web.StreamResponse:
+    match_id, lang = request.match_info["match"], lang_of(request)
+    names = _table_names(request.app[DAEMON_KEY])
+    key = ("sheet" if sheet_of else "report", match_id, lang, names)
+    found = await request.app[READS_KEY].answer(
+        request, key, _report_html, match_id, lang, names, sheet_of
+    )
+    if found is None:
+        raise web.HTTPNotFound(text="no such match")
+    return found.response()
 
 
 async def report_page(request: web.Request) -> web.StreamResponse:
-    report = _report(request)
-    if report is None:
-        raise web.HTTPNotFound(text="no such match")
-    name = _table_name(request.app[DAEMON_KEY], report["match"]["table_id"])
-    return web.Response(
-        text=reports.html_page(report, lang_of(request), name), content_type="text/html"
-    )
+    return await _page(request, sheet_of=False)
 
 
 async def sheet_page(request: web.Request) -> web.StreamResponse:
-    report = _report(request)
-    if report is None:
-        raise web.HTTPNotFound(text="no such match")
-    daemon = request.app[DAEMON_KEY]
-    referee = daemon.reader.referee_of(report["match"]["match_id"])
-    name = _table_name(daemon, report["match"]["table_id"])
-    return web.Response(
-        text=sheet.html_page(report, lang_of(request), name, referee),
-        content_type="text/html",
-    )
+    return await _page(request, sheet_of=True)
 
 
 async def api_root(request: web.Request) -> web.Response:
@@ -112,7 +160,6 @@ async def api_table(request: web.Request) -> web.Response:
 
 
 async def api_matches(request: web.Request) -> web.Response:
-    daemon = request.app[DAEMON_KEY]
     table = request.query.get("table")
     if table is not None and not valid_table_id(table):
         return error(400, "table must be a table id (letters, digits, '-' or '_')")
@@ -125,38 +172,32 @@ async def api_matches(request: web.Request) -> web.Response:
     skip_empty = request.query.get("skip_empty", "0")
     if skip_empty not in ("0", "1"):
         return error(400, "skip_empty must be 0 or 1")
-    reader = daemon.reader
-    found = [
-        fixed_match(m, reader.name_fix(m["match_id"]))
-        for m in reader.matches(table, limit, skip_empty == "1")
-    ]
-    return json_response({"schema": SCHEMA_VERSION, "matches": found})
+    asked = (table, limit, skip_empty == "1")
+    found = await request.app[READS_KEY].answer(request, ("matches", *asked), _match_list, *asked)
+    assert found is not None  # a list is never missing
+    return found.response()
 
 
 async def api_match(request: web.Request) -> web.StreamResponse:
     fmt = request.match_info.get("fmt", "json")
-    report = _report(request, ledger=fmt == "json")
-    if report is None:
-        return error(404, f"there is no match '{request.match_info['match'][:100]}'")
-    if fmt == "csv":
-        return web.Response(
-            text=reports.to_csv(report),
-            content_type="text/csv",
-            headers={
-                "Content-Disposition": f'attachment; filename="{report["match"]["match_id"]}.csv"'
-            },
-        )
-    return json_response({"schema": SCHEMA_VERSION, "report": report})
+    match_id = request.match_info["match"]
+    found = await request.app[READS_KEY].answer(
+        request, ("report data", match_id, fmt), _report_data, match_id, fmt
+    )
+    if found is None:
+        return error(404, f"there is no match '{match_id[:100]}'")
+    return found.response()
 
 
 def add_routes(app: web.Application) -> None:
+    public_reads.install(app)
     r = app.router
-    r.add_get("/report/{match}", report_page)
-    r.add_get("/report/{match}/sheet", sheet_page)
-    r.add_get("/api", api_root)
-    r.add_get("/api/vocabulary", api_vocabulary)
-    r.add_get("/api/tables", api_tables)
-    r.add_get("/api/tables/{table}", api_table)
-    r.add_get("/api/matches", api_matches)
-    r.add_get("/api/matches/{match}", api_match)
-    r.add_get(r"/api/matches/{match}/report.{fmt:(json|csv)}", api_match)
+    r.add_get("/report/{match}", public(report_page))
+    r.add_get("/report/{match}/sheet", public(sheet_page))
+    r.add_get("/api", public(api_root))
+    r.add_get("/api/vocabulary", public(api_vocabulary))
+    r.add_get("/api/tables", public(api_tables))
+    r.add_get("/api/tables/{table}", public(api_table))
+    r.add_get("/api/matches", public(api_matches))
+    r.add_get("/api/matches/{match}", public(api_match))
+    r.add_get(r"/api/matches/{match}/report.{fmt:(json|csv)}", public(api_match))

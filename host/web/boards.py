@@ -1,6 +1,8 @@
 """The boards: the static pages for the venue's screens (table board,
 overlay, venue board, the index) and the live feed they paint from
-(WebSocket ``/api/live``, docs/API.md)."""
+(WebSocket ``/api/live``, docs/API.md).  The pages and files are public
+reads, served in their turn after the score path (host/web/public_reads.py);
+the live feed has its own bounds (host/web/guard.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from baulk.host.config import valid_table_id
-from baulk.host.web import files
+from baulk.host.web import files, public_reads
 from baulk.host.web.http import DAEMON_KEY, FILES_KEY, GUARD_KEY, error, lang_of, page
+from baulk.host.web.public_reads import public
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -126,10 +129,11 @@ async def _close_feeds(app: web.Application) -> None:
 def add_routes(app: web.Application) -> None:
     app[FEEDS_KEY] = set()
     app.on_shutdown.append(_close_feeds)
+    public_reads.install(app)
     r = app.router
-    r.add_get("/", index)
-    r.add_get("/table/{table}", table_page)
-    r.add_get("/overlay/{table}", overlay_page)
-    r.add_get("/venue", venue_page)
+    r.add_get("/", public(index))
+    r.add_get("/table/{table}", public(table_page))
+    r.add_get("/overlay/{table}", public(overlay_page))
+    r.add_get("/venue", public(venue_page))
     r.add_get("/api/live", api_live)
-    r.add_get("/static/{path:.+}", static_file)
+    r.add_get("/static/{path:.+}", public(static_file))

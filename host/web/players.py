@@ -6,9 +6,11 @@ A player is addressed by any spelling of his name: the path is folded into
 the registry's key (host/store/player_names.py), so ``/player/Ali%20Reza``
 and ``/player/alireza`` are one page.
 
-The reads run on a read-only connection of their own in one worker thread:
-a player's figures over a thousand matches take tens of milliseconds, which
-must not hold up the event loop that feeds the live boards.
+The reads run in the public reads' worker, on a read-only connection of its
+own, once per store version (host/web/public_reads.py): a player's figures
+over a thousand matches take tens of milliseconds, which must not hold up the
+event loop that stores and acknowledges the tables' events.  ``StatsReader``
+is the staff's own reader beside it (the pockets' sensors, host/web/sensors.py).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from baulk.host.store import stats_queries as queries
 from baulk.host.store.frame_records import match_members
 from baulk.host.store.player_names import player_key
 from baulk.host.venue.live import SCHEMA_VERSION
+from baulk.host.web import public_reads
+from baulk.host.web.public_reads import READS_KEY, Views, public
 
 _T = TypeVar("_T")
 MAX_QUERY = 100  # characters of a search
@@ -91,10 +95,16 @@ def _error(status: int, text: str) -> web.Response:
 NO_STORE = "this server keeps no store (a board fed by MQTT): players are on the venue's host"
 
 
+def _on_db(views: Views, read: Callable[..., _T], *args: Any) -> _T:
+    return read(views.db, *args)
+
+
 async def _read(request: web.Request, read: Callable[..., _T], *args: Any) -> _T | None:
-    """Run a read; None when this server has no store to read."""
+    """Run a read in the public reads' worker, once per store version
+    (host/web/public_reads.py); None when this server has no store to read.
+    What it gives is shared: never changed."""
     try:
-        return await request.app[READER_KEY].run(read, *args)
+        return await request.app[READS_KEY].answer(request, (read, *args), _on_db, read, *args)
     except StoreError:
         return None
 
@@ -114,8 +124,7 @@ async def api_search(request: web.Request) -> web.Response:
     found = await _read(request, queries.search_players, text, limit)
     if found is None:
         return _error(503, NO_STORE)
-    for p in found:
-        p["page"] = h.player_href(p["key"], "en")
+    found = [{**p, "page": h.player_href(p["key"], "en")} for p in found]  # the kept stays
     return _json({"schema": SCHEMA_VERSION, "players": found})
 
 
@@ -221,6 +230,7 @@ def add_routes(app: web.Application, store_path: Path) -> None:
         await reader.close()
 
     app.on_cleanup.append(close)
-    app.router.add_get("/player/{key}", player_page)
-    app.router.add_get("/api/players", api_search)
-    app.router.add_get("/api/players/{key}", api_player)
+    public_reads.install(app, store_path)
+    app.router.add_get("/player/{key}", public(player_page))
+    app.router.add_get("/api/players", public(api_search))
+    app.router.add_get("/api/players/{key}", public(api_player))

@@ -1,0 +1,491 @@
+"""The public reads come after the score path, however many ask.
+
+A table's events are stored and acknowledged on the daemon's one event loop
+(host/link/channel.py, host/store/writer.py); every public page and API read
+is served on the same loop.  Left alone, a flood of them from strangers
+takes the loop from the tables: 30 connections loading the match list and a
+report cut a streaming table's acknowledgements to a third.  Three things
+keep the score path first:
+
+* **A lane on the loop.**  A public read (the boards, the index, the static
+  files, the API's reads, the reports and the player pages, anyone without a
+  staff sign-in) waits for its turn, one at a time, and the turns leave the
+  loop to everything else but ``LOOP_SHARE`` of its time: after a turn that
+  took *t*, the next one starts *t* × (1 / LOOP_SHARE − 1) later.  The
+  waiting requests cost nothing meanwhile.  Turns go round the addresses
+  that wait, so one address cannot hold the lane from the others, and an
+  address with ``WAITING_PER_ADDRESS`` waiting already is answered 429.
+  Staff (a live sign-in or a right token) never wait in it.
+* **Heavy reads off the loop, in a budget.**  A match list, a report, a
+  player's figures are worked out in one worker thread of their own, on a
+  read-only connection of its own; the worker rests so that it works at most
+  ``WORKER_SHARE`` of the time (its Python holds the interpreter's lock, which
+  the loop needs too).  An address may have ``COMPUTING_PER_ADDRESS`` of them
+  waiting, and the server ``COMPUTING_MOST`` in all; beyond, 429 and 503.
+* **Each answer worked out once per store version.**  The answer is kept,
+  keyed by what was asked and the store's version (SQLite's
+  ``data_version``, which changes with every commit of another connection),
+  and given to everyone who asks the same while the store has not changed;
+  requests for an answer being worked out wait for that one.  An answer is
+  never staler than the store it was asked of.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import sqlite3
+import sys
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from aiohttp import web
+
+from baulk.host.store import StoreError, StoreReader, connect
+from baulk.host.web import auth
+from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
+
+if TYPE_CHECKING:
+    from baulk.host.venue.daemon import Daemon
+
+LOOP_SHARE: Final = 0.10  # of the event loop's time, for public reads at most
+WORKER_SHARE: Final = 0.15  # of the time the worker may work out heavy reads
+SWITCH_S: Final = 0.0005  # the interpreter's switch interval while it does
+# What a request costs the loop outside its handler (its head parsed, the
+# middlewares, the answer written), counted into its turn.
+TURN_OVERHEAD_S: Final = 0.0003
+WAITING_PER_ADDRESS: Final = 64  # requests of one address waiting for a turn
+COMPUTING_PER_ADDRESS: Final = 4  # heavy reads of one address waiting or worked on
+COMPUTING_MOST: Final = 32  # in all
+CACHE_BYTES: Final = 64 * 1024 * 1024  # answers kept, at most
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+_T = TypeVar("_T")
+
+# The refusals, in both languages (as host/web/http.py error() gives them).
+TOO_MANY = (
+    "too many reads at once from this address; try again shortly",
+    "از این نشانی خواندن‌های هم‌زمانِ زیادی رسیده است؛ کمی بعد دوباره بکوشید",
+)
+BUSY = (
+    "the server is busy with other reads; try again shortly",
+    "سرور سرگرم خواندن‌های دیگر است؛ کمی بعد دوباره بکوشید",
+)
+
+
+def refusal(status: int, text: tuple[str, str], request: web.Request) -> web.Response:
+    en, fa = text
+    r = json_response({"error": en, "message": fa if lang_of(request) == "fa" else en}, status)
+    r.headers["Retry-After"] = "2"
+    return r
+
+
+class Refused(Exception):
+    """The budget for heavy reads is spent: ``response`` says so (429, 503);
+    :func:`public` answers with it."""
+
+    def __init__(self, response: web.Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A worked-out answer: the body's bytes, ready to send as often as asked."""
+
+    body: bytes
+    content_type: str
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def response(self) -> web.Response:
+        r = web.Response(body=self.body, status=self.status, content_type=self.content_type)
+        if self.content_type.startswith("text/") or self.content_type.endswith("json"):
+            r.charset = "utf-8"
+        for name, value in self.headers:
+            r.headers[name] = value
+        return r
+
+
+# ---------------------------------------------------------------------- the lane
+@dataclass
+class _Waiter:
+    future: asyncio.Future[None]
+
+
+class Lane:
+    """Turns on the loop for public reads: one at a time, round the
+    addresses, ``share`` of the loop's time at most."""
+
+    def __init__(self, share: float = LOOP_SHARE, overhead_s: float = TURN_OVERHEAD_S) -> None:
+        self.share = share
+        self.overhead_s = overhead_s
+        self.busy = False
+        self.free_at = 0.0  # time.perf_counter() when the next turn may start
+        self.waiting: OrderedDict[str, deque[_Waiter]] = OrderedDict()
+        self._started = 0.0
+        self._timer: asyncio.TimerHandle | None = None
+        self.turns = 0  # turns given, for tests and the benchmark
+
+    def queued(self, address: str) -> int:
+        return len(self.waiting.get(address, ()))
+
+    async def enter(self, address: str) -> None:
+        """Wait for a turn (CancelledError leaves the queue)."""
+        now = time.perf_counter()
+        if not self.busy and not self.waiting and now >= self.free_at:
+            self._start(now)
+            return
+        w = _Waiter(asyncio.get_running_loop().create_future())
+        self.waiting.setdefault(address, deque()).append(w)
+        self._wake_later()
+        try:
+            await w.future
+        except asyncio.CancelledError:
+            if w.future.done() and not w.future.cancelled():
+                self.leave()  # the turn was given just as the wait was given up
+            else:
+                self._forget(address, w)
+            raise
+
+    def leave(self) -> None:
+        """The turn is over: the next one waits in proportion to its cost."""
+        now = time.perf_counter()
+        cost = now - self._started + self.overhead_s
+        self.busy = False
+        self.free_at = now + cost * (1 / self.share - 1)
+        self._wake_later()
+
+    def _start(self, now: float) -> None:
+        self.busy = True
+        self._started = now
+        self.turns += 1
+
+    def _forget(self, address: str, w: _Waiter) -> None:
+        queue = self.waiting.get(address)
+        if queue is not None and w in queue:
+            queue.remove(w)
+            if not queue:
+                del self.waiting[address]
+
+    def _wake_later(self) -> None:
+        if self.busy or not self.waiting or self._timer is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self.free_at - time.perf_counter())
+        self._timer = loop.call_later(delay, self._next)
+
+    def _next(self) -> None:
+        self._timer = None
+        if self.busy or not self.waiting:
+            return
+        now = time.perf_counter()
+        if now < self.free_at:
+            self._wake_later()
+            return
+        address, queue = next(iter(self.waiting.items()))
+        w = queue.popleft()
+        del self.waiting[address]
+        if queue:  # to the back of the round
+            self.waiting[address] = queue
+        self._start(now)
+        w.future.set_result(None)
+
+
+# ---------------------------------------------------------------------- the worker
+class Worker:
+    """One thread, its own read-only view of the store, working
+    ``share`` of the time at most."""
+
+    def __init__(self, open_reader: Callable[[], Any], share: float = WORKER_SHARE) -> None:
+        self.open_reader = open_reader
+        self.share = share
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-public")
+        self._reader: Any = None
+        self._rest_until = 0.0
+        self.thread: threading.Thread | None = None  # the worker's, once it ran
+
+    def _run(self, compute: Callable[..., _T], args: tuple[Any, ...]) -> _T:
+        self.thread = threading.current_thread()
+        rest = self._rest_until - time.perf_counter()
+        if rest > 0:
+            time.sleep(rest)  # leaves the interpreter's lock to the loop
+        start = time.perf_counter()
+        # While the worker's Python runs, the loop waits for the interpreter's
+        # lock each time it wakes: at most SWITCH_S, not the default 5 ms.
+        usual = sys.getswitchinterval()
+        sys.setswitchinterval(min(usual, SWITCH_S))
+        try:
+            if self._reader is None:
+                self._reader = self.open_reader()
+            return compute(self._reader, *args)
+        finally:
+            sys.setswitchinterval(usual)
+            took = time.perf_counter() - start
+            self._rest_until = time.perf_counter() + took * (1 / self.share - 1)
+
+    async def run(self, compute: Callable[..., _T], *args: Any) -> _T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self._run, compute, args)
+
+    async def close(self) -> None:
+        def shut() -> None:
+            close = getattr(self._reader, "close", None)
+            if close is not None:
+                close()
+            self._reader = None
+
+        await asyncio.get_running_loop().run_in_executor(self.executor, shut)
+        self.executor.shutdown(wait=True)
+
+
+# ---------------------------------------------------------------------- answers
+@dataclass
+class _Turn:
+    """A request's place in the lane (None in the request: it has none)."""
+
+    lane: Lane
+    address: str
+    held: bool = True
+
+
+TURN_KEY: web.RequestKey[_Turn] = web.RequestKey("public_turn")
+
+
+@dataclass
+class PublicReads:
+    """The lane, the worker and the answers kept, for one web app."""
+
+    worker: Worker
+    version_of: Callable[[], int | None]
+    lane: Lane = field(default_factory=Lane)
+    cache_bytes: int = CACHE_BYTES
+    kept: OrderedDict[Hashable, tuple[int, Any]] = field(default_factory=OrderedDict)
+    working: dict[tuple[Hashable, int | None], asyncio.Future[Any]] = field(default_factory=dict)
+    computing: dict[str, int] = field(default_factory=dict)  # per address
+    computed = 0  # answers worked out (for tests and the benchmark)
+    _bytes = 0
+
+    async def answer(
+        self,
+        request: web.Request,
+        key: Hashable,
+        compute: Callable[..., _T],
+        *args: Any,
+    ) -> _T:
+        """``compute(views, *args)``'s answer for ``key`` at the store's
+        version (an :class:`Answer`, or data the handler makes its answer
+        of; None: there is nothing by that key): kept, being worked out, or
+        worked out now in the worker (the request's turn given back
+        meanwhile).  :class:`Refused` when the budget for heavy reads is
+        spent.  What is kept is shared: the caller never changes it."""
+        version = self.version_of()
+        if version is not None:
+            kept = self.kept.get(key)
+            if kept is not None and kept[0] == version:
+                self.kept.move_to_end(key)
+                found: _T = kept[1]  # kept under the key compute made it for
+                return found
+        job: asyncio.Future[_T] | None = self.working.get((key, version))
+        address = request.remote or "?"
+        if job is None:
+            refused = self._refusal(request, address)
+            if refused is not None:
+                raise Refused(refused)
+            job = asyncio.ensure_future(self._work(key, version, address, compute, args))
+            self.working[(key, version)] = job
+        turn = request.get(TURN_KEY)
+        if turn is None or not turn.held:
+            return await asyncio.shield(job)
+        turn.lane.leave()  # the loop is not ours while the worker works
+        turn.held = False
+        try:
+            found = await asyncio.shield(job)
+        finally:
+            await turn.lane.enter(turn.address)
+            turn.held = True
+        return found
+
+    def _refusal(self, request: web.Request, address: str) -> web.Response | None:
+        if self.computing.get(address, 0) >= COMPUTING_PER_ADDRESS:
+            return refusal(429, TOO_MANY, request)
+        if sum(self.computing.values()) >= COMPUTING_MOST:
+            return refusal(503, BUSY, request)
+        return None
+
+    async def _work(
+        self,
+        key: Hashable,
+        version: int | None,
+        address: str,
+        compute: Callable[..., _T],
+        args: tuple[Any, ...],
+    ) -> _T:
+        self.computing[address] = self.computing.get(address, 0) + 1
+        try:
+            found = await self.worker.run(compute, *args)
+            self.computed += 1
+            answered = not isinstance(found, Answer) or found.status == 200
+            if version is not None and found is not None and answered:
+                self._keep(key, version, found)
+            return found
+        finally:
+            self.working.pop((key, version), None)
+            left = self.computing[address] - 1
+            if left:
+                self.computing[address] = left
+            else:
+                del self.computing[address]
+
+    def _keep(self, key: Hashable, version: int, found: Any) -> None:
+        old = self.kept.pop(key, None)
+        if old is not None:
+            self._bytes -= _size(old[1])
+        if _size(found) > self.cache_bytes // 4:
+            return  # one answer may not push out most of the others
+        self.kept[key] = (version, found)
+        self._bytes += _size(found)
+        while self._bytes > self.cache_bytes and self.kept:
+            _, (_, dropped) = self.kept.popitem(last=False)
+            self._bytes -= _size(dropped)
+
+
+DATA_BYTES: Final = 32 * 1024  # what data kept as it is (not an Answer's bytes) is counted
+
+
+def _size(kept: Any) -> int:
+    return len(kept.body) if isinstance(kept, Answer) else DATA_BYTES
+
+
+class StoreVersion:
+    """The store's version as this process sees it: a count that moves
+    whenever another connection committed (SQLite's ``data_version``, read
+    on a read connection the loop holds: the daemon's own, or one of this
+    object's); None without a store."""
+
+    def __init__(self, daemon: Daemon | None, path: Path) -> None:
+        self.daemon = daemon
+        self.path = path
+        self.own: sqlite3.Connection | None = None
+        self.seen: int | None = None
+        self.count = 0
+
+    def _db(self) -> sqlite3.Connection | None:
+        if self.daemon is not None:
+            db = getattr(self.daemon.reader, "db", None)
+            return db if isinstance(db, sqlite3.Connection) else None
+        if self.own is None:
+            try:
+                self.own = connect(self.path, readonly=True)
+            except StoreError:
+                return None  # no store yet: nothing is kept
+        return self.own
+
+    def __call__(self) -> int | None:
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            now = int(db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return None
+        if now != self.seen:
+            self.seen = now
+            self.count += 1
+        return self.count
+
+    def close(self) -> None:
+        if self.own is not None:
+            self.own.close()
+            self.own = None
+
+
+READS_KEY: web.AppKey[PublicReads] = web.AppKey("public_reads")
+
+
+class Views:
+    """What a heavy read reads in the worker: ``reader``, the store's reads
+    (host/store/queries.py) on the worker's own connection, and ``db``, a
+    plain read-only connection for the statistics' queries (StoreError
+    where there is no store)."""
+
+    def __init__(self, reader: Any, path: Path) -> None:
+        self.reader = reader
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = connect(self.path, readonly=True)
+        return self._db
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        if isinstance(self.reader, StoreReader):
+            self.reader.close()
+
+
+def install(app: web.Application, store_path: Path | None = None) -> PublicReads:
+    """The app's public reads (once: the first area to register makes
+    them), over the daemon's store, or ``store_path`` in an app without one."""
+    if READS_KEY in app:
+        return app[READS_KEY]
+    daemon = app.get(DAEMON_KEY)
+    path = daemon.config.store_path if daemon is not None else store_path
+    if path is None:
+        raise ValueError("public reads need the daemon or a store's path")
+
+    def open_reader() -> Views:
+        own = daemon.reader if daemon is not None else None
+        if isinstance(own, StoreReader):
+            return Views(StoreReader(own.path), own.path)  # connections of the worker's own
+        # A board fed by MQTT has a stand-in, which holds no file.
+        return Views(own, path)
+
+    version = StoreVersion(daemon, path)
+    reads = PublicReads(Worker(open_reader), version)
+    app[READS_KEY] = reads
+
+    async def close(_: web.Application) -> None:
+        version.close()
+        await reads.worker.close()
+
+    app.on_cleanup.append(close)
+    return reads
+
+
+def public(handler: Handler) -> Handler:
+    """``handler``, a public read, served in the lane (staff go straight)."""
+
+    async def in_lane(request: web.Request) -> web.StreamResponse:
+        if auth.STAFF_KEY in request.app and auth.signed_in(request):
+            try:
+                return await handler(request)
+            except Refused as e:
+                return e.response
+        reads = request.app[READS_KEY]
+        address = request.remote or "?"
+        if reads.lane.queued(address) >= WAITING_PER_ADDRESS:
+            return refusal(429, TOO_MANY, request)
+        await reads.lane.enter(address)
+        turn = _Turn(reads.lane, address)
+        request[TURN_KEY] = turn
+        try:
+            return await handler(request)
+        except Refused as e:
+            return e.response
+        finally:
+            if turn.held:
+                reads.lane.leave()
+
+    in_lane.__name__ = getattr(handler, "__name__", "public")
+    in_lane.__doc__ = handler.__doc__
+    return in_lane

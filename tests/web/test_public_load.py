@@ -1,0 +1,119 @@
+"""The public reads come after the score path (host/web/public_reads.py): a
+heavy read is worked out off the event loop and once per store version,
+public reads take turns round the addresses, and an address that asks too
+much at once is answered 429.  How fast the tables are acknowledged under a
+flood is bench/ack_under_load.py's figure, not a test's."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from baulk.host.web import public_reads
+from baulk.host.web.public_reads import COMPUTING_PER_ADDRESS, READS_KEY, Answer, Lane, public
+from tests.host.device_peer import DevicePeer
+from tests.host.harness import DaemonThread, http, wait_for
+
+MATCH = [{"ev": "match", "players": ["Ali", "Reza"], "best_of": 3}]
+
+
+def test_a_heavy_read_is_worked_out_off_the_loop_once_per_store_version(
+    daemon: DaemonThread, peer: DevicePeer
+) -> None:
+    peer.play(MATCH)
+    wait_for(lambda: peer.acked() == 1, what="the match acked")
+    daemon.flush()
+    assert daemon.web is not None
+    reads = daemon.web.runner.app[READS_KEY]
+    first = http(daemon.url + "/api/matches?limit=1000")
+    assert first[0] == 200 and len(first[1]["matches"]) == 1
+    assert reads.worker.thread is not None and reads.worker.thread is not daemon.thread
+    worked = reads.computed
+    assert http(daemon.url + "/api/matches?limit=1000") == first  # kept: the store is as it was
+    assert reads.computed == worked
+    match_id = first[1]["matches"][0]["match_id"]
+    for path in (f"/report/{match_id}", f"/api/matches/{match_id}"):
+        assert http(daemon.url + path)[0] == 200
+        assert http(daemon.url + path)[0] == 200
+    assert reads.computed == worked + 2
+
+    peer.play([{"ev": "strike"}])  # the store moves on: never the answer from before it
+    wait_for(lambda: peer.acked() == 2, what="the strike acked")
+    daemon.flush()
+    assert http(daemon.url + f"/api/matches/{match_id}")[0] == 200
+    assert reads.computed == worked + 3  # worked out again, from the store as it is now
+
+
+def test_turns_go_one_at_a_time_round_the_addresses() -> None:
+    async def run() -> list[str]:
+        lane = Lane(share=1.0, overhead_s=0.0)  # no pause between turns: the order alone
+        order: list[str] = []
+
+        async def read(address: str, n: int) -> None:
+            await lane.enter(address)
+            order.append(f"{address}{n}")
+            await asyncio.sleep(0)  # others are waiting meanwhile, none enters
+            assert lane.busy
+            lane.leave()
+
+        await lane.enter("x")  # a turn held while the others queue
+        tasks = [asyncio.ensure_future(read("a", n)) for n in range(3)]
+        tasks.append(asyncio.ensure_future(read("b", 0)))
+        tasks.append(asyncio.ensure_future(read("c", 0)))
+        await asyncio.sleep(0)
+        assert lane.queued("a") == 3 and order == []
+        lane.leave()
+        await asyncio.gather(*tasks)
+        return order
+
+    assert asyncio.run(run()) == ["a0", "b0", "c0", "a1", "a2"]
+
+
+def test_a_turn_leaves_the_loop_in_proportion_to_its_cost() -> None:
+    async def run() -> float:
+        lane = Lane(share=0.25, overhead_s=0.5)
+        await lane.enter("a")
+        lane.leave()  # a turn of about 0.5 s as counted: 1.5 s of the loop left to others
+        return lane.free_at - lane._started
+
+    assert 1.5 <= asyncio.run(run()) < 2.0
+
+
+def test_an_address_with_too_many_heavy_reads_at_once_is_told_to_wait(tmp_path: Path) -> None:
+    release = threading.Event()
+
+    def slow(_: Any, n: int) -> Answer:
+        release.wait(30)
+        return Answer(str(n).encode(), "text/plain")
+
+    async def heavy(request: web.Request) -> web.StreamResponse:
+        n = int(request.match_info["n"])
+        found = await request.app[READS_KEY].answer(request, ("slow", n), slow, n)
+        return found.response()
+
+    async def run() -> None:
+        app = web.Application()
+        reads = public_reads.install(app, tmp_path / "no-store.sqlite")
+        app.router.add_get("/slow/{n}", public(heavy))
+        async with TestClient(TestServer(app)) as client:
+            waiting = [
+                asyncio.ensure_future(client.get(f"/slow/{n}"))
+                for n in range(COMPUTING_PER_ADDRESS)
+            ]
+            while sum(reads.computing.values()) < COMPUTING_PER_ADDRESS:
+                await asyncio.sleep(0.01)
+            r = await client.get("/slow/99?lang=fa")
+            assert r.status == 429 and r.headers["Retry-After"]
+            body = await r.json()
+            assert body["error"] == public_reads.TOO_MANY[0]
+            assert body["message"] == public_reads.TOO_MANY[1]
+            release.set()
+            answers = await asyncio.gather(*waiting)
+            assert [await a.text() for a in answers] == [str(n) for n in range(len(waiting))]
+
+    asyncio.run(run())

@@ -14,15 +14,14 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from baulk.firmware import names
-from baulk.host.config import valid_table_id
 from baulk.host.name_rules import NAME_BYTES
 from baulk.host.referee import reports
 from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import public_reads, sheet
-from baulk.host.web.action_checks import BEST_OF_MAX
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
 from baulk.host.web.public_reads import READS_KEY, Answer, Views, public
+from baulk.host.web.request_models import BEST_OF_MAX, MatchesQuery, query_of
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -160,19 +159,8 @@ async def api_table(request: web.Request) -> web.Response:
 
 
 async def api_matches(request: web.Request) -> web.Response:
-    table = request.query.get("table")
-    if table is not None and not valid_table_id(table):
-        return error(400, "table must be a table id (letters, digits, '-' or '_')")
-    try:
-        limit = int(request.query.get("limit", "50"))
-    except ValueError:
-        return error(400, "limit must be an integer")
-    if not 1 <= limit <= 1000:
-        return error(400, "limit must be 1..1000")
-    skip_empty = request.query.get("skip_empty", "0")
-    if skip_empty not in ("0", "1"):
-        return error(400, "skip_empty must be 0 or 1")
-    asked = (table, limit, skip_empty == "1")
+    q = query_of(request, MatchesQuery)  # checked against its model (request_models.py)
+    asked = (q.table, q.limit, q.skip_empty == "1")
     found = await request.app[READS_KEY].answer(request, ("matches", *asked), _match_list, *asked)
     assert found is not None  # a list is never missing
     return found.response()

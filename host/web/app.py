@@ -32,6 +32,7 @@ from baulk.host.web import (
     handset,
     openapi,
     players,
+    request_models,
     sensors,
     staff_pages,
 )
@@ -144,14 +145,16 @@ def build_app(daemon: Daemon) -> web.Application:
     # (raised to its hard limit where allowed) less what the tables and the
     # store need.
     guard = ConnectionGuard(max(raise_fd_limit() - RESERVED_FDS - 2 * BACKLOG, 32))
-    # The gate holds every request to the role table (host/web/auth.py);
-    # while the store cannot write, a write is refused at once after it.
+    # The gate holds every request to the role table (host/web/auth.py), then
+    # its query is held to its model (host/web/request_models.py); while the
+    # store cannot write, a write is refused at once after them.
     app = web.Application(
         middlewares=[
             guard.middleware(),
             security_headers,
             errors_as_json,
             auth.gate,
+            request_models.queries,  # each route's query held to its model
             store_must_write,
             guard.staff_middleware(),
         ],

@@ -64,7 +64,13 @@ from baulk.host.web.http import (
     json_response,
     lang_of,
     path_id,
-    read_body,
+)
+from baulk.host.web.request_models import (
+    CodeSignIn,
+    PinSignIn,
+    SignIn,
+    TokenSignIn,
+    body_of,
 )
 from baulk.host.web.throttle import LOCKED, PASSWORD, PIN, TRUSTED, Guessing, Schedule
 
@@ -490,28 +496,21 @@ async def console_sign_in(request: web.Request) -> web.Response:
     origin = cookies.foreign_origin(request)
     if origin is not None:
         return error(403, f"refused: this action came from another site ({origin})", lang)
-    data = await read_body(request, lang)
-    if isinstance(data, web.Response):
-        return data
-    extra = sorted(set(data) - {"token", "name", "password", "pin", "code"})
-    if extra:
-        allowed = "code, name, password, pin, token"
-        return error(400, f"unknown key '{extra[0][:40]}' (allowed: {allowed})", lang)
-    if "token" in data:
-        found = await _sign_in_token(request, data["token"])
-    elif "code" in data:
+    body = await body_of(request, SignIn)  # one of the four ways (request_models.py)
+    if isinstance(body, web.Response):
+        return body
+    data = body.root
+    if isinstance(data, TokenSignIn):
+        found = await _sign_in_token(request, data.token)
+    elif isinstance(data, CodeSignIn):
         try:
-            found = await _sign_in_code(request, data["code"])
+            found = await _sign_in_code(request, data.code)
         except StaffError as e:
             return error(e.status, e.text, lang)
-    elif "pin" in data:
-        found = await _sign_in_account(request, data.get("name"), data["pin"], True)
-    elif "password" in data:
-        found = await _sign_in_account(request, data.get("name"), data["password"], False)
+    elif isinstance(data, PinSignIn):
+        found = await _sign_in_account(request, data.name, data.pin, True)
     else:
-        return error(
-            400, "give name and password (or pin), a sign-in code, or the operator token", lang
-        )
+        found = await _sign_in_account(request, data.name, data.password, False)
     if isinstance(found, tuple):
         response = error(*found, lang)
         if found[0] == 429:

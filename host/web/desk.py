@@ -16,9 +16,8 @@ version the desk was showing: a tap made on an older view is refused with
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -26,7 +25,6 @@ from baulk.host.club import daily, money, receipts, views
 from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
 from baulk.host.web import desk_printer
-from baulk.host.web.action_checks import check_name, check_text
 from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import (
     DAEMON_KEY,
@@ -35,14 +33,32 @@ from baulk.host.web.http import (
     lang_of,
     page_handler,
     path_id,
-    query_day,
-    read_body,
+    state_status,
+)
+from baulk.host.web.http import page as static_page
+from baulk.host.web.request_models import (
+    AddItem,
+    CloseSession,
+    ConfirmSession,
+    Correction,
+    DeskBody,
+    OpenSession,
+    PrintReceipt,
+    Refund,
+    ReopenSession,
+    ReportQuery,
+    Reverse,
+    TakeBack,
+    VoidSession,
+    body_of,
+    day_of,
+    query_of,
 )
 
-PAGES = {"/desk": "desk.html", "/desk/receipt/{session}": "receipt.html", "/desk/day": "day.html"}
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-REASON_BYTES = 200
-Run = Callable[[TableSessions, int, dict[str, Any], str], Awaitable[dict[str, Any]]]
+PAGES = {"/desk": "desk.html", "/desk/day": "day.html"}
+RECEIPT_PAGE = "receipt.html"
+_Body = TypeVar("_Body", bound=DeskBody)
+Run = Callable[[TableSessions, int, _Body, str], Awaitable[dict[str, Any]]]
 
 
 def _id(request: web.Request, key: str) -> int | web.Response:
@@ -59,38 +75,20 @@ def _id(request: web.Request, key: str) -> int | web.Response:
     return error(404, f"there is no session '{shown}'", lang)
 
 
-def actor(request: web.Request, data: dict[str, Any]) -> str:
+def actor(request: web.Request) -> str:
     """Who acted, as every row the desk appends records it: the signed-in
     account (host/web/auth.py ``who``), never a name in the body (``who``
     is still accepted there, and ignored)."""
-    del data
     return who(request) or "operator"
 
 
-def reason_of(value: object, what: str = "reason") -> str:
-    """A reason, a payer: a line of text held to the rules of names, with
-    room for a sentence."""
-    return check_text(value, what, REASON_BYTES)
-
-
-async def _desk_body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
+async def _desk_body(request: web.Request, model: type[_Body]) -> _Body | web.Response:
     """Sign-in (the gate held it to the route's role: host/staff/roles.py),
-    then the JSON body with only the allowed keys."""
+    then the JSON body held to its model (host/web/request_models.py)."""
     denied = await authorised(request)
     if denied is not None:
         return denied
-    lang = lang_of(request)
-    data = await read_body(request, lang)
-    if isinstance(data, web.Response):
-        return data
-    extra = sorted(set(data) - allowed - {"who", "version"})
-    if extra:
-        keys = ", ".join(sorted(allowed | {"who", "version"}))
-        return error(400, f"unknown key '{extra[0]}' (allowed: {keys})", lang)
-    version = data.get("version")
-    if version is not None and (not isinstance(version, str) or len(version) > 40):
-        return error(400, "version must be the bill's version as the desk was shown it", lang)
-    return data
+    return await body_of(request, model)
 
 
 def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
@@ -108,49 +106,44 @@ def _bill_reply(request: web.Request, bill: dict[str, Any]) -> web.Response:
 
 
 # ---------------------------------------------------------------------- actions
-async def _act(request: web.Request, what: str, allowed: set[str], run: Run) -> web.Response:
-    """A desk action on a session: its body, who acted, the change, the bill."""
+async def _act(request: web.Request, model: type[_Body], run: Run[_Body]) -> web.Response:
+    """A desk action on a session: its body, who acted, the change, the bill.
+    What the club refuses of a body that passed its model is a rule of the
+    state (the session as it is, the bill's currency): a 409."""
     lang = lang_of(request)
-    data = await _desk_body(request, allowed)
+    data = await _desk_body(request, model)
     if isinstance(data, web.Response):
         return data
     sid = _id(request, "session")
     if isinstance(sid, web.Response):
         return sid
     try:
-        who = actor(request, data)
-        bill = await run(request.app[DAEMON_KEY].sessions, sid, data, who)
-    except ValueError as e:
-        return error(400, str(e), lang)
+        bill = await run(request.app[DAEMON_KEY].sessions, sid, data, actor(request))
     except ActionError as e:
-        return error(e.status, e.text, lang)
+        return error(state_status(e.status), e.text, lang)
     return _bill_reply(request, bill)
 
 
 async def open_session(request: web.Request) -> web.Response:
     lang = lang_of(request)
-    data = await _desk_body(request, set())
+    data = await _desk_body(request, OpenSession)
     if isinstance(data, web.Response):
         return data
     daemon = request.app[DAEMON_KEY]
     try:
-        bill = await daemon.sessions.open(request.match_info["table"], actor(request, data))
-    except ValueError as e:
-        return error(400, str(e), lang)
+        bill = await daemon.sessions.open(request.match_info["table"], actor(request))
     except ActionError as e:
-        return error(e.status, e.text, lang)
+        return error(state_status(e.status), e.text, lang)
     return _bill_reply(request, bill)
 
 
 async def close_session(request: web.Request) -> web.Response:
-    return await _act(
-        request, "close", set(), lambda s, sid, d, who: s.close(sid, who, d.get("version"))
-    )
+    return await _act(request, CloseSession, lambda s, sid, d, who: s.close(sid, who, d.version))
 
 
 async def confirm_session(request: web.Request) -> web.Response:
     return await _act(
-        request, "confirm", set(), lambda s, sid, d, who: s.confirm(sid, who, d.get("version"))
+        request, ConfirmSession, lambda s, sid, d, who: s.confirm(sid, who, d.version)
     )
 
 
@@ -158,58 +151,33 @@ async def void_session(request: web.Request) -> web.Response:
     """A void, or (``"undo": true``) a void taken back: both the owner's,
     both with a reason."""
 
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        undo = d.get("undo", False)
-        if not isinstance(undo, bool):
-            raise ActionError(400, "undo must be true or false")
-        if undo:
-            return await s.unvoid(sid, _reason(d), who, d.get("version"))
-        return await s.void(sid, _reason(d), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: VoidSession, who: str) -> dict[str, Any]:
+        if d.undo:
+            return await s.unvoid(sid, d.reason, who, d.version)
+        return await s.void(sid, d.reason, who, d.version)
 
-    return await _act(request, "void", {"reason", "undo"}, run)
+    return await _act(request, VoidSession, run)
 
 
 async def reopen_session(request: web.Request) -> web.Response:
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        return await s.reopen(sid, _reason(d), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: ReopenSession, who: str) -> dict[str, Any]:
+        return await s.reopen(sid, d.reason, who, d.version)
 
-    return await _act(request, "reopen", {"reason"}, run)
-
-
-def _reason(data: dict[str, Any]) -> str | None:
-    """The reason given (None when there is none: the club's action says
-    what it needs one for)."""
-    given = data.get("reason")
-    if given is None or (isinstance(given, str) and not given.strip()):
-        return None
-    return reason_of(given)
-
-
-def _payer(data: dict[str, Any]) -> str | None:
-    payer = data.get("payer")
-    return None if payer in (None, "") else check_name(payer, "payer")
-
-
-def _amount(data: dict[str, Any]) -> object:
-    if "amount" not in data:
-        raise ActionError(400, "amount is missing: the sum to add (or, negative, to take off)")
-    return data["amount"]
+    return await _act(request, ReopenSession, run)
 
 
 async def correct_bill(request: web.Request) -> web.Response:
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        amount = _amount(d)
-        return await s.correct(sid, amount, _reason(d), _payer(d), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: Correction, who: str) -> dict[str, Any]:
+        return await s.correct(sid, d.amount, d.reason, d.payer, who, d.version)
 
-    return await _act(request, "correct", {"amount", "reason", "payer"}, run)
+    return await _act(request, Correction, run)
 
 
 async def refund_bill(request: web.Request) -> web.Response:
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        amount = _amount(d)
-        return await s.refund(sid, amount, _reason(d), _payer(d), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: Refund, who: str) -> dict[str, Any]:
+        return await s.refund(sid, d.amount, d.reason, d.payer, who, d.version)
 
-    return await _act(request, "refund", {"amount", "reason", "payer"}, run)
+    return await _act(request, Refund, run)
 
 
 async def reverse_correction(request: web.Request) -> web.Response:
@@ -217,17 +185,17 @@ async def reverse_correction(request: web.Request) -> web.Response:
     if isinstance(cid, web.Response):
         return cid
 
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        return await s.reverse(sid, cid, _reason(d), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: Reverse, who: str) -> dict[str, Any]:
+        return await s.reverse(sid, cid, d.reason, who, d.version)
 
-    return await _act(request, "reverse", {"reason"}, run)
+    return await _act(request, Reverse, run)
 
 
 async def add_item(request: web.Request) -> web.Response:
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        return await s.add_item(sid, d.get("item"), d.get("quantity", 1), who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: AddItem, who: str) -> dict[str, Any]:
+        return await s.add_item(sid, d.item, d.quantity, who, d.version)
 
-    return await _act(request, "item", {"item", "quantity"}, run)
+    return await _act(request, AddItem, run)
 
 
 async def take_back_item(request: web.Request) -> web.Response:
@@ -235,16 +203,16 @@ async def take_back_item(request: web.Request) -> web.Response:
     if isinstance(iid, web.Response):
         return iid
 
-    async def run(s: TableSessions, sid: int, d: dict[str, Any], who: str) -> dict[str, Any]:
-        return await s.take_back_item(sid, iid, who, d.get("version"))
+    async def run(s: TableSessions, sid: int, d: TakeBack, who: str) -> dict[str, Any]:
+        return await s.take_back_item(sid, iid, who, d.version)
 
-    return await _act(request, "item_back", set(), run)
+    return await _act(request, TakeBack, run)
 
 
 async def print_receipt(request: web.Request) -> web.Response:
     """The receipt on the desk's thermal printer ([printer] in the config)."""
     lang = lang_of(request)
-    data = await _desk_body(request, {"lang"})
+    data = await _desk_body(request, PrintReceipt)
     if isinstance(data, web.Response):
         return data
     sid = _id(request, "session")
@@ -254,9 +222,7 @@ async def print_receipt(request: web.Request) -> web.Response:
     printer = daemon.config.billing.printer
     if printer is None:
         return error(409, "no receipt printer is set up: add [printer] to the config", lang)
-    paper_lang = data.get("lang", printer.lang)
-    if paper_lang not in views.LANGS:
-        return error(400, "lang must be 'en' or 'fa'", lang)
+    paper_lang = data.lang or printer.lang
     try:
         bill = daemon.sessions.bill(sid)
     except ActionError as e:
@@ -274,6 +240,13 @@ async def print_receipt(request: web.Request) -> web.Response:
 
 
 # ---------------------------------------------------------------------- reads
+async def receipt_page(request: web.Request) -> web.StreamResponse:
+    """A session's receipt: the page, for a path that names a session's id."""
+    if path_id(request.match_info["session"]) is None:
+        raise web.HTTPNotFound(text="no such session")
+    return static_page(request, RECEIPT_PAGE)
+
+
 async def desk(request: web.Request) -> web.Response:
     denied = await authorised(request)
     if denied is not None:
@@ -336,10 +309,8 @@ async def day_report(request: web.Request) -> web.StreamResponse:
     daemon = request.app[DAEMON_KEY]
     billing = daemon.config.billing
     now = daemon.sessions.clock.now()
-    day = query_day(request, daily.business_day(now.wall_ms, billing))
-    if isinstance(day, web.Response):
-        return day
-    table = request.query.get("table")
+    day = day_of(request, daily.business_day(now.wall_ms, billing))
+    table = query_of(request, ReportQuery).table
     if table is not None and table not in daemon.tables:
         return error(404, f"there is no table '{table[:40]}'", lang)
     names = {t: rt.view.name for t, rt in daemon.tables.items()}
@@ -357,6 +328,7 @@ def add_routes(app: web.Application) -> None:
     r = app.router
     for path, page in PAGES.items():
         r.add_get(path, page_handler(page))
+    r.add_get("/desk/receipt/{session}", receipt_page)
     r.add_get("/api/desk", desk)
     r.add_post("/api/tables/{table}/session", open_session)
     r.add_post("/api/sessions/{session}/close", close_session)

@@ -152,7 +152,7 @@ DESK_RULES: list[tuple[str, str]] = [
         "نام‌ها باید همان بازیکنانی باشند که کنسول نشان داده است",
     ),
 ]
-# A reason or a payer held to the rules of names (host/web/action_checks.py).
+# A reason or a payer held to the rules of names (host/web/request_models.py).
 for _en, _fa in _FIELDS.items():
     DESK_RULES += [
         (_en + r" must be a non-empty name", f"{_fa} لازم است"),

@@ -1,6 +1,7 @@
 """What every area of the web side shares: the app's keys, JSON answers and
 errors, the language a request asks for, and a request's JSON body read
-within its bound.
+within its bound (host/web/request_models.py holds it, and the query, to
+their models).
 
 Every error is JSON ``{"error": "sentence"}``; an action's error also carries
 ``message``, the sentence in the language the request asks for (``?lang=fa``).
@@ -10,15 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Awaitable, Callable
-from datetime import date
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from baulk.host.club import views
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
 from baulk.host.web.refusals import localise
@@ -46,48 +45,13 @@ def error(status: int, text: str, lang: str | None = None) -> web.Response:
     return json_response(body, status=status)
 
 
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-# The days a report may ask for: the store's times are Unix milliseconds,
-# and a year past these is a typing mistake (and past the calendars' range).
-FIRST_YEAR, LAST_YEAR = 1970, 2200
-FIRST_JYEAR, LAST_JYEAR = FIRST_YEAR - 621, LAST_YEAR - 622
-
-
-def query_day(request: web.Request, today: date) -> date | web.Response:
-    """The day a report asks for: ``date`` (Gregorian) or ``jdate`` (Solar
-    Hijri, the Persian picker's), both written YYYY-MM-DD; ``today``
-    without either, or the 400 that says how to write it."""
-    lang = lang_of(request)
-    text, jtext = request.query.get("date"), request.query.get("jdate")
-    if text is None and jtext is None:
-        return today
-    try:
-        if not _DAY.fullmatch(text or jtext or ""):
-            raise ValueError
-        if text is not None:
-            day = date.fromisoformat(text)
-            if not FIRST_YEAR <= day.year <= LAST_YEAR:
-                raise ValueError
-            return day
-        y, m, d = (int(x) for x in (jtext or "").split("-"))
-        if not FIRST_JYEAR <= y <= LAST_JYEAR:
-            raise ValueError
-        return views.gregorian(y, m, d)
-    except ValueError:
-        if text is not None:
-            return error(
-                400,
-                f"date must be a day written YYYY-MM-DD (Gregorian, {FIRST_YEAR} to {LAST_YEAR})",
-                lang,
-            )
-        return error(
-            400,
-            f"jdate must be a day of the Solar Hijri calendar, YYYY-MM-DD "
-            f"({FIRST_JYEAR} to {LAST_JYEAR})",
-            lang,
-        )
+def state_status(status: int) -> int:
+    """The status of a refusal from below the web side (the club's, the
+    venue's, the staff registry's) of a request whose body and query passed
+    their models: what is refused then is a rule of the state (the bill's
+    currency, the table's match, the account as it is), a 409, never the
+    400 of a request that breaks its schema (docs/API.md)."""
+    return 409 if status == 400 else status
 
 
 def path_id(text: str | None, most: int = 12) -> int | None:
@@ -100,7 +64,9 @@ def path_id(text: str | None, most: int = 12) -> int | None:
 
 
 def lang_of(request: web.Request) -> str:
-    """The language the request asks for (``?lang=fa``), English otherwise."""
+    """The language the request asks for (``?lang=fa``), English otherwise:
+    the language its refusal is said in (the query's model refuses any
+    other value, host/web/request_models.py)."""
     lang = request.query.get("lang", "en")
     return lang if lang in LANGS else "en"
 
@@ -139,6 +105,19 @@ def _bounded(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     return parse
 
 
+def _fraction(text: str) -> float | int:
+    """A JSON number written with a fraction or an exponent, as JSON Schema
+    reads it: one with no fraction left (``3.0``, ``1e3``) is that integer,
+    so a body holds what its document allows (an ``integer`` is any number
+    without a fraction), and any other is a float."""
+    value = float(text)
+    if math.isfinite(value):
+        exact = Decimal(text)
+        if exact.adjusted() < NUMBER_CHARS and exact == exact.to_integral_value():
+            return int(exact)
+    return value
+
+
 def _no_constant(text: str) -> Any:
     raise ValueError(f"{text} is not a number")
 
@@ -156,7 +135,7 @@ async def read_body(request: web.Request, lang: str | None = None) -> dict[str, 
         data = json.loads(
             raw.decode("utf-8"),
             parse_int=_bounded(int),
-            parse_float=_bounded(float),
+            parse_float=_bounded(_fraction),
             parse_constant=_no_constant,
         )
     except (UnicodeDecodeError, ValueError) as e:

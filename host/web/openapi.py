@@ -20,12 +20,16 @@ import json
 from typing import Any
 
 from aiohttp import web
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
+from pydantic_core import core_schema
 
 from baulk.host.name_rules import NAME_BYTES
 from baulk.host.staff import roles
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
-from baulk.host.web.action_checks import BEST_OF_MAX
+from baulk.host.web import request_models as requests
 from baulk.host.web.http import MAX_BODY
+from baulk.host.web.request_models import BEST_OF_MAX
 
 Schema = dict[str, Any]
 
@@ -37,32 +41,11 @@ OBJ: Schema = {"type": "object"}
 NULLABLE_INT: Schema = {"type": ["integer", "null"]}
 NULLABLE_STR: Schema = {"type": ["string", "null"]}
 MS: Schema = {"type": "integer", "description": "Unix milliseconds"}
-NAME: Schema = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": NAME_BYTES,
-    "description": f"a person's name: at most {NAME_BYTES} bytes of UTF-8, printable",
-}
 SIDES: Schema = {"type": "array", "items": INT, "minItems": 2, "maxItems": 2}
 PLAYERS: Schema = {
     "type": "array",
-    "minItems": 2,
-    "maxItems": 2,
-    "items": {"oneOf": [NAME, {"type": "array", "items": NAME, "minItems": 2, "maxItems": 2}]},
+    "items": {"oneOf": [STR, {"type": "array", "items": STR}]},
     "description": "two names, or two teams of two names (doubles)",
-}
-AMOUNT: Schema = {
-    "type": ["string", "integer"],
-    "description": 'in the currency\'s major unit, as plain decimal text (`"-2.50"`) '
-    "or a whole number; docs/BILLING.md gives each field's range",
-    "maxLength": 24,
-}
-REASON: Schema = {"type": "string", "minLength": 1, "maxLength": 200}
-VERSION: Schema = {
-    "type": "string",
-    "maxLength": 40,
-    "description": "the bill's version the desk was shown: a tap on an older view is "
-    "refused with 409 'the table changed: look again'",
 }
 
 
@@ -200,31 +183,75 @@ ACCOUNT: Schema = obj(
 TOKEN_ROW: Schema = obj({"id": INT, "name": STR, "role": STR}, ("id", "name", "role"))
 
 # ---------------------------------------------------------------------- parameters
-TABLE_ID: Schema = {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$"}
+# Each query and each body is its model's (host/web/request_models.py): the
+# document's schemas are generated from them, and the path's parameters are here.
+TABLE_ID: Schema = {"type": "string", "pattern": requests.TABLE_ID}
 TABLE = {"name": "table", "in": "path", "required": True, "schema": TABLE_ID}
-ID_PATTERN = {"type": "string", "pattern": "^[0-9]{1,12}$"}
+ID_PATTERN = {"type": "string", "pattern": requests.ID_PATTERN}
 
 
 def path_param(name: str, schema: Schema | None = None) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": schema or ID_PATTERN}
 
 
-def query(name: str, schema: Schema, text: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": schema}
-    if text:
-        out["description"] = text
-    return out
-
-
-LANG = query("lang", {"enum": ["en", "fa"]}, "the language of the sentences (`fa`: Persian)")
 MATCH_ID = path_param("match", {"type": "string", "minLength": 1, "maxLength": 100})
 FMT = path_param("fmt", {"enum": ["json", "csv"]})
-DAY = query("date", {"type": "string", "format": "date"}, "a business day, YYYY-MM-DD")
-JDAY = query(
-    "jdate",
-    {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
-    "a business day in the Solar Hijri calendar, YYYY-MM-DD",
-)
+
+
+class DocumentSchema(GenerateJsonSchema):
+    """pydantic's JSON Schema as this document gives it: no titles (the
+    keys name themselves), and no ``default: null`` (a key left out is
+    what it says; null itself is allowed only where the schema says so)."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        del schema
+        return False
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        out = super().default_schema(schema)
+        if out.get("default", 0) is None:
+            del out["default"]
+        return out
+
+
+REF = "#/components/schemas/{model}"
+
+
+def _bodies() -> tuple[dict[type[BaseModel], Schema], dict[str, Schema]]:
+    """Each body model's reference, and every schema they use."""
+    models = sorted(set(requests.BODIES.values()), key=lambda m: m.__name__)
+    refs, top = models_json_schema(
+        [(m, "validation") for m in models], ref_template=REF, schema_generator=DocumentSchema
+    )
+    return {m: refs[(m, "validation")] for m in models}, dict(top.get("$defs", {}))
+
+
+def _not_null(schema: Schema) -> Schema:
+    """A query's value is text, never null: an optional key is left out."""
+    choices = schema.get("anyOf")
+    if choices is not None:
+        rest = [c for c in choices if c != {"type": "null"}]
+        if len(rest) == 1:
+            kept = {k: v for k, v in schema.items() if k != "anyOf"}
+            return {**rest[0], **kept}
+    return schema
+
+
+def query_params(model: type[requests.Query]) -> list[dict[str, Any]]:
+    """The query's parameters, from its model."""
+    props = model.model_json_schema(schema_generator=DocumentSchema)["properties"]
+    out = []
+    for name, schema in props.items():
+        schema = _not_null(schema)
+        text = schema.pop("description", None)
+        param: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": schema}
+        if name == "lang":
+            text = requests.LANG_TEXT
+        if text:
+            param["description"] = text
+        out.append(param)
+    return out
+
 
 # ---------------------------------------------------------------------- answers
 JSON = "application/json"
@@ -254,15 +281,14 @@ def op(
     tag: str,
     ok: dict[str, Any],
     params: list[dict[str, Any]] | None = None,
-    body: Schema | None = None,
     page: bool = False,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """A route's entry; its query's parameters and its body are added from
+    their models (:func:`document`)."""
     out: dict[str, Any] = {"summary": summary, "tags": [tag]}
     if params:
         out["parameters"] = params
-    if body is not None:
-        out["requestBody"] = {"required": True, "content": {JSON: {"schema": body}}}
     out["responses"] = {**ok, **(extra or {}), "default": errors(page)}
     return out
 
@@ -292,23 +318,26 @@ DESK = "the desk"
 STAFF = "staff"
 PLAYERS_TAG = "players"
 
+# What a body's 400 and 409 say: the body against its model, and the rules
+# that depend on the state, the club's and the table's (docs/API.md).
+BAD_BODY = "the body or the query breaks its schema: the sentence names the key and why"
+STATE_RULES = {
+    ACTIONS: "a rule of the state: the table refused the action "
+    "(the engine's rules), it is not online, there is no match to correct, the names do not "
+    "keep the match's form, or the table changed since the console showed it",
+    DESK: "a rule of the state: the session is closed (or open, or voided), "
+    "the bill's version is older than the table's, the amount does not suit the bill's "
+    "currency (its decimals, its range) or would take the bill or a share below zero, the item "
+    "is not on the price list or is priced in another currency, no printer is set up",
+    STAFF: "a rule of the state: the account exists already, or the change "
+    "does not suit the account as it is (a PIN is a desk clerk's, tables a referee's), "
+    "or changes nothing",
+}
+
 
 def _routes() -> dict[tuple[str, str], dict[str, Any]]:
     t, mid = [TABLE], [MATCH_ID]
     sid = [path_param("session")]
-    activity_filters = [
-        DAY,
-        JDAY,
-        query("table", TABLE_ID),
-        query("who", {"type": "string", "maxLength": 40}),
-        query("limit", {"type": "integer", "minimum": 1, "maximum": 1000}),
-        query("before", {"type": "integer", "minimum": 1}),
-        LANG,
-    ]
-    money_body = obj(  # a correction, or a refund
-        {"amount": AMOUNT, "reason": REASON, "payer": NAME, "who": NAME, "version": VERSION},
-        ("amount", "reason"),
-    )
     routes: dict[tuple[str, str], dict[str, Any]] = {
         # the boards (host/web/boards.py)
         ("GET", "/"): page_op("the index: tables, boards, recent reports"),
@@ -326,11 +355,10 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "the live feed: a WebSocket (docs/API.md, 'Live feed')",
             LIVE,
             {"101": {"description": "switching to the WebSocket"}},
-            [query("tables", {"type": "string", "maxLength": 400}, "table ids, comma-separated")],
         ),
         # the API's reads and the report pages (host/web/api.py)
-        ("GET", "/report/{match}"): page_op("a match report", [*mid, LANG]),
-        ("GET", "/report/{match}/sheet"): page_op("a match's printable result sheet", [*mid, LANG]),
+        ("GET", "/report/{match}"): page_op("a match report", mid),
+        ("GET", "/report/{match}/sheet"): page_op("a match's printable result sheet", mid),
         ("GET", "/api"): op(
             "the server, its tables, its store's health",
             READ,
@@ -377,11 +405,6 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "the matches, newest first",
             READ,
             ok(obj({"schema": SCHEMA_V, "matches": listed(MATCH)}, ("matches",))),
-            [
-                query("table", TABLE_ID),
-                query("limit", {"type": "integer", "minimum": 1, "maximum": 1000}),
-                query("skip_empty", {"enum": ["0", "1"]}),
-            ],
         ),
         ("GET", "/api/matches/{match}"): op(
             "a match's report",
@@ -417,23 +440,11 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "from the owner (a new phone), or the operator token",
             SIGN_IN,
             ok(obj({"signed_in": BOOL, "csrf": STR}, ("signed_in",))),
-            [LANG],
-            obj(
-                {
-                    "name": {"type": "string", "maxLength": 40},
-                    "password": {"type": "string", "maxLength": 256},
-                    "pin": {"type": "string", "maxLength": 8},
-                    "token": {"type": "string", "maxLength": 256},
-                    "code": {"type": "string", "maxLength": 64},
-                },
-                closed=True,
-            ),
         ),
         ("POST", "/console/signout"): op(
             "sign out: the sign-in ends on the server too",
             SIGN_IN,
             ok(obj({"signed_in": {"const": False}}, ("signed_in",))),
-            [LANG],
         ),
         # the console (host/web/console.py, handset.py, sensors.py)
         ("GET", "/console"): page_op("the operator console"),
@@ -441,35 +452,21 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "a new match on the table: the table's engine decides",
             ACTIONS,
             ok(ACTION_DONE),
-            [*t, LANG],
-            obj(
-                {
-                    "players": PLAYERS,
-                    "best_of": {"type": "integer", "minimum": 1, "maximum": BEST_OF_MAX},
-                    "reds": {"enum": [15, 10, 6]},
-                    "breaker": {"enum": [0, 1]},
-                    "who": NAME,
-                    "expect": {"type": ["string", "null"], "maxLength": 64},
-                },
-                ("players", "best_of"),
-                closed=True,
-            ),
+            t,
             extra=QUEUED,
         ),
         ("POST", "/api/tables/{table}/command"): op(
             "a correction: any engine input event but `match` (docs/ENGINE.md)",
             ACTIONS,
             ok(ACTION_DONE),
-            [*t, LANG],
-            obj({"ev": {"type": "string", "maxLength": 20}, "who": NAME}, ("ev",)),
+            t,
             extra=QUEUED,
         ),
         ("POST", "/api/tables/{table}/names"): op(
             "correct the names of the table's current match (the venue's annotation)",
             ACTIONS,
             ok(ACTION_DONE),
-            [*t, LANG],
-            obj({"players": PLAYERS, "who": NAME}, ("players",), closed=True),
+            t,
         ),
         ("GET", "/api/tables/{table}/handset"): op(
             "the referee's handset language the host holds for the table",
@@ -481,8 +478,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "set the handset's language",
             ACTIONS,
             ok(obj({"status": STR, "table": STR, "lang": STR, "seq": NULLABLE_INT}, ("status",))),
-            [*t, LANG],
-            obj({"lang": {"enum": ["en", "fa"]}}, ("lang",), closed=True),
+            t,
             extra={"202": answer(OBJ, "kept, and sent when the table is online")},
         ),
         ("GET", "/api/tables/{table}/sensors"): op(
@@ -495,41 +491,26 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "start a pocket check on the table (it must be online, between frames)",
             ACTIONS,
             ok(obj({"status": STR, "seq": NULLABLE_INT, "message": STR}, ("status",))),
-            [*t, LANG],
-            obj({"who": NAME}, closed=True),
+            t,
         ),
         ("POST", "/api/tables/{table}/sensor-capture"): op(
             "start (or stop) a capture of the table's raw sensor readings (docs/CAPTURES.md)",
             ACTIONS,
             ok(obj({"status": STR, "seq": NULLABLE_INT, "message": STR}, ("status",))),
-            [*t, LANG],
-            obj(
-                {
-                    "who": NAME,
-                    "on": BOOL,
-                    "during_match": BOOL,
-                    "seconds": {"type": "integer", "minimum": 1, "maximum": 900},
-                    "passages": {"type": "integer", "minimum": 1, "maximum": 255},
-                },
-                closed=True,
-            ),
+            t,
         ),
         # the players (host/web/players.py)
         ("GET", "/player/{key}"): op(
             "a player's page",
             PAGES,
             ok_page("the page"),
-            [path_param("key", {"type": "string", "minLength": 1, "maxLength": 200}), LANG],
+            [path_param("key", {"type": "string", "minLength": 1, "maxLength": 200})],
             page=True,
         ),
         ("GET", "/api/players"): op(
             "the player registry's search",
             PLAYERS_TAG,
             ok(obj({"schema": SCHEMA_V, "players": listed(OBJ)}, ("players",))),
-            [
-                query("q", {"type": "string", "maxLength": 100}),
-                query("limit", {"type": "integer", "minimum": 1, "maximum": 100}),
-            ],
         ),
         ("GET", "/api/players/{key}"): op(
             "a player's statistics over every match",
@@ -560,35 +541,32 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                     ("tables", "alerts"),
                 )
             ),
-            [LANG],
         ),
         ("POST", "/api/tables/{table}/session"): op(
             "open a session on the table",
             DESK,
             ok(BILL_REPLY),
-            [*t, LANG],
-            obj({"who": NAME, "version": VERSION}),
+            t,
         ),
         ("GET", "/api/sessions/{session}"): op(
-            "a session's bill and receipt", DESK, ok(BILL_REPLY), [*sid, LANG]
+            "a session's bill and receipt", DESK, ok(BILL_REPLY), sid
         ),
         ("GET", "/api/sessions/{session}/bill.{fmt}"): op(
             "a session's bill as JSON or CSV",
             DESK,
             {"200": {"description": "the bill", "content": CSV_OR_JSON}},
-            [*sid, FMT, LANG],
+            [*sid, FMT],
         ),
         ("GET", "/api/reports/day"): op(
             "the daily report: each table's totals and the venue's, every bill",
             DESK,
             ok(obj({"schema": SCHEMA_V, "report": OBJ}, ("report",))),
-            [DAY, JDAY, query("table", TABLE_ID), LANG],
         ),
         ("GET", "/api/reports/day.{fmt}"): op(
             "the daily report as JSON or CSV",
             DESK,
             {"200": {"description": "the report", "content": CSV_OR_JSON}},
-            [FMT, DAY, JDAY, query("table", TABLE_ID), LANG],
+            [FMT],
         ),
         ("GET", "/staff"): page_op("the owner's staff page"),
         ("GET", "/staff/activity"): page_op("the activity log's page"),
@@ -605,40 +583,18 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "add an account",
             STAFF,
             ok(obj({"user": ACCOUNT})),
-            [LANG],
-            obj(
-                {
-                    "name": {"type": "string", "minLength": 1, "maxLength": 32},
-                    "role": {"enum": list(roles.ROLES)},
-                    "password": {"type": "string", "minLength": 8, "maxLength": 256},
-                    "pin": {"type": "string", "minLength": 4, "maxLength": 8},
-                    "tables": {"type": ["array", "null"], "items": STR},
-                },
-                ("name", "role"),
-                closed=True,
-            ),
         ),
         ("POST", "/api/staff/users/{name}"): op(
             "change an account: disable or enable it, a new password or PIN, its role or tables",
             STAFF,
             ok(obj({"user": ACCOUNT})),
-            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40}), LANG],
-            obj(
-                {
-                    "disabled": BOOL,
-                    "password": {"type": "string", "minLength": 8, "maxLength": 256},
-                    "pin": {"type": ["string", "null"], "maxLength": 8},
-                    "role": {"enum": list(roles.ROLES)},
-                    "tables": {"type": ["array", "null"], "items": STR},
-                },
-                closed=True,
-            ),
+            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40})],
         ),
         ("POST", "/api/staff/users/{name}/code"): op(
             "a one-time sign-in code for the account's new phone, live 15 minutes, shown once",
             STAFF,
             ok(obj({"code": STR, "name": STR, "expires_ms": INT}, ("code", "name", "expires_ms"))),
-            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40}), LANG],
+            [path_param("name", {"type": "string", "minLength": 1, "maxLength": 40})],
         ),
         ("GET", "/api/staff/tokens"): op(
             "the named API tokens", STAFF, ok(obj({"tokens": listed(TOKEN_ROW)}, ("tokens",)))
@@ -647,63 +603,31 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             "make a named API token with a role: it is shown once",
             STAFF,
             ok(obj({"token": STR}, ("token",))),
-            [LANG],
-            obj(
-                {
-                    "name": {"type": "string", "minLength": 1, "maxLength": 40},
-                    "role": {"enum": list(roles.ROLES)},
-                    "tables": {"type": ["array", "null"], "items": STR},
-                },
-                ("name", "role"),
-                closed=True,
-            ),
         ),
         ("POST", "/api/staff/sign-out-all"): op(
             "sign everyone out (the caller too); named API tokens stay",
             STAFF,
             ok(obj({"signed_out": INT}, ("signed_out",))),
-            [LANG],
-            obj({"confirm": {"const": True}}, ("confirm",), closed=True),
         ),
         ("POST", "/api/staff/tokens/{token}/revoke"): op(
-            "revoke a named API token", STAFF, ok(OBJ), [path_param("token"), LANG]
+            "revoke a named API token", STAFF, ok(OBJ), [path_param("token")]
         ),
         ("GET", "/api/staff/activity"): op(
             "the activity log of a day, by table and person",
             STAFF,
             ok(obj({"schema": SCHEMA_V, "rows": listed(OBJ)}, ("rows",))),
-            activity_filters,
         ),
         ("GET", "/api/staff/activity.{fmt}"): op(
             "the activity log as JSON or CSV",
             STAFF,
             {"200": {"description": "the log", "content": CSV_OR_JSON}},
-            [FMT, *activity_filters],
+            [FMT],
         ),
         ("GET", "/api/staff/verify"): op(
             "a day's takings against the tables' signed record (docs/LEDGER.md)",
             STAFF,
             ok(obj({"day": STR, "bills": listed(OBJ), "counts": OBJ}, ("bills",))),
-            [DAY, JDAY, LANG],
         ),
-    }
-    bodies = {
-        "close": obj({"who": NAME, "version": VERSION}),
-        "confirm": obj({"who": NAME, "version": VERSION}),
-        "void": obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
-        "reopen": obj({"reason": REASON, "who": NAME, "version": VERSION}),
-        "corrections": money_body,
-        "refunds": money_body,
-        "items": obj(
-            {
-                "item": {"type": "string", "minLength": 1, "maxLength": 48},
-                "quantity": {"type": "integer", "minimum": 1, "maximum": 20},
-                "who": NAME,
-                "version": VERSION,
-            },
-            ("item",),
-        ),
-        "print": obj({"lang": {"enum": ["en", "fa"]}, "who": NAME, "version": VERSION}),
     }
     said = {
         "close": "close the session: its bill is final (a mistake is reopened)",
@@ -715,23 +639,21 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
         "items": "add an item of the price list to the bill",
         "print": "print the receipt on the desk's thermal printer",
     }
-    for what, body in bodies.items():
+    for what in requests.SESSION_ACTIONS:
         routes[("POST", f"/api/sessions/{{session}}/{what}")] = op(
-            said[what], DESK, ok(BILL_REPLY), [*sid, LANG], body
+            said[what], DESK, ok(BILL_REPLY), sid
         )
     routes[("POST", "/api/sessions/{session}/corrections/{correction}/reverse")] = op(
         "take a correction or a refund back, with a reason (the owner's)",
         DESK,
         ok(BILL_REPLY),
-        [*sid, path_param("correction"), LANG],
-        obj({"reason": REASON, "who": NAME, "version": VERSION}, ("reason",)),
+        [*sid, path_param("correction")],
     )
     routes[("POST", "/api/sessions/{session}/items/{item}/take-back")] = op(
         "take an item back off the bill",
         DESK,
         ok(BILL_REPLY),
-        [*sid, path_param("item"), LANG],
-        obj({"who": NAME, "version": VERSION}),
+        [*sid, path_param("item")],
     )
     return routes
 
@@ -744,10 +666,29 @@ def _security(method: str, path: str) -> list[dict[str, list[str]]] | None:
     return [{"bearer": []}, {"signedIn": [], "csrf": []}]
 
 
+def _requests(method: str, path: str, operation: dict[str, Any], refs: dict[Any, Schema]) -> None:
+    """The route's query parameters and body, from their models; a body's
+    400 (its schema) and 409 (the rules of the state) said apart."""
+    query = requests.QUERIES.get((method, path))
+    if query is not None:
+        operation["parameters"] = [*operation.get("parameters", []), *query_params(query)]
+    body = requests.BODIES.get((method, path))
+    if body is None:
+        return
+    operation["requestBody"] = {"required": True, "content": {JSON: {"schema": refs[body]}}}
+    refused = {"400": answer(ERROR, BAD_BODY)}
+    state = STATE_RULES.get(operation["tags"][0])
+    if state is not None:
+        refused["409"] = answer(ERROR, state)
+    operation["responses"] = {**refused, **operation["responses"]}
+
+
 def document() -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
+    refs, schemas = _bodies()
     for (method, path), operation in sorted(_routes().items()):
         operation = dict(operation)
+        _requests(method, path, operation, refs)
         security = _security(method, path)
         operation["security"] = security if security is not None else []
         rule = roles.rule_for(method, path)
@@ -763,7 +704,11 @@ def document() -> dict[str, Any]:
             "description": "The venue's boards, match reports, operator actions and the "
             "club's desk (docs/API.md). Reads are public but the desk's and the staff's; "
             "every action needs a staff sign-in (a cookie and its CSRF token) or an API "
-            f"token. Bodies are JSON of at most {MAX_BODY} bytes.",
+            f"token. Bodies are JSON of at most {MAX_BODY} bytes. A refusal of a body or a "
+            "query that breaks its schema is a 400; of one that breaks a rule of the state "
+            "(the table's, the bill's, the account's), a 409. Formats of this document's own: "
+            + "; ".join(f"`{k}`: {v}" for k, v in requests.FORMATS.items())
+            + ".",
         },
         "servers": [{"url": "/"}],
         "tags": [
@@ -780,7 +725,13 @@ def document() -> dict[str, Any]:
                 "signedIn": {"type": "apiKey", "in": "cookie", "name": "baulk_session"},
                 "csrf": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"},
             },
-            "schemas": {"Error": ERROR, "Board": BOARD, "Match": MATCH, "Bill": BILL},
+            "schemas": {
+                "Error": ERROR,
+                "Board": BOARD,
+                "Match": MATCH,
+                "Bill": BILL,
+                **schemas,
+            },
         },
     }
 

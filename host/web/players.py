@@ -34,10 +34,9 @@ from baulk.host.store.player_names import player_key
 from baulk.host.venue.live import SCHEMA_VERSION
 from baulk.host.web import public_reads
 from baulk.host.web.public_reads import READS_KEY, Views, public
+from baulk.host.web.request_models import PlayersQuery, query_of
 
 _T = TypeVar("_T")
-MAX_QUERY = 100  # characters of a search
-MAX_LIMIT = 100
 RECENT_MATCHES = 20
 
 
@@ -110,18 +109,8 @@ async def _read(request: web.Request, read: Callable[..., _T], *args: Any) -> _T
 
 
 async def api_search(request: web.Request) -> web.Response:
-    text = request.query.get("q", "")
-    if len(text) > MAX_QUERY:
-        return _error(400, f"q must be at most {MAX_QUERY} characters")
-    if any(ord(c) < 32 for c in text):
-        return _error(400, "q must not hold control characters")
-    try:
-        limit = int(request.query.get("limit", "10"))
-    except ValueError:
-        return _error(400, "limit must be an integer")
-    if not 1 <= limit <= MAX_LIMIT:
-        return _error(400, f"limit must be 1..{MAX_LIMIT}")
-    found = await _read(request, queries.search_players, text, limit)
+    q = query_of(request, PlayersQuery)  # checked against its model (request_models.py)
+    found = await _read(request, queries.search_players, q.q, q.limit)
     if found is None:
         return _error(503, NO_STORE)
     found = [{**p, "page": h.player_href(p["key"], "en")} for p in found]  # the kept stays

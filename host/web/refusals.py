@@ -94,6 +94,32 @@ _RULES: list[tuple[str, str]] = [
     (r"the request body is over (?P<n>\d+) bytes", "درخواست بیش از {n} بایت است"),
     (r"the request body could not be read", "درخواست خوانده نشد"),
     (r"the body must be a JSON object(?:: .*)?", "درخواست ساختار درستی ندارد"),
+    # a body's or a query's keys against their models (host/web/request_models.py)
+    (
+        r"(?P<key>\w+) must be a whole number from (?P<n>\d+) to (?P<m>\d+)",
+        "{key} باید عددی درست از {n} تا {m} باشد",
+    ),
+    (r"kind must be a foul kind of /api/vocabulary", "نوع خطا باید یکی از خطاهای شناخته باشد"),
+    (r"pocket must be one of: (?P<text>.*)", "جیب باید یکی از اینها باشد: {text}"),
+    (
+        r"occupied must be a list of spot names, each once",
+        "خال‌های پر باید فهرستی از نام خال‌ها باشد، هر کدام یک بار",
+    ),
+    (
+        r"q must be at most (?P<n>\d+) characters, none of them a control one",
+        "جست‌وجو حداکثر {n} نویسه است و نویسه‌ی کنترلی نمی‌پذیرد",
+    ),
+    (r"the query gives (?P<key>\w+) more than once", "نشانی {key} را بیش از یک بار دارد"),
+    (
+        r"amount must be a plain decimal number such as 12\.50 \(as text\), or a whole number",
+        "مبلغ باید عددی ساده باشد، مانند ۱۲٫۵۰ (به صورت متن)، یا عددی درست",
+    ),
+    (
+        r"amount must be a plain decimal number above 0 such as 12\.50 \(as text\), "
+        r"or a whole number",
+        "مبلغ باید عددی ساده و بیش از صفر باشد، مانند ۱۲٫۵۰ (به صورت متن)، یا عددی درست",
+    ),
+    (r"amount is missing: the sum to give back", "مبلغ داده نشده است: مبلغی که پس داده می‌شود"),
     (_WHAT + r" must be a non-empty name", "{what}: نام لازم است"),
     (_WHAT + r" is longer than (?P<n>\d+) bytes", "{what}: نام بیش از {n} بایت است"),
     (

@@ -9,7 +9,6 @@ shells that sign in through the console's form.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
 
 from aiohttp import web
 
@@ -26,34 +25,30 @@ from baulk.host.web.http import (
     lang_of,
     page_handler,
     path_id,
-    query_day,
-    read_body,
+    state_status,
 )
 from baulk.host.web.refusals import localise
+from baulk.host.web.request_models import (
+    ActivityQuery,
+    ChangeAccount,
+    NewAccount,
+    NewToken,
+    SignOutAll,
+    body_of,
+    day_of,
+    query_of,
+)
 
 PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
-_USER_KEYS = {"name", "role", "password", "pin", "tables"}
-_CHANGE_KEYS = {"disabled", "password", "pin", "role", "tables"}
-_TOKEN_KEYS = {"name", "role", "tables"}
-PAGE_ROWS = 200  # the activity page's rows at a time, unless ?limit= says
-PAGE_MOST = 1000
 CSV_PART = 2000  # rows read and sent at a time: a long day's CSV never holds the loop
 
 
-def _unknown(data: dict[str, Any], allowed: set[str]) -> str | None:
-    extra = sorted(set(data) - allowed)
-    if extra:
-        return f"unknown key '{extra[0][:40]}' (allowed: {', '.join(sorted(allowed))})"
-    return None
-
-
-async def _body(request: web.Request, allowed: set[str]) -> dict[str, Any] | web.Response:
-    lang = lang_of(request)
-    data = await read_body(request, lang)
-    if isinstance(data, web.Response):
-        return data
-    wrong = _unknown(data, allowed)
-    return error(400, wrong, lang) if wrong else data
+def _refused(e: StaffError | ValueError, lang: str) -> web.Response:
+    """What the registry refuses of a body that passed its model is a rule
+    of the state (the account as it is, a name already taken): a 409."""
+    if isinstance(e, StaffError):
+        return error(state_status(e.status), e.text, lang)
+    return error(409, str(e), lang)
 
 
 async def me(request: web.Request) -> web.Response:
@@ -70,43 +65,40 @@ async def users(request: web.Request) -> web.Response:
 
 
 async def add_user(request: web.Request) -> web.Response:
-    data = await _body(request, _USER_KEYS)
-    if isinstance(data, web.Response):
-        return data
+    body = await body_of(request, NewAccount)
+    if isinstance(body, web.Response):
+        return body
+    data = body.root
     try:
         a = await request.app[STAFF_KEY].add(
-            data.get("name"),
-            data.get("role"),
-            data.get("password"),
-            data.get("pin"),
-            data.get("tables"),
+            data.name,
+            data.role,
+            getattr(data, "password", None),
+            getattr(data, "pin", None),
+            data.tables,
             who(request),
         )
-    except StaffError as e:
-        return error(e.status, e.text, lang_of(request))
-    except ValueError as e:
-        return error(400, str(e), lang_of(request))
+    except (StaffError, ValueError) as e:
+        return _refused(e, lang_of(request))
     return json_response({"user": a.public()})
 
 
 async def change_user(request: web.Request) -> web.Response:
-    data = await _body(request, _CHANGE_KEYS)
+    data = await body_of(request, ChangeAccount)
     if isinstance(data, web.Response):
         return data
     try:
         a = await request.app[STAFF_KEY].change(
             request.match_info["name"],
             who(request),
-            disabled=data.get("disabled"),
-            password=data.get("password"),
-            pin=data.get("pin"),
-            role=data.get("role"),
-            tables=data.get("tables", ...),
+            disabled=data.disabled,
+            password=data.password,
+            pin=data.pin,
+            role=data.role,
+            tables=data.tables if "tables" in data.model_fields_set else ...,
         )
-    except StaffError as e:
-        return error(e.status, e.text, lang_of(request))
-    except ValueError as e:
-        return error(400, str(e), lang_of(request))
+    except (StaffError, ValueError) as e:
+        return _refused(e, lang_of(request))
     return json_response({"user": a.public()})
 
 
@@ -130,17 +122,16 @@ async def tokens(request: web.Request) -> web.Response:
 
 
 async def add_token(request: web.Request) -> web.Response:
-    data = await _body(request, _TOKEN_KEYS)
-    if isinstance(data, web.Response):
-        return data
+    body = await body_of(request, NewToken)
+    if isinstance(body, web.Response):
+        return body
+    data = body.root
     try:
         secret, t = await request.app[STAFF_KEY].new_token(
-            data.get("name"), data.get("role"), data.get("tables"), who(request)
+            data.name, data.role, data.tables, who(request)
         )
-    except StaffError as e:
-        return error(e.status, e.text, lang_of(request))
-    except ValueError as e:
-        return error(400, str(e), lang_of(request))
+    except (StaffError, ValueError) as e:
+        return _refused(e, lang_of(request))
     response = json_response({"token": secret, **t.public()})
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -163,12 +154,10 @@ async def sign_out_all(request: web.Request) -> web.Response:
     everyone out", after a phone is lost or a secret leaked); named API
     tokens stay.  The body must say ``{"confirm": true}``: an empty POST
     changes nothing."""
-    data = await _body(request, {"confirm"})
+    data = await body_of(request, SignOutAll)  # confirm: true, or nothing changes
     if isinstance(data, web.Response):
         return data
     lang = lang_of(request)
-    if data.get("confirm") is not True:
-        return error(400, "give confirm: true to sign everyone out", lang)
     try:
         ended = await request.app[STAFF_KEY].sign_out_all(f"{who(request)} signed everyone out")
     except StaffError as e:
@@ -180,26 +169,10 @@ async def sign_out_all(request: web.Request) -> web.Response:
 
 
 # ---------------------------------------------------------------------- the day
-def _day(request: web.Request) -> date | web.Response:
+def _day(request: web.Request) -> date:
     daemon = request.app[DAEMON_KEY]
     today = daily.business_day(daemon.sessions.clock.wall_ms(), daemon.config.billing)
-    return query_day(request, today)
-
-
-def _page_query(request: web.Request) -> tuple[int, int | None] | str:
-    """``limit`` and ``before`` (a row id: the page after the one that
-    ended there), or why not."""
-    try:
-        limit = int(request.query.get("limit", str(PAGE_ROWS)))
-    except ValueError:
-        return "limit must be an integer"
-    if not 1 <= limit <= PAGE_MOST:
-        return "limit must be 1..1000"
-    text = request.query.get("before")
-    before = path_id(text) if text else None
-    if text and before is None:
-        return "before must be the id of a row of the log"
-    return limit, before
+    return day_of(request, today)
 
 
 async def activity_log(request: web.Request) -> web.StreamResponse:
@@ -208,20 +181,10 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
     as CSV, every row of the day, oldest first."""
     lang = lang_of(request)
     day = _day(request)
-    if isinstance(day, web.Response):
-        return day
     daemon = request.app[DAEMON_KEY]
     billing = daemon.config.billing
-    table = request.query.get("table") or None
-    person = request.query.get("who") or None
-    if table is not None and len(table) > 32:
-        return error(400, "table must be a table id", lang)
-    if person is not None and len(person) > 40:
-        return error(400, "who must be a name of at most 40 characters", lang)
-    paging = _page_query(request)
-    if isinstance(paging, str):
-        return error(400, paging, lang)
-    limit, before = paging
+    q = query_of(request, ActivityQuery)  # checked against its model (request_models.py)
+    table, person, limit, before = q.table, q.who or None, q.limit, q.before
     db = daemon.reader.db
     lo, hi = daily.day_bounds(day, billing)
     if request.match_info.get("fmt") == "csv":
@@ -281,8 +244,6 @@ async def _csv(
 
 async def verify_day(request: web.Request) -> web.Response:
     day = _day(request)
-    if isinstance(day, web.Response):
-        return day
     daemon = request.app[DAEMON_KEY]
     try:
         keys = takings.keys_from(daemon.config.verify_keys, daemon.config.verify_sim_key)

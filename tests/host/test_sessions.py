@@ -148,17 +148,18 @@ def test_bad_requests_are_refused_and_change_nothing(
     assert get(d, "/api/reports/day?date=2025-13-45")[0] == 400
     status, reply = post(d, "/api/tables/t1/session")
     sid = reply["bill"]["session_id"]
-    for body, words in [
-        ({"amount": -100}, "needs a reason"),
-        ({"amount": -100, "reason": "   "}, "needs a reason"),
-        ({"amount": "1.234", "reason": "x"}, "more than 2 decimals"),
-        ({"amount": "lots", "reason": "x"}, "must be a plain decimal number"),
-        ({"amount": 0, "reason": "x"}, "must not be 0"),
-        ({"reason": "x"}, "amount is missing"),
-        ({"amount": 1, "reason": "a\nb"}, "must not hold control"),
+    for body, code, words in [
+        ({"amount": -100}, 400, "needs a reason"),
+        ({"amount": -100, "reason": "   "}, 400, "needs a reason"),
+        # the bill's currency has 2 decimals: a rule of the state's
+        ({"amount": "1.234", "reason": "x"}, 409, "more than 2 decimals"),
+        ({"amount": "lots", "reason": "x"}, 400, "must be a plain decimal number"),
+        ({"amount": 0, "reason": "x"}, 400, "must not be 0"),
+        ({"reason": "x"}, 400, "amount is missing"),
+        ({"amount": 1, "reason": "a\nb"}, 400, "must not hold control"),
     ]:
         status, error = post(d, f"/api/sessions/{sid}/corrections", body)
-        assert status == 400 and words in error["error"], (body, error)
+        assert status == code and words in error["error"], (body, error)
     status, bill = get(d, f"/api/sessions/{sid}")
     assert bill["bill"]["corrections"] == []
     status, fixed = post(d, f"/api/sessions/{sid}/corrections", {"amount": "-0.50", "reason": "ok"})

@@ -87,9 +87,12 @@ def test_corrected_names_reach_the_boards_reports_and_sheet_and_stay(
         setup(d, ["Ali Zadn", "Reza"], who="Sara Referee")
         play(d, peer, maximum_147(["Ali Zadn", "Reza"])[1:])
         match_id = d.board("t1")["match"]["match_id"]
-        # Wrong form (a pair for singles), bad names: refused, nothing kept.
+        # Wrong form (a pair for singles: the match's, 409; a name and a pair: the
+        # body's, 400), bad names: refused, nothing kept.
+        status, body = http(d.url + names_url, {"players": [["A", "B"], ["C", "D"]]}, token=TOKEN)
+        assert status == 409 and "form" in body["error"]
         status, body = http(d.url + names_url, {"players": [["A", "B"], "C"]}, token=TOKEN)
-        assert status == 400 and "form" in body["error"]
+        assert status == 400 and "not a name and a team" in body["error"]
         assert http(d.url + names_url, {"players": ["", "Reza"]}, token=TOKEN)[0] == 400
         assert http(d.url + names_url, {"players": ["Ali Zand", "Reza"]})[0] == 401
         assert d.board("t1")["match"]["names"] == ["Ali Zadn", "Reza"]

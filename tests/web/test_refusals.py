@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from baulk.host.web.refusals import localise, persian
+from baulk.host.web.request_models import every_sentence
 from baulk.host.web.words import FSI, PDI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +113,8 @@ STORE = sentences(ROOT / "host" / "store" / "edges.py", {"StoreRefused", "__init
 # The server's own refusals, from each area the operator acts through.
 WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console", "desk")
 WEB = (
-    [t for t in sentences(ROOT / "host" / "web" / "action_checks.py", {"ValueError"}) if t != "x"]
+    # every refusal of a body or a query by its model (host/web/request_models.py)
+    every_sentence()
     + returned(ROOT / "host" / "name_rules.py")
     + [
         text

@@ -87,13 +87,16 @@ def test_a_code_gets_a_new_phone_in_while_the_password_is_held(daemon: DaemonThr
 
 @pytest.mark.parametrize(
     "typed",
-    ["", "ABCD-EFGH-JKMN", "0000-0000-0000", "x" * 65, 12, None, ["K7QM"], "\ud800" * 12],
+    ["", "ABCD-EFGH-JKMN", "0000-0000-0000", "\ud800" * 12, "x" * 65, 12, None, ["K7QM"]],
 )
 def test_a_wrong_code_is_refused_plainly(daemon: DaemonThread, typed: object) -> None:
     add(daemon, "Dina", "desk")
     code_for(daemon, "Dina")
     answer = Browser(daemon.url).send("POST", "/console/signin", {"code": typed})
-    assert answer.status == 401, answer.body
+    # a code that is text of the sign-in's length is looked up (wrong: 401);
+    # anything else breaks the body's model (host/web/request_models.py): 400
+    looked_up = typed in ("", "ABCD-EFGH-JKMN", "0000-0000-0000")  # not broken UTF-16 either
+    assert answer.status == (401 if looked_up else 400), answer.body
     assert "sign-in code" in answer.body["error"]
 
 

@@ -30,6 +30,11 @@ _KEY_FA = {
     "clear": "دیدِ کامل",
     "ball": "توپ",
     "kind": "نوع خطا",
+    # a query's and a body's keys (host/web/request_models.py)
+    "limit": "حد فهرست",
+    "seconds": "ثانیه‌ها",
+    "passages": "شمار گذرها",
+    "lang": "زبان",
 }
 _WHAT_FA = {
     "who": "نام اپراتور",

@@ -121,6 +121,22 @@ def http(
 # The suite waits for events, never for a fixed time; these bounds only say
 # how long a failure takes to be reported, so they are generous: the suite
 # must pass while other work keeps both cores busy.
+class StillClock(VenueClock):
+    """The venue's clocks standing still but for :meth:`advance`: a test that
+    reads them twice gets the same moment however busy the machine is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wall0 = super().wall_ms() - self.wall_offset_ms
+        self.mono0 = super().mono_ms() - self.mono_offset_ms
+
+    def wall_ms(self) -> int:
+        return self.wall0 + self.wall_offset_ms
+
+    def mono_ms(self) -> int:
+        return self.mono0 + self.mono_offset_ms
+
+
 def morning(clock: VenueClock, timezone: str) -> None:
     """Set the venue's wall clock to 10:00 of today where the club is, so a
     test that lets hours pass and then reads "today's" report stays within one

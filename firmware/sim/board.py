@@ -230,7 +230,8 @@ class SimBoard:
 
     # -- power -----------------------------------------------------------------------
     def boot(self):
-        from ..app import App, unload
+        from .. import unload
+        from ..app import App
         from ..hw import kit
 
         self.pins = {}
@@ -366,10 +367,9 @@ class SimBoard:
         self.beam(pocket, w, t)
         self.set_reading(pocket, reading_for(-1), t + w)
 
-    def roll(self, pocket, *passages):
-        """Balls through a pocket's collar (pocket_model.Passage): the colour
-        sensor sees them as the model has it, and the drop beam and the speed
-        beam go dark and light again when their geometry says."""
+    def scene(self, pocket):
+        """The pocket model's view of one pocket (made on first use, in the
+        room of the table), with the colour sensor looking at it."""
         scene = self.scenes[pocket]
         room = self.room if self.room is not None else pocket_model.Room()
         if scene is None or scene.room is not room:
@@ -377,6 +377,13 @@ class SimBoard:
             scene = self.scenes[pocket] = pocket_model.Pocket(room, chip, seed=pocket + 1)
             self.room = room
         self.colour[pocket].scene = scene
+        return scene
+
+    def roll(self, pocket, *passages):
+        """Balls through a pocket's collar (pocket_model.Passage): the colour
+        sensor sees them as the model has it, and the drop beam and the speed
+        beam go dark and light again when their geometry says."""
+        scene = self.scene(pocket)
         for ps in passages:
             scene.add(ps)
         cfg = self.cfg

@@ -41,7 +41,9 @@ from baulk.host.web import auth
 from tests.e2e.sim_driver import TableDriver, simulated_tables
 from tests.host.harness import TOKEN, DaemonThread, http
 
-MAX_RESPONSE_S = 2.0
+# A hang guard, not a speed figure (speed lives in bench/): an argon2 check
+# of a password on a busy 2-core machine took 2.07 s on a fresh clone.
+MAX_RESPONSE_S = 8.0
 CLUB = {
     "billing": {"venue": "Fuzz Club"},
     "tariff": [{"name": "std", "currency": "IRT", "per_hour": 60_000, "per_frame": 10_000}],

@@ -8,7 +8,6 @@ off the event loop, once per store version."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -20,7 +19,7 @@ from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import public_reads, sheet
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
-from baulk.host.web.public_reads import READS_KEY, Answer, Views, public
+from baulk.host.web.public_reads import READS_KEY, Answer, Views, dumps_in_pieces, public
 from baulk.host.web.request_models import BEST_OF_MAX, MatchesQuery, query_of
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ def _report(views: Views, match_id: str, ledger: bool = False) -> dict[str, Any]
 
 
 def _json(data: Any) -> Answer:
-    return Answer(json.dumps(data, ensure_ascii=False).encode(), "application/json")
+    return Answer(dumps_in_pieces(data).encode(), "application/json")
 
 
 def _report_html(

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import sqlite3
 import sys
 import threading
@@ -53,12 +54,14 @@ from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
 
-LOOP_SHARE: Final = 0.10  # of the event loop's time, for public reads at most
-WORKER_SHARE: Final = 0.15  # of the time the worker may work out heavy reads
+LOOP_SHARE: Final = 0.05  # of the event loop's time, for public reads at most
+WORKER_SHARE: Final = 0.10  # of the time the worker may work out heavy reads
 SWITCH_S: Final = 0.0005  # the interpreter's switch interval while it does
 # What a request costs the loop outside its handler (its head parsed, the
-# middlewares, the answer written), counted into its turn.
-TURN_OVERHEAD_S: Final = 0.0003
+# middlewares, the answer written), counted into its turn: about 1 ms on the
+# project's 2-core machine at a load average of 5 (bench/ack_under_load.py
+# --reads pages cut the acks by 18 % with 0.3 ms counted here).
+TURN_OVERHEAD_S: Final = 0.001
 WAITING_PER_ADDRESS: Final = 64  # requests of one address waiting for a turn
 COMPUTING_PER_ADDRESS: Final = 4  # heavy reads of one address waiting or worked on
 COMPUTING_MOST: Final = 32  # in all
@@ -83,6 +86,22 @@ def refusal(status: int, text: tuple[str, str], request: web.Request) -> web.Res
     r = json_response({"error": en, "message": fa if lang_of(request) == "fa" else en}, status)
     r.headers["Retry-After"] = "2"
     return r
+
+
+def dumps_in_pieces(data: Any, depth: int = 3) -> str:
+    """``json.dumps(data, ensure_ascii=False)``, to the character, made a
+    piece at a time: the C encoder holds the interpreter's lock for as long
+    as it runs (a match's report with its ledger, 1 MB, held it 60 ms), and
+    the loop cannot wake meanwhile; between pieces it can."""
+    if depth > 0 and isinstance(data, dict) and all(isinstance(k, str) for k in data):
+        inner = (
+            json.dumps(k, ensure_ascii=False) + ": " + dumps_in_pieces(v, depth - 1)
+            for k, v in data.items()
+        )
+        return "{" + ", ".join(inner) + "}"
+    if depth > 0 and isinstance(data, list | tuple):
+        return "[" + ", ".join(dumps_in_pieces(v, depth - 1) for v in data) + "]"
+    return json.dumps(data, ensure_ascii=False)
 
 
 class Refused(Exception):

@@ -7,6 +7,7 @@ flood is bench/ack_under_load.py's figure, not a test's."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,13 @@ def test_an_address_with_too_many_heavy_reads_at_once_is_told_to_wait(tmp_path: 
             assert [await a.text() for a in answers] == [str(n) for n in range(len(waiting))]
 
     asyncio.run(run())
+
+
+def test_json_in_pieces_is_json_dumps_to_the_character() -> None:
+    data = {
+        "schema": 1,
+        "report": {"match": {"names": ["Ali", "رضا"]}, "frames": [[1, 2.5], (3, None)]},
+        "n": {1: "a"},  # keys that are not text: as json.dumps has them
+        "deep": [[[["x", {"y": True}]]]],
+    }
+    assert public_reads.dumps_in_pieces(data) == json.dumps(data, ensure_ascii=False)

@@ -390,7 +390,8 @@ _EVENT_KEYS: dict[str, tuple[Any, str]] = {
     "first": (Side, "0 or 1"),
     "occupied": (Spots, "a list of spot names"),
 }
-T_MOST: int = messages._raw("t")[1][3]  # the wire's bound on an input's t (a u63 of ms)
+_T_WIRE: Any = messages._raw("t")
+T_MOST: int = int(_T_WIRE[1][3])  # the wire's bound on an input's t (a u63 of ms)
 _EVENT_NAMES = [n for n in names.EVENTS if n != "match"]  # a new match has its own route
 EV_RULE = f"ev must be one of: {', '.join(_EVENT_NAMES)}"
 

@@ -227,6 +227,7 @@ def step():
                 # the pocket model's objects (the simulator's, some hundreds
                 # of bytes), which a sample would count as the firmware's.
                 b.advance(200)
+                run["driver"].answer(ev["ball"])  # the referee, when the sensors ask
             run["events"] += 1
             return True
         run["file"].close()

@@ -191,6 +191,16 @@ class Driver:
         else:
             b.keys(*keys_for(ev))
 
+    def answer(self, ball):
+        """What a referee does when the sensors ask about the pot just
+        made: names its ball, and says BACK to a second one that did not go
+        in.  Nothing when nothing is asked."""
+        b = self.board
+        for key in (ball, "back"):
+            if b.app.flow.step != kf.ASK_POT:
+                return
+            b.keys(key)
+
     def unknown_pot(self, pocket, ball):
         """A ball whose reading lies halfway to the nearest other colour."""
         self.board.pot(pocket, ball, rgbc=between(ball, nearest(ball)))

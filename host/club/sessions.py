@@ -37,6 +37,7 @@ from baulk.host.club import bills, money
 from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
 from baulk.host.errors import ActionError
 from baulk.host.store import SessionWrite
+from baulk.host.store.club_queries import CLOSE_KEYS
 from baulk.protocol import messages
 from baulk.protocol.host_codec import Error, Light
 from baulk.protocol.host_codec import Event as EventRecord
@@ -56,15 +57,6 @@ SET_UP = ("match", "toss", "order", "undo")
 REASON_BYTES = 200  # a reason: one line of text (host/web/desk.py checks its characters)
 PAYER_BYTES = 48  # a payer is a player's name
 QUANTITY_MOST = 20  # items of one kind in one tap
-# A session row's close, as the store reads it (None in each while it is open).
-_CLOSE_KEYS = (
-    "closed_wall_ms",
-    "closed_mono_ms",
-    "closed_boot",
-    "close_event_id",
-    "closed_by",
-    "close_reason",
-)
 
 
 def _text(value: object, what: str, missing: str) -> str:
@@ -443,7 +435,7 @@ class TableSessions:
             _, row = self._session(session_id)
             # The table is this session's from now: a first stroke meanwhile
             # opens no other (on_event), nor does the idle watch close it.
-            held = {**row, **dict.fromkeys(_CLOSE_KEYS)}
+            held = {**row, **dict.fromkeys(CLOSE_KEYS)}
             desk.session = held
             at = self.clock.now()
             try:

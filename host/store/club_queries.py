@@ -17,7 +17,7 @@ _SESSION_COLUMNS = (
 _SESSION_NAMES = tuple(c.strip()[2:] for c in _SESSION_COLUMNS.split(","))
 _MARK_NAMES = ("id", "kind", "wall_ms", "mono_ms", "boot", "event_id", "who", "reason")
 # The close a session's bill ends at, as the bill reads it (None while open).
-_CLOSE_KEYS = (
+CLOSE_KEYS = (
     "closed_wall_ms",
     "closed_mono_ms",
     "closed_boot",
@@ -40,7 +40,7 @@ def _with_marks(session: dict[str, Any], marks: list[dict[str, Any]]) -> dict[st
     close = last if last is not None and last["kind"] == "close" else None
     columns = ("wall_ms", "mono_ms", "boot", "event_id", "who", "reason")
     values = [close[c] if close else None for c in columns]
-    session.update(zip(_CLOSE_KEYS, values, strict=True))
+    session.update(zip(CLOSE_KEYS, values, strict=True))
     return session
 
 

@@ -38,6 +38,7 @@ from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
 from baulk.host.errors import ActionError
 from baulk.host.store import SessionWrite
 from baulk.host.store.club_queries import CLOSE_KEYS
+from baulk.host.store.writer import SET_UP
 from baulk.protocol import messages
 from baulk.protocol.host_codec import Error, Light
 from baulk.protocol.host_codec import Event as EventRecord
@@ -52,8 +53,11 @@ log = logging.getLogger("baulk.sessions")
 WATCH_S = 1.0  # idle closes are looked for this often
 LIGHT_GRACE_MS = 5000  # a light command unacknowledged this long disagrees
 MINUTE_MS = 60_000
-# Inputs that set a frame up rather than play it (host/store/writer.py has the same rule).
-SET_UP = ("match", "toss", "order", "undo")
+# Inputs that are not a stroke: a frame's set-up (the store's rule, the one
+# that starts a frame's play, host/store/writer.py), and an undo, which takes
+# a stroke back rather than plays one: neither opens a session by itself nor
+# keeps an idle table from its close.
+NOT_STROKES = (*SET_UP, "undo")
 REASON_BYTES = 200  # a reason: one line of text (host/web/desk.py checks its characters)
 PAYER_BYTES = 48  # a payer is a player's name
 QUANTITY_MOST = 20  # items of one kind in one tap
@@ -673,9 +677,9 @@ class TableSessions:
         name = record.input.get("ev")
         if a.frames_done or a.match_over:
             desk.in_frame = False
-        elif name not in SET_UP:
+        elif name not in NOT_STROKES:
             desk.in_frame = True
-        if name in SET_UP:
+        if name in NOT_STROKES:
             return
         desk.last_play = self.clock.now()
         if desk.session is None and self.billing.auto_open and self.billing.tariff_for(table_id):

@@ -572,8 +572,9 @@ def write_health(db: sqlite3.Connection, h: HealthRow) -> None:
 
 # ---------------------------------------------------------------------- play and sessions
 # Inputs that set a frame up rather than play it: a frame's play starts with
-# the first accepted input after them.
-_SET_UP = ("match", "toss", "order")
+# the first accepted input after them (the club's sessions read the same
+# rule, host/club/sessions.py).
+SET_UP = ("match", "toss", "order")
 _FRAME_ENDED = (
     "INSERT INTO frame_play (match_id, frame, table_id, start_id, start_t, end_id, end_t, winner) "
     "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (match_id, frame) DO UPDATE SET "
@@ -602,7 +603,7 @@ class PlayTracker:
             return True
         return (
             a.frame >= 1
-            and ev.get("ev") not in _SET_UP
+            and ev.get("ev") not in SET_UP
             and self.current.get(table_id) != (a.match_id, a.frame)
         )
 
@@ -619,12 +620,7 @@ class PlayTracker:
         assert a is not None and a.match_id is not None
         t = _device_t(ev)
         key = (a.match_id, a.frame)
-        if (
-            a.frame >= 1
-            and self.current.get(table_id) != key
-            and ev
-            and ev.get("ev") not in _SET_UP
-        ):
+        if a.frame >= 1 and self.current.get(table_id) != key and ev and ev.get("ev") not in SET_UP:
             self.current[table_id] = key
             db.execute(
                 "INSERT OR IGNORE INTO frame_play (match_id, frame, table_id, start_id, start_t) "

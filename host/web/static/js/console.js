@@ -20,7 +20,6 @@ byId("best-of").value = num(7);
 
 const MEASURE = params.has("measure");
 if (MEASURE) window.__baulkActions = [];
-const NAME_BYTES = 48;
 const boards = new Map();
 let csrf = null;
 let selected = params.get("table");
@@ -121,7 +120,7 @@ function confirmed(text) {
 function nameProblem(value, what) {
   const text = value.trim();
   if (!text) return t("err_name_empty", { what });
-  if (new TextEncoder().encode(text).length > NAME_BYTES) return t("err_name_long", { what });
+  if (new TextEncoder().encode(text).length > vocabulary.name_bytes) return t("err_name_long", { what });
   if (/[\u0000-\u001f\u007f-\u009f]/.test(text)) return t("err_name_control", { what });
   return null;
 }

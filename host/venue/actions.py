@@ -22,7 +22,7 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.errors import ActionError
 from baulk.host.link.channel import HOST_CAPACITY, wall_ms
@@ -42,7 +42,8 @@ from baulk.protocol.host_codec import (
 )
 
 if TYPE_CHECKING:
-    from baulk.host.venue.daemon import Daemon
+    from baulk.host.handset.sync import Handsets
+    from baulk.host.store import GroupCommitter, StoreReader
 
 log = logging.getLogger("baulk.actions")
 
@@ -56,9 +57,33 @@ _RECORDS: dict[int, type[SetupMatch | Command]] = {
 }
 
 
+class Venue(Protocol):
+    """What the operator's actions need of the daemon they run in
+    (host/venue/daemon.py): the tables' runtimes, the store (its writer for
+    an action, its reader for those a restart finds unanswered), the
+    handsets' languages and the boards.  A protocol, so that the actions
+    never import the daemon that holds them."""
+
+    @property
+    def tables(self) -> dict[str, TableRuntime]: ...
+
+    @property
+    def committer(self) -> GroupCommitter: ...
+
+    @property
+    def reader(self) -> StoreReader: ...
+
+    @property
+    def handsets(self) -> Handsets: ...
+
+    def mark(self, table_id: str) -> None:
+        """The table's board changed: publish it soon."""
+        ...
+
+
 class OperatorActions:
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
+    def __init__(self, venue: Venue) -> None:
+        self.venue = venue
         # Drawn at each start: with the store's row id it makes the action's id,
         # so even a store restored from a backup never repeats one.
         self.epoch = secrets.randbits(31)
@@ -95,7 +120,7 @@ class OperatorActions:
     def _match_now(self, table_id: str) -> object:
         """The table's match id as its board has it, or UNCHECKED while a new
         match is on its way (stored or sent, not answered): no view matches."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None:
             return None
         if any(isinstance(p.record, SetupMatch) for p in self._waiting(rt, table_id)):
@@ -113,7 +138,7 @@ class OperatorActions:
         one view the second always finds the first on its way."""
         if version is None:
             return
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None:
             return  # forward says there is no such table
         if version != rt.view.events or self._waiting(rt, table_id):
@@ -145,7 +170,7 @@ class OperatorActions:
         it was given.  ``expect`` is the players as the console showed them:
         when another phone corrected them since, or is correcting them now,
         this one is refused rather than silently replacing it."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         match = rt.view.match if rt is not None else None
         if rt is None or not match or not match.get("match_id"):
             raise ActionError(409, "there is no match on this table to correct")
@@ -159,23 +184,23 @@ class OperatorActions:
                 400, "the names must keep the match's form: two players, or two pairs as before"
             )
         fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
-        stored = self.daemon.committer.submit_name_fix(fix)
+        stored = self.venue.committer.submit_name_fix(fix)
         self._naming.add(table_id)  # on its way: a second look at the names finds it
         try:
             await stored  # refused: an ActionError
         finally:
             self._naming.discard(table_id)
         rt.view.names_fix = {"match_id": fix.match_id, "players": players}
-        self.daemon.mark(table_id)
+        self.venue.mark(table_id)
         return {"status": "done", "names": names_of(players)}
 
     async def set_handset_lang(self, table_id: str, lang: str) -> dict[str, Any]:
         """The referee's handset language (host/handset/sync.py): sent now, or at
         the table's next hello when it is offline; the device keeps it."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None:
             raise ActionError(404, f"there is no table '{table_id}'")
-        seq = self.daemon.handsets.set_lang(table_id, lang, rt.channel)
+        seq = self.venue.handsets.set_lang(table_id, lang, rt.channel)
         if seq and rt.channel is not None and rt.channel.state == "online":
             return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
         return {
@@ -191,7 +216,7 @@ class OperatorActions:
         says why.  Unlike a scoring action it is not stored nor sent again
         after a restart (it changes no score, and a check asked for hours
         ago is no check the referee expects): the table must be online."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
         if rt.channel.state != "online" or rt.refused is not None:
@@ -229,7 +254,7 @@ class OperatorActions:
         (firmware/capture.py) and wait a little for its answer: it refuses
         one during a match unless ``during``.  Like a pocket check it is not
         stored nor sent again after a restart: the table must be online."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
         if rt.channel.state != "online" or rt.refused is not None:
@@ -271,7 +296,7 @@ class OperatorActions:
 
     async def forward(self, table_id: str, action: SetupMatch | Command) -> dict[str, Any]:
         """Store an action, send it to the table, and wait a little for its answer."""
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
             raise ActionError(404, f"there is no table '{table_id}'")
         reason = messages.check(action.TYPE, body_of(action))
@@ -292,7 +317,7 @@ class OperatorActions:
         row = CommandRow(
             table_id, 0, action.TYPE, _named(action), action.who, wall_ms(), epoch=self.epoch
         )
-        stored = self.daemon.committer.submit_command(row)  # beyond the store: an ActionError
+        stored = self.venue.committer.submit_command(row)  # beyond the store: an ActionError
         self._storing[id(row)] = (table_id, p)
         assert p.stored is not None and p.result is not None
         end = loop.time() + COMMAND_WAIT_S
@@ -325,7 +350,7 @@ class OperatorActions:
         """The committer stored an action (GroupCommitter.on_command): it has
         its id and may be sent."""
         table_id, p = self._storing.pop(id(row), ("", None))
-        rt = self.daemon.tables.get(table_id)
+        rt = self.venue.tables.get(table_id)
         if p is None or rt is None:
             return
         p.action = row.action
@@ -338,7 +363,7 @@ class OperatorActions:
     def restore(self, rt: TableRuntime, table_id: str) -> None:
         """At start: the table's actions that no stored event answers, to be
         sent again with their ids once the table is online."""
-        for r in self.daemon.reader.unanswered_actions(table_id):
+        for r in self.venue.reader.unanswered_actions(table_id):
             cls = _RECORDS.get(r["mtype"])
             if cls is None:
                 continue

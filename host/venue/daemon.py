@@ -59,11 +59,9 @@ class Daemon:
         self.reader = StoreReader(config.store_path)
         self.hub = LiveHub()
         self.tables: dict[str, TableRuntime] = {}
-        # pyright checks this file under its folder's name as well as the
-        # installed one, and takes the two for two classes (mypy and Python
-        # see one): the handlers' parameter is this very Daemon.
-        self.devices = DeviceHandler(self)  # pyright: ignore[reportArgumentType]
-        self.actions = OperatorActions(self)  # pyright: ignore[reportArgumentType]
+        # Each handler sees the part of the daemon it needs (its Venue protocol).
+        self.devices = DeviceHandler(self)
+        self.actions = OperatorActions(self)
         # Each table's handset language, and the players' names drawn for it.
         self.handsets = Handsets(config)
         self.sessions = TableSessions(self, config.billing)  # table sessions, bills, the light

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.logsafe import Tally, failure, printable
@@ -44,8 +44,13 @@ from baulk.protocol.host_codec import (
 )
 
 if TYPE_CHECKING:
+    from baulk.host.club.sessions import TableSessions
+    from baulk.host.config import Config
+    from baulk.host.handset.sync import Handsets
     from baulk.host.referee.shadow import Applied
-    from baulk.host.venue.daemon import Daemon
+    from baulk.host.store import GroupCommitter
+    from baulk.host.store.captures import CaptureStore
+    from baulk.host.venue.actions import OperatorActions
 
 log = logging.getLogger("baulk.daemon")
 _LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
@@ -70,11 +75,45 @@ def _told(what: str, table_id: str, e: Exception) -> None:
     )
 
 
+class Venue(Protocol):
+    """What the device handler needs of the daemon it runs in
+    (host/venue/daemon.py): the tables' runtimes and boards, the store's
+    writer, and what the club, the handset, the operator's actions and the
+    sensor captures make of a table's messages.  A protocol, so that the
+    handler never imports the daemon that holds it."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def committer(self) -> GroupCommitter: ...
+
+    @property
+    def sessions(self) -> TableSessions: ...
+
+    @property
+    def handsets(self) -> Handsets: ...
+
+    @property
+    def actions(self) -> OperatorActions: ...
+
+    @property
+    def captures(self) -> CaptureStore: ...
+
+    def runtime(self, table_id: str, name: str | None = None) -> TableRuntime:
+        """The table's runtime, made on first use."""
+        ...
+
+    def mark(self, table_id: str) -> None:
+        """The table's board changed: publish it soon."""
+        ...
+
+
 class DeviceHandler:
     """The :class:`~baulk.host.link.channel.ChannelHandler` of every table."""
 
-    def __init__(self, daemon: Daemon) -> None:
-        self.daemon = daemon
+    def __init__(self, venue: Venue) -> None:
+        self.venue = venue
 
     def status(self, rt: TableRuntime, channel: TableChannel) -> dict[str, Any]:
         status = channel.status()
@@ -87,7 +126,7 @@ class DeviceHandler:
         """A configured table's port must carry that table's device: events
         from another table's controller would be stored under the wrong id."""
         claimed = hello.table
-        config = self.daemon.config
+        config = self.venue.config
         if config.table(channel.table_id) is None or claimed == channel.table_id:
             rt.refused = None
             return
@@ -100,15 +139,15 @@ class DeviceHandler:
 
     # ------------------------------------------------------------------ ChannelHandler
     def on_status(self, channel: TableChannel) -> None:
-        d = self.daemon
-        rt = d.runtime(channel.table_id)
+        v = self.venue
+        rt = v.runtime(channel.table_id)
         rt.view.status = self.status(rt, channel)
-        d.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
-        d.mark(channel.table_id)
+        v.committer.submit_link(LinkRow(channel.table_id, last_seen_ms=channel.last_seen_ms))
+        v.mark(channel.table_id)
 
     def on_hello(self, channel: TableChannel, hello: Hello, raw: bytes) -> None:
-        d = self.daemon
-        rt = d.runtime(channel.table_id)
+        v = self.venue
+        rt = v.runtime(channel.table_id)
         if rt.skipped_from:
             # Refused events left the channel's stream without reaching the
             # store.  Whichever device this is, its stream is taken again from
@@ -120,7 +159,7 @@ class DeviceHandler:
         if rt.refused is not None:
             channel.not_this_tables_stream()
             rt.view.status = self.status(rt, channel)
-            d.mark(channel.table_id)
+            v.mark(channel.table_id)
             return
         rt.boot = hello.boot
         log.info(
@@ -134,8 +173,8 @@ class DeviceHandler:
         )
         now = wall_ms()
         if raw:
-            d.committer.submit_raw(RawRow(channel.table_id, now, messages.HELLO, 0, raw))
-        d.committer.submit_link(
+            v.committer.submit_raw(RawRow(channel.table_id, now, messages.HELLO, 0, raw))
+        v.committer.submit_link(
             LinkRow(
                 channel.table_id,
                 boot_id=rt.boot,
@@ -145,13 +184,13 @@ class DeviceHandler:
             )
         )
         rt.view.status = self.status(rt, channel)
-        d.mark(channel.table_id)
+        v.mark(channel.table_id)
         table_id = channel.table_id
-        _aside("the desk's light", table_id, lambda: d.sessions.on_hello(table_id))
+        _aside("the desk's light", table_id, lambda: v.sessions.on_hello(table_id))
         # The handset's language, then the names of the match it plays.
         players = rt.shadow.engine.players
-        _aside("the handset", table_id, lambda: d.handsets.on_hello(table_id, channel, players))
-        d.actions.pump(rt)  # what waited for the table goes out now
+        _aside("the handset", table_id, lambda: v.handsets.on_hello(table_id, channel, players))
+        v.actions.pump(rt)  # what waited for the table goes out now
 
     def on_delivery(
         self,
@@ -162,9 +201,9 @@ class DeviceHandler:
         reason: str | None,
         raw: bytes | None,
     ) -> None:
-        d = self.daemon
+        v = self.venue
         table_id = channel.table_id
-        rt = d.runtime(table_id)
+        rt = v.runtime(table_id)
         if rt.refused is not None:  # neither stored nor acked: the device keeps them
             rt.refused_events += 1
             if not rt.skipped_from:
@@ -176,7 +215,7 @@ class DeviceHandler:
             action = 0
             if record.source == messages.SRC_HOST:
                 try:
-                    action = d.actions.answered(rt, record.action, record.cmd, seq, record)
+                    action = v.actions.answered(rt, record.action, record.cmd, seq, record)
                 except Exception as e:  # a bug of the actions': the event is stored all the same
                     _told("the operator's action", table_id, e)
                     action = record.action or 0
@@ -207,11 +246,11 @@ class DeviceHandler:
                 body=host_codec.body_bytes(raw) if raw else None,
             )
             rt.view.events += 1
-            if table_id in d.captures.open:  # a sensor capture runs: the event goes beside it
+            if table_id in v.captures.open:  # a sensor capture runs: the event goes beside it
                 ev = dict(record.input, src=record.source)
                 if record.rejected is not None:
                     ev["rejected"] = record.rejected
-                d.captures.event(table_id, seq, ev)
+                v.captures.event(table_id, seq, ev)
         elif isinstance(record, PocketCheck):
             # Its event row keeps the stream's place; the result goes beside it.
             check = PocketCheckRow(
@@ -239,7 +278,7 @@ class DeviceHandler:
             log.info("table %s: pocket check done: %s", table_id, record.verdicts)
         elif isinstance(record, Checkpoint):
             boot = record.boot
-            d.committer.submit_checkpoint(
+            v.committer.submit_checkpoint(
                 CheckpointRow(
                     table_id, boot, seq, now, record.at, record.head, record.marks, record.mac, raw
                 )
@@ -253,51 +292,51 @@ class DeviceHandler:
             row = EventRow(
                 table_id, rt.boot, seq, now, None, invalid=why, raw=raw, mtype=mtype, body=body
             )
-        d.committer.submit_event(row)
+        v.committer.submit_event(row)
         if isinstance(record, Event) and applied is not None:
             self._after_event(channel, record, (row.boot_id, seq), applied)
         _aside("the shadow referee's check", table_id, lambda: self._check_device_state(rt))
-        d.mark(table_id)
+        v.mark(table_id)
 
     def _after_event(
         self, channel: TableChannel, record: Event, key: tuple[int, int], applied: Applied
     ) -> None:
         """What the handset and the club make of an event, once it is on its
         way to the store."""
-        d = self.daemon
+        v = self.venue
         table_id = channel.table_id
         if applied.new_match is not None:
             players = applied.new_match.get("players")
             _aside(
                 "the handset's names",
                 table_id,
-                lambda: d.handsets.on_players(table_id, channel, players),
+                lambda: v.handsets.on_players(table_id, channel, players),
             )
         _aside(
             "the desk's session",
             table_id,
-            lambda: d.sessions.on_event(table_id, record, key, applied),
+            lambda: v.sessions.on_event(table_id, record, key, applied),
         )
 
     def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None:
-        d = self.daemon
-        rt = d.runtime(channel.table_id)
+        v = self.venue
+        rt = v.runtime(channel.table_id)
         if rt.refused is not None:
             return
         if isinstance(record, State):
             rt.view.device_state = record.state
             rt.device_state_at = record.at
             self._check_device_state(rt)
-            d.mark(channel.table_id)
+            v.mark(channel.table_id)
         elif isinstance(record, Health):
             self._health(rt, channel.table_id, record)
         elif isinstance(record, Trace):
             # A sensor capture's frame: queued for the captures' own writer
             # (host/store/captures.py), which never raises here.
             fields = {f: getattr(record, f) for f in record.__dataclass_fields__}
-            d.captures.trace(channel.table_id, wall_ms(), fields)
+            v.captures.trace(channel.table_id, wall_ms(), fields)
             if record.frame == 0:  # the device took the capture_request of that seq
-                d.actions.check_answered(rt, record.capture, None)
+                v.actions.check_answered(rt, record.capture, None)
         elif isinstance(record, Log):
             # Escaped: a table's text can neither forge a line nor drive a terminal.
             level = _LOG_LEVELS[record.level]
@@ -311,7 +350,7 @@ class DeviceHandler:
             )
             table_id = channel.table_id
             error = record  # the Error as received (record is replaced below)
-            _aside("the desk's light", table_id, lambda: d.sessions.on_error(table_id, error))
+            _aside("the desk's light", table_id, lambda: v.sessions.on_error(table_id, error))
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY
@@ -322,16 +361,16 @@ class DeviceHandler:
                 refused = True  # a device before 1.3 (SPEC.md 11)
                 record = dataclasses.replace(record, text="the table's firmware cannot capture")
             refusal = refused and record.seq is not None
-            if refusal and not d.actions.check_answered(rt, record.seq or 0, record.text):
-                d.actions.refused(rt, record.seq or 0, record.text)
+            if refusal and not v.actions.check_answered(rt, record.seq or 0, record.text):
+                v.actions.refused(rt, record.seq or 0, record.text)
 
     # ------------------------------------------------------------------ helpers
     def _health(self, rt: TableRuntime, table_id: str, h: Health) -> None:
         """The device's sensor counts: stored (each replaces the last) and
         put on the board; a check it started answers the operator's action."""
-        d = self.daemon
+        v = self.venue
         now = wall_ms()
-        d.committer.submit_health(
+        v.committer.submit_health(
             HealthRow(
                 table_id,
                 now,
@@ -352,8 +391,8 @@ class DeviceHandler:
             "at_ms": now,
         }
         if h.checking and h.cmd:
-            d.actions.check_answered(rt, h.cmd, None)
-        d.mark(table_id)
+            v.actions.check_answered(rt, h.cmd, None)
+        v.mark(table_id)
 
     def _check_device_state(self, rt: TableRuntime) -> None:
         key = rt.shadow.last_key

@@ -238,7 +238,9 @@ function keep(box, kids) {
 
 async function refresh() {
   let data;
-  try { data = await api("/api/desk"); } catch (e) { return; }
+  // quiet: a refresh never erases what a tap got back; a refresh that
+  // finds no server puts up the offline banner (js/answer.js).
+  try { data = await api("/api/desk", undefined, { quiet: true }); } catch (e) { return; }
   const names = {};
   for (const tb of data.tables) names[tb.table] = tb.name;
   const shown = data.alerts.map((a) => alertOf(a, names));

@@ -8,6 +8,7 @@ import {
   LANG, bdi, byId, el, num, params, setKids, setText, setupPage, t, tn, withLang,
 } from "./i18n.js";
 import { alertWords } from "./alerts.js";
+import { send, showAnswer } from "./answer.js";
 import { connect } from "./live.js";
 import { ball, linkClass, pair, statusText } from "./parts.js";
 import { showPockets } from "./pockets.js";
@@ -30,10 +31,7 @@ let vocabulary = null;
 
 // ------------------------------------------------------------------ answers
 function showResult(kind, kids, clicked) {
-  const box = byId("result");
-  box.dataset.kind = kind;
-  box.dataset.n = String(Number(box.dataset.n || 0) + 1);
-  setKids(box, kids);
+  showAnswer(byId("result"), kind, kids);
   if (MEASURE && clicked !== undefined) {
     requestAnimationFrame(() => setTimeout(() => {
       window.__baulkActions.push({ kind, clicked, shown: performance.now() });
@@ -51,12 +49,11 @@ async function post(path, body) {
   const headers = { "Content-Type": "application/json" };
   if (csrf) headers["X-CSRF-Token"] = csrf;
   const sep = path.includes("?") ? "&" : "?";
-  const r = await fetch(path + sep + "lang=" + LANG, {
+  // No answer within the deadline (js/answer.js) throws: act says so.
+  const { status, data } = await send(path + sep + "lang=" + LANG, {
     method: "POST", headers, body: JSON.stringify(body), credentials: "same-origin",
   });
-  let data = {};
-  try { data = await r.json(); } catch (e) { data = {}; }
-  return { status: r.status, data };
+  return { status, data: data && typeof data === "object" ? data : {} };
 }
 
 // One action, or a few in order (a stroke: strike, pot): stops at the first

@@ -6,6 +6,7 @@
 // first visit shows the sign-in form and nothing else.  Who made a change is
 // the signed-in account, as the server knows it.  Everything typed by a
 // person (names, reasons, items) is drawn with textContent, inside a <bdi>.
+import { NoAnswer, send, showAnswer } from "./answer.js";
 import { LANG, bdi, el, t } from "./i18n.js";
 import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
@@ -61,17 +62,32 @@ export function langLink() {
   a.lang = LANG === "fa" ? "en" : "fa";
 }
 
+// What a tap got back stays until the next tap or the clerk dismisses it
+// (js/answer.js): the cards' refresh once a second never erases it.
 export function showError(text) {
   const e = document.getElementById("error");
-  e.textContent = text || "";
+  if (!e) return;
+  showAnswer(e, text ? "error" : "none", text ? [text] : []);
+  const dismiss = document.getElementById("error-dismiss");
+  if (dismiss) dismiss.hidden = !text;
 }
 
 // What was just done, in words ("Session 3 closed: 80,000 Toman").
 export function showDone(node) {
   const e = document.getElementById("done");
   if (!e) return;
-  e.replaceChildren(node);
-  e.dataset.n = String(Number(e.dataset.n || 0) + 1);
+  showAnswer(e, "done", [node]);
+}
+
+// A tap begins: the last answer, a success or a refusal, leaves the screen
+// and "Sending…" says this one is on its way.
+export function begin() {
+  showError("");
+  showAnswer(document.getElementById("done"), "busy", [t("sending")]);
+}
+
+function clearDone() {
+  showAnswer(document.getElementById("done"), "none", []);
 }
 
 // The signed-in account's role (owner, desk, referee), or null.
@@ -90,33 +106,50 @@ function showState(state) {
 
 export class Refused extends Error {}
 
-// GET (no body) or POST a desk request.  A refusal (a role that may not, a
-// bad amount) is shown in the page's language and thrown; a 409 "the table
+// GET (no body) or POST a desk request.  A POST is a tap: what it got back
+// replaces what the last one did (begin() said it was sent), a refusal (a
+// role that may not, a bad amount) in the page's language; a 409 "the table
 // changed" means another phone got there first: the caller looks again.
-export async function api(path, body) {
+// No answer (js/answer.js: the network failed, or none came in time) says
+// so and throws NoAnswer.  A GET the clerk asked for (a receipt, a day)
+// clears the last refusal as it starts; a ``quiet`` one (the desk's
+// refresh, a look again after a refusal) shows nothing at all, the offline
+// banner aside, and so never erases what a tap got back.
+export async function api(path, body, { quiet = false } = {}) {
   const init = { headers: headers() };
-  if (body !== undefined) {
+  const tap = body !== undefined;
+  if (!tap && !quiet) showError("");
+  if (tap) {
+    begin();
     init.method = "POST";
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  const r = await fetch(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
-  if (r.status === 401) { // the sign-in ended (or there was none): sign in again
-    showState(null);
-    throw new Refused("signed out");
-  }
-  const type = r.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await r.json() : await r.text();
-  if (!r.ok) {
-    const why = data && (data.message || data.error) ? data.message || data.error : String(r.status);
-    showError(dt("failed", { why }));
-    const e = new Refused(why);
-    e.status = r.status;
+  let answer;
+  try {
+    answer = await send(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
+  } catch (e) {
+    if (tap || !quiet) { clearDone(); showError(t("no_answer")); }
     throw e;
   }
-  showError("");
+  const { status, data } = answer;
+  if (status === 401) { // the sign-in ended (or there was none): sign in again
+    showState(null);
+    if (tap) { clearDone(); showError(t("session_ended")); }
+    throw new Refused("signed out");
+  }
+  if (status >= 300) {
+    const why = data && (data.message || data.error) ? data.message || data.error : String(status);
+    if (tap || !quiet) { clearDone(); showError(dt("failed", { why })); }
+    const e = new Refused(why);
+    e.status = status;
+    throw e;
+  }
+  if (tap) { showError(""); clearDone(); }
   return data;
 }
+
+export { NoAnswer };
 
 export async function download(path, filename) {
   const r = await fetch(path, { headers: headers() });
@@ -180,6 +213,15 @@ export async function setup(init, load) {
     await signOut(CSRF);
     showState(null);
   });
+  const error = document.getElementById("error");
+  if (error && !document.getElementById("error-dismiss")) {
+    const dismiss = el("button", "dismiss no-print", dt("dismiss"));
+    dismiss.type = "button";
+    dismiss.id = "error-dismiss";
+    dismiss.hidden = true;
+    dismiss.addEventListener("click", () => showError(""));
+    error.after(dismiss);
+  }
   init();
   showState(await sessionState());
   if (CSRF) load();

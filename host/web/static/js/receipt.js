@@ -155,8 +155,9 @@ function setPaper(paper) {
   style.textContent = `@page { size: 80mm ${Math.max(mm, 60)}mm; margin: 0; }`;
 }
 
-async function reload() {
-  try { render(await api("/api/sessions/" + ID)); } catch (e) { /* shown */ }
+// ``quiet``: a look again after a refusal, which leaves the refusal shown.
+async function reload(quiet = false) {
+  try { render(await api("/api/sessions/" + ID, undefined, { quiet })); } catch (e) { /* shown */ }
 }
 
 async function post(path, body, done) {
@@ -166,7 +167,7 @@ async function post(path, body, done) {
     if (done) showDone(done(data));
     return data;
   } catch (e) {
-    if (e.status === 409) await reload();
+    if (e.status === 409) await reload(true);
     return null;
   }
 }

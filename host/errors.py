@@ -1,15 +1,29 @@
 """The one error every layer that carries out an operator's or the desk's
-action raises: what cannot be done, as an HTTP status and a sentence the
-person who asked can act on.  The web side answers it; nothing else may
-catch it silently."""
+action raises: what cannot be done, as a kind of refusal and a sentence the
+person who asked can act on.  The kind says what happened (the input, a
+thing that is not there, the state as it is, the host now); the web side
+alone chooses the status it answers with (host/web/http.py
+``refusal_status``).  Nothing else may catch it silently."""
 
 from __future__ import annotations
 
+import enum
+
+
+class Refusal(enum.Enum):
+    """What kind of refusal an action met."""
+
+    BAD_INPUT = "bad input"  # what was asked is not something the action takes
+    NOT_FOUND = "not found"  # it names a table, session, correction or item that is not there
+    CONFLICT = "conflict"  # the state as it is refuses it (the table changed, a session closed)
+    UNAVAILABLE = "unavailable"  # not now: the store cannot write, too much waits for the table
+    FAILED = "failed"  # the host failed at it (the store's writer narrowed a bug down to the row)
+
 
 class ActionError(Exception):
-    """An operator action that cannot be carried out (HTTP status and text)."""
+    """An operator action that cannot be carried out: its kind and text."""
 
-    def __init__(self, status: int, text: str) -> None:
+    def __init__(self, kind: Refusal, text: str) -> None:
         super().__init__(text)
-        self.status = status
+        self.kind = kind
         self.text = text

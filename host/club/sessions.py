@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.club import bills, money
 from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
-from baulk.host.errors import ActionError
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.store import SessionWrite
 from baulk.host.store.club_queries import CLOSE_KEYS
 from baulk.host.store.writer import SET_UP
@@ -66,12 +66,16 @@ QUANTITY_MOST = 20  # items of one kind in one tap
 def _text(value: object, what: str, missing: str) -> str:
     """A reason or a name: one line of text, at most REASON_BYTES bytes."""
     if not isinstance(value, str) or not value.strip():
-        raise ActionError(400, missing or f"{what} must be text")
+        raise ActionError(Refusal.BAD_INPUT, missing or f"{what} must be text")
     text = value.strip()
     if len(text.encode()) > REASON_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
         if what == "payer":
-            raise ActionError(400, f"payer must be one line of at most {REASON_BYTES} bytes")
-        raise ActionError(400, f"reason must be one line of at most {REASON_BYTES} bytes of text")
+            raise ActionError(
+                Refusal.BAD_INPUT, f"payer must be one line of at most {REASON_BYTES} bytes"
+            )
+        raise ActionError(
+            Refusal.BAD_INPUT, f"reason must be one line of at most {REASON_BYTES} bytes of text"
+        )
     return text
 
 
@@ -80,7 +84,7 @@ def _amount(value: object, currency: str, least: int) -> int:
     try:
         return money.parse(value, currency, least, money.MOST)
     except money.MoneyError as e:
-        raise ActionError(400, f"amount {e}") from None
+        raise ActionError(Refusal.BAD_INPUT, f"amount {e}") from None
 
 
 class Venue(Protocol):
@@ -186,7 +190,7 @@ class TableSessions:
         """The lock of the session's table (a session never changes table),
         held across the action's check and its write: nothing another tap
         does can land between them."""
-        _, row = self._session(session_id)  # no such session: 404, nothing held
+        _, row = self._session(session_id)  # no such session: refused, nothing held
         async with self._lock(row["table_id"]):
             yield
 
@@ -195,7 +199,7 @@ class TableSessions:
         tariff = self.billing.tariff_for(table_id)
         if tariff is None:
             raise ActionError(
-                409,
+                Refusal.CONFLICT,
                 f"table '{table_id}' has no tariff: give it one in a [[tariff]] of the config",
             )
         return tariff.to_json()
@@ -206,7 +210,7 @@ class TableSessions:
                 return d, d.session
         row = self.venue.reader.session(session_id)
         if row is None:
-            raise ActionError(404, f"there is no session {session_id}")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no session {session_id}")
         return None, row
 
     def _current(
@@ -218,9 +222,11 @@ class TableSessions:
         refused and changes nothing.  Called with the table's lock held."""
         bill = self.bill(session_id)
         if version is not None and version != bill["version"]:
-            raise ActionError(409, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
         if bill["state"] == "void" and not void_ok:
-            raise ActionError(409, f"session {session_id} is void: nothing on it changes")
+            raise ActionError(
+                Refusal.CONFLICT, f"session {session_id} is void: nothing on it changes"
+            )
         return bill
 
     async def _write(self, write: SessionWrite) -> dict[str, Any]:
@@ -247,7 +253,7 @@ class TableSessions:
         desk = self.desk(table_id)
         if desk.session is not None:
             raise ActionError(
-                409,
+                Refusal.CONFLICT,
                 f"the table changed: look again (table '{table_id}' has session "
                 f"{desk.session['id']} open)",
             )
@@ -313,7 +319,7 @@ class TableSessions:
 
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
         if table_id not in self.venue.table_ids():
-            raise ActionError(404, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
         async with self._lock(table_id):
             session, stored = self._begin(table_id, who, "desk")
             await stored  # a refusal (an ActionError) has undone it: nothing opened
@@ -327,9 +333,9 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if not bill["open"]:
-                raise ActionError(409, f"session {session_id} is closed")
+                raise ActionError(Refusal.CONFLICT, f"session {session_id} is closed")
             if bill["confirmed"]:
-                raise ActionError(409, f"session {session_id} needs no confirmation")
+                raise ActionError(Refusal.CONFLICT, f"session {session_id} needs no confirmation")
             at = self.clock.now()
             return await self._write(
                 SessionWrite("confirm", session_id, bill["table_id"], who, at.wall_ms)
@@ -342,7 +348,7 @@ class TableSessions:
             bill = self._current(session_id, version)
             desk, _ = self._session(session_id)
             if desk is None or not bill["open"]:
-                raise ActionError(409, f"session {session_id} is already closed")
+                raise ActionError(Refusal.CONFLICT, f"session {session_id} is already closed")
             await self._end(desk, who, "desk", self.clock.now())  # refused: still open
             self.send_light(bill["table_id"])
             self._changed(bill["table_id"])
@@ -407,7 +413,7 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version, void_ok=True)
             if bill["state"] != "void":
-                raise ActionError(409, f"session {session_id} is not void")
+                raise ActionError(Refusal.CONFLICT, f"session {session_id} is not void")
             at = self.clock.now()
             return await self._write(
                 SessionWrite("unvoid", session_id, bill["table_id"], who, at.wall_ms, reason=why)
@@ -426,13 +432,13 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if bill["open"]:
-                raise ActionError(409, f"session {session_id} is open")
+                raise ActionError(Refusal.CONFLICT, f"session {session_id} is open")
             table_id = bill["table_id"]
             desk = self.desk(table_id)
             other = desk.session
             if other is not None:
                 raise ActionError(
-                    409,
+                    Refusal.CONFLICT,
                     f"table '{table_id}' has session {other['id']} open: close it before "
                     "reopening this one",
                 )
@@ -471,7 +477,7 @@ class TableSessions:
             return None
         text = _text(payer, "payer", "payer must be a player's name, or left out for the table")
         if len(text.encode()) > PAYER_BYTES:
-            raise ActionError(400, f"payer is longer than {PAYER_BYTES} bytes")
+            raise ActionError(Refusal.BAD_INPUT, f"payer is longer than {PAYER_BYTES} bytes")
         return text
 
     def _share_of(self, bill: dict[str, Any], payer: str | None) -> int:
@@ -483,14 +489,18 @@ class TableSessions:
         cur = bill["currency"]
         if bill["total"] + minor < 0:
             total = f"{money.plain(bill['total'], cur)} {cur}"
-            raise ActionError(400, f"this would take the bill below zero: its total is {total}")
+            raise ActionError(
+                Refusal.BAD_INPUT, f"this would take the bill below zero: its total is {total}"
+            )
         share = self._share_of(bill, payer)
         if minor < 0 and share + minor < 0:
             now = f"{money.plain(share, cur)} {cur}"
             if payer is None:
-                raise ActionError(400, f"this would take the table's share below zero: it is {now}")
+                raise ActionError(
+                    Refusal.BAD_INPUT, f"this would take the table's share below zero: it is {now}"
+                )
             raise ActionError(
-                400, f"this would take the share of '{payer}' below zero: it is {now}"
+                Refusal.BAD_INPUT, f"this would take the share of '{payer}' below zero: it is {now}"
             )
 
     async def _money(
@@ -535,7 +545,9 @@ class TableSessions:
             bill = self._current(session_id, version)
             minor = _amount(amount, bill["currency"], -money.MOST)
             if minor == 0:
-                raise ActionError(400, "amount must not be 0: a correction changes the bill")
+                raise ActionError(
+                    Refusal.BAD_INPUT, "amount must not be 0: a correction changes the bill"
+                )
             return await self._money("correct", bill, minor, why, name, who)
 
     async def refund(
@@ -554,7 +566,9 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if bill["open"]:
-                raise ActionError(409, f"session {session_id} is open: correct its bill instead")
+                raise ActionError(
+                    Refusal.CONFLICT, f"session {session_id} is open: correct its bill instead"
+                )
             minor = _amount(amount, bill["currency"], 1)
             return await self._money("refund", bill, -minor, why, name, who)
 
@@ -572,9 +586,13 @@ class TableSessions:
             bill = self._current(session_id, version)
             row = next((c for c in bill["corrections"] if c["id"] == correction_id), None)
             if row is None:
-                raise ActionError(404, f"session {session_id} has no correction {correction_id}")
+                raise ActionError(
+                    Refusal.NOT_FOUND, f"session {session_id} has no correction {correction_id}"
+                )
             if not row["live"]:
-                raise ActionError(409, f"correction {correction_id} is already taken back")
+                raise ActionError(
+                    Refusal.CONFLICT, f"correction {correction_id} is already taken back"
+                )
             return await self._money(
                 "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
             )
@@ -591,20 +609,28 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if not bill["open"]:
-                raise ActionError(409, f"session {session_id} is closed: items go on an open one")
+                raise ActionError(
+                    Refusal.CONFLICT, f"session {session_id} is closed: items go on an open one"
+                )
             found = self.billing.item(item) if isinstance(item, str) else None
             if found is None:
-                raise ActionError(400, "item must be the name of an item of the price list")
+                raise ActionError(
+                    Refusal.BAD_INPUT, "item must be the name of an item of the price list"
+                )
             if found.currency != bill["currency"]:
                 raise ActionError(
-                    400,
+                    Refusal.BAD_INPUT,
                     f"this table is billed in {bill['currency']}, and the item is priced in "
                     f"{found.currency}",
                 )
             if isinstance(quantity, bool) or not isinstance(quantity, int):
-                raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+                raise ActionError(
+                    Refusal.BAD_INPUT, f"quantity must be a whole number from 1 to {QUANTITY_MOST}"
+                )
             if not 1 <= quantity <= QUANTITY_MOST:
-                raise ActionError(400, f"quantity must be a whole number from 1 to {QUANTITY_MOST}")
+                raise ActionError(
+                    Refusal.BAD_INPUT, f"quantity must be a whole number from 1 to {QUANTITY_MOST}"
+                )
             return await self._write(
                 SessionWrite(
                     "item",
@@ -627,9 +653,9 @@ class TableSessions:
             bill = self._current(session_id, version)
             row = next((i for i in bill["items"] if i["id"] == item_id), None)
             if row is None:
-                raise ActionError(404, f"session {session_id} has no item {item_id}")
+                raise ActionError(Refusal.NOT_FOUND, f"session {session_id} has no item {item_id}")
             if not row["live"]:
-                raise ActionError(409, f"item {item_id} is already taken back")
+                raise ActionError(Refusal.CONFLICT, f"item {item_id} is already taken back")
             self._keep_above_zero(bill, -row["amount"], None)
             return await self._write(
                 SessionWrite(
@@ -660,7 +686,7 @@ class TableSessions:
         reader = self.venue.reader
         row = reader.session(session_id)
         if row is None:
-            raise ActionError(404, f"there is no session {session_id}")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no session {session_id}")
         frames = reader.session_frames([row])[session_id]
         fixes = reader.corrections([session_id])[session_id]
         items = reader.items([session_id])[session_id]

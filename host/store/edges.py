@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from baulk.host.errors import ActionError
+from baulk.host.errors import ActionError, Refusal
 from baulk.protocol import messages
 
 from .records import CheckpointRow, EventRow, Projection
@@ -42,8 +42,8 @@ _EVENT_INTS = ("boot_id", "seq", "rx_ms", "src", "cmd", "mtype", "action")
 
 class StoreRefused(ActionError):
     """The store cannot keep this row: its value is beyond what the store
-    keeps (400, refused at the edge), or writing it failed (500, a bug the
-    writer narrowed down to it).  Nothing of it was stored."""
+    keeps (bad input, refused at the edge), or writing it failed (the host
+    failed: a bug the writer narrowed down to it).  Nothing of it was stored."""
 
 
 class StoreFailing(ActionError):
@@ -51,16 +51,20 @@ class StoreFailing(ActionError):
     the row was stored.  The tables keep their events until it can."""
 
     def __init__(self, why: str) -> None:
-        super().__init__(503, f"the store cannot write: {why}; nothing was changed")
+        super().__init__(Refusal.UNAVAILABLE, f"the store cannot write: {why}; nothing was changed")
         self.why = why
 
 
 def refused_at_edge(kind: str, why: str) -> StoreRefused:
-    return StoreRefused(400, f"the store cannot keep this {kind}: {why}; nothing was changed")
+    return StoreRefused(
+        Refusal.BAD_INPUT, f"the store cannot keep this {kind}: {why}; nothing was changed"
+    )
 
 
 def refused_by_writer(kind: str, why: str) -> StoreRefused:
-    return StoreRefused(500, f"the store could not write this {kind}: {why}; nothing was changed")
+    return StoreRefused(
+        Refusal.FAILED, f"the store could not write this {kind}: {why}; nothing was changed"
+    )
 
 
 def _scalar(v: object) -> str | None:
@@ -118,7 +122,7 @@ def unstorable(value: object) -> str | None:
 
 
 def check_row(row: object, kind: str) -> None:
-    """Refuse a row the store cannot keep (raises :class:`StoreRefused`, 400):
+    """Refuse a row the store cannot keep (raises :class:`StoreRefused`, bad input):
     a dataclass's fields, or another object's attributes, are what it keeps."""
     is_record = dataclasses.is_dataclass(row) and not isinstance(row, type)
     why = unstorable(row if is_record else dict(vars(row)) if hasattr(row, "__dict__") else row)

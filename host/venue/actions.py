@@ -24,7 +24,7 @@ import logging
 import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
-from baulk.host.errors import ActionError
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.link.channel import HOST_CAPACITY, wall_ms
 from baulk.host.sides import names_of
 from baulk.host.store import CommandRow, NameFixRow
@@ -106,7 +106,7 @@ class OperatorActions:
         starting one now, this one is refused rather than silently replacing
         it."""
         if expect is not UNCHECKED and expect != self._match_now(table_id):
-            raise ActionError(409, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
         setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
         return await self.forward(table_id, setup)
 
@@ -142,7 +142,7 @@ class OperatorActions:
         if rt is None:
             return  # forward says there is no such table
         if version != rt.view.events or self._waiting(rt, table_id):
-            raise ActionError(409, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
 
     async def command(
         self,
@@ -173,15 +173,16 @@ class OperatorActions:
         rt = self.venue.tables.get(table_id)
         match = rt.view.match if rt is not None else None
         if rt is None or not match or not match.get("match_id"):
-            raise ActionError(409, "there is no match on this table to correct")
+            raise ActionError(Refusal.CONFLICT, "there is no match on this table to correct")
         if expect is not UNCHECKED:
             fixed = rt.view.names_fix
             shown = fixed["players"] if fixed and fixed["match_id"] == match["match_id"] else None
             if table_id in self._naming or expect != (shown or match.get("players")):
-                raise ActionError(409, "the table changed: look again")
+                raise ActionError(Refusal.CONFLICT, "the table changed: look again")
         if not same_form(match.get("players"), players):
             raise ActionError(
-                400, "the names must keep the match's form: two players, or two pairs as before"
+                Refusal.BAD_INPUT,
+                "the names must keep the match's form: two players, or two pairs as before",
             )
         fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
         stored = self.venue.committer.submit_name_fix(fix)
@@ -199,7 +200,7 @@ class OperatorActions:
         the table's next hello when it is offline; the device keeps it."""
         rt = self.venue.tables.get(table_id)
         if rt is None:
-            raise ActionError(404, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
         seq = self.venue.handsets.set_lang(table_id, lang, rt.channel)
         if seq and rt.channel is not None and rt.channel.state == "online":
             return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
@@ -218,13 +219,16 @@ class OperatorActions:
         ago is no check the referee expects): the table must be online."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(404, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
         if rt.channel.state != "online" or rt.refused is not None:
-            raise ActionError(409, "the table is not online: a pocket check needs it connected")
+            raise ActionError(
+                Refusal.CONFLICT, "the table is not online: a pocket check needs it connected"
+            )
         seq = rt.channel.send(CheckRequest(who=who))
         if not seq:
             raise ActionError(
-                503, "too many actions are waiting for this table; try again when it is online"
+                Refusal.UNAVAILABLE,
+                "too many actions are waiting for this table; try again when it is online",
             )
         fut: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         rt.checks[seq] = fut
@@ -239,7 +243,7 @@ class OperatorActions:
         finally:
             rt.checks.pop(seq, None)
         if refused is not None:
-            raise ActionError(409, f"the table refused: {refused}")
+            raise ActionError(Refusal.CONFLICT, f"the table refused: {refused}")
         return {
             "status": "done",
             "seq": seq,
@@ -256,18 +260,21 @@ class OperatorActions:
         stored nor sent again after a restart: the table must be online."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(404, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
         if rt.channel.state != "online" or rt.refused is not None:
-            raise ActionError(409, "the table is not online: a sensor capture needs it connected")
+            raise ActionError(
+                Refusal.CONFLICT, "the table is not online: a sensor capture needs it connected"
+            )
         req = CaptureRequest(on=on, during=during or None, seconds=seconds, passages=passages,
                              who=who)  # fmt: skip
         reason = messages.check(req.TYPE, body_of(req))
         if reason is not None:
-            raise ActionError(400, f"the table cannot take this: {reason}")
+            raise ActionError(Refusal.BAD_INPUT, f"the table cannot take this: {reason}")
         seq = rt.channel.send(req)
         if not seq:
             raise ActionError(
-                503, "too many actions are waiting for this table; try again when it is online"
+                Refusal.UNAVAILABLE,
+                "too many actions are waiting for this table; try again when it is online",
             )
         if not on:
             return {"status": "done", "seq": seq, "message": "the capture stops"}
@@ -281,7 +288,7 @@ class OperatorActions:
         finally:
             rt.checks.pop(seq, None)
         if refused is not None:
-            raise ActionError(409, f"the table refused: {refused}")
+            raise ActionError(Refusal.CONFLICT, f"the table refused: {refused}")
         return {"status": "done", "seq": seq, "message": "the table captures its sensors"}
 
     def check_answered(self, rt: TableRuntime, seq: int, refused: str | None) -> bool:
@@ -298,7 +305,7 @@ class OperatorActions:
         """Store an action, send it to the table, and wait a little for its answer."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(404, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
         reason = messages.check(action.TYPE, body_of(action))
         if reason is None:
             # With the largest id it will carry: a device refuses a longer one
@@ -307,10 +314,11 @@ class OperatorActions:
             if size > RAW_MOST:
                 reason = f"it takes {size} bytes framed, and a table takes at most {RAW_MOST}"
         if reason is not None:
-            raise ActionError(400, f"the table cannot take this: {reason}")
+            raise ActionError(Refusal.BAD_INPUT, f"the table cannot take this: {reason}")
         if len(rt.actions) >= HOST_CAPACITY:
             raise ActionError(
-                503, "too many actions are waiting for this table; try again when it is online"
+                Refusal.UNAVAILABLE,
+                "too many actions are waiting for this table; try again when it is online",
             )
         loop = asyncio.get_running_loop()
         p = Pending(action, stored=loop.create_future(), result=loop.create_future())
@@ -337,7 +345,7 @@ class OperatorActions:
                 "message": "the table has not answered yet; it gets the action when it is online",
             }
         if result["rejected"]:
-            raise ActionError(409, f"the table refused: {result['rejected']}")
+            raise ActionError(Refusal.CONFLICT, f"the table refused: {result['rejected']}")
         return {
             "status": "done",
             "action": p.action,

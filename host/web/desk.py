@@ -33,7 +33,7 @@ from baulk.host.web.http import (
     lang_of,
     page_handler,
     path_id,
-    state_status,
+    refused,
 )
 from baulk.host.web.http import page as static_page
 from baulk.host.web.request_models import (
@@ -120,7 +120,7 @@ async def _act(request: web.Request, model: type[_Body], run: Run[_Body]) -> web
     try:
         bill = await run(request.app[DAEMON_KEY].sessions, sid, data, actor(request))
     except ActionError as e:
-        return error(state_status(e.status), e.text, lang)
+        return refused(e, lang)
     return _bill_reply(request, bill)
 
 
@@ -133,7 +133,7 @@ async def open_session(request: web.Request) -> web.Response:
     try:
         bill = await daemon.sessions.open(request.match_info["table"], actor(request))
     except ActionError as e:
-        return error(state_status(e.status), e.text, lang)
+        return refused(e, lang)
     return _bill_reply(request, bill)
 
 
@@ -226,7 +226,7 @@ async def print_receipt(request: web.Request) -> web.Response:
     try:
         bill = daemon.sessions.bill(sid)
     except ActionError as e:
-        return error(e.status, e.text, lang)
+        return refused(e, lang, checked=False)
     rt = daemon.tables.get(bill["table_id"])
     name = rt.view.name if rt else bill["table_id"]
     paper = receipts.receipt(bill, name, daemon.config.billing.venue)[paper_lang]
@@ -285,7 +285,7 @@ async def session_bill(request: web.Request) -> web.StreamResponse:
     try:
         bill = request.app[DAEMON_KEY].sessions.bill(sid)
     except ActionError as e:
-        return error(e.status, e.text, lang)
+        return refused(e, lang, checked=False)
     if request.match_info.get("fmt") == "csv":
         return _csv(receipts.bill_csv(bill, lang), f"session-{sid}.csv")
     reply = _bill_reply(request, bill)

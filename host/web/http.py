@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
 from baulk.host.web.refusals import localise
@@ -45,13 +46,38 @@ def error(status: int, text: str, lang: str | None = None) -> web.Response:
     return json_response(body, status=status)
 
 
+# The status each kind of refusal from below the web side is answered with
+# (host/errors.py): the one place the layers' refusals become HTTP.
+REFUSAL_STATUS: dict[Refusal, int] = {
+    Refusal.BAD_INPUT: 400,
+    Refusal.NOT_FOUND: 404,
+    Refusal.CONFLICT: 409,
+    Refusal.UNAVAILABLE: 503,
+    Refusal.FAILED: 500,
+}
+
+
 def state_status(status: int) -> int:
-    """The status of a refusal from below the web side (the club's, the
-    venue's, the staff registry's) of a request whose body and query passed
-    their models: what is refused then is a rule of the state (the bill's
-    currency, the table's match, the account as it is), a 409, never the
-    400 of a request that breaks its schema (docs/API.md)."""
+    """The status of a refusal from below the web side of a request whose
+    body and query passed their models: what is refused then is a rule of
+    the state (the bill's currency, the table's match, the account as it
+    is), a 409, never the 400 of a request that breaks its schema
+    (docs/API.md).  The staff registry's refusals still carry a status of
+    their own (host/staff/registry.py ``StaffError``) and come here by it."""
     return 409 if status == 400 else status
+
+
+def refusal_status(e: ActionError, checked: bool = True) -> int:
+    """The status an action's refusal is answered with.  ``checked``: the
+    request's body and query passed their models, so bad input found below
+    is a rule of the state (:func:`state_status`)."""
+    status = REFUSAL_STATUS[e.kind]
+    return state_status(status) if checked else status
+
+
+def refused(e: ActionError, lang: str | None, checked: bool = True) -> web.Response:
+    """An action's refusal as a JSON error, its status chosen here alone."""
+    return error(refusal_status(e, checked), e.text, lang)
 
 
 def path_id(text: str | None, most: int = 12) -> int | None:

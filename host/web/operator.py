@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from baulk.host.errors import ActionError
 from baulk.host.web.auth import authorised, who
-from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, state_status
+from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, refused
 from baulk.host.web.refusals import localise
 from baulk.host.web.request_models import body_of
 
@@ -46,7 +46,7 @@ async def run_action(
     try:
         result = await run(daemon, table, parsed, who(request))
     except ActionError as e:
-        return error(state_status(e.status), e.text, lang)
+        return refused(e, lang)
     if "message" in result:
         result = {**result, "message": localise(str(result["message"]), lang)}
     return json_response(result, status=200 if result["status"] == "done" else 202)

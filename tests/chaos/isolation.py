@@ -181,7 +181,7 @@ class Injector:
             try:
                 await self.daemon.committer.submit(make())
             except StoreRefused as e:
-                return f"refused {e.status}"
+                return f"refused {e.kind.value}"
             except Exception as e:  # StoreFailing
                 return type(e).__name__
             return "stored"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from baulk.host.errors import ActionError
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.venue.actions import IN_FLIGHT
 from baulk.protocol import host_codec
 from baulk.protocol import messages as M
@@ -43,7 +43,7 @@ def test_an_action_over_310_bytes_framed_is_refused_before_it_is_stored(
     assert host_codec.unstuffed_size(body) == host_codec.RAW_MOST + 1
     with pytest.raises(ActionError) as e:
         _forward(daemon, big)
-    assert e.value.status == 400
+    assert e.value.kind is Refusal.BAD_INPUT
     assert e.value.text == (
         "the table cannot take this: it takes 311 bytes framed, and a table takes at most 310"
     )
@@ -51,7 +51,7 @@ def test_an_action_over_310_bytes_framed_is_refused_before_it_is_stored(
     # one byte less goes to the table, which judges it (the engine refuses the key)
     with pytest.raises(ActionError) as e:
         _forward(daemon, Command(input={"ev": "undo", "note": note[1:]}, who="op"))
-    assert e.value.status == 409 and "unknown key 'note'" in e.value.text
+    assert e.value.kind is Refusal.CONFLICT and "unknown key 'note'" in e.value.text
     assert _stored_actions(daemon) == 1 and [t for t, _, _ in peer.commands] == [M.COMMAND]
 
 

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from baulk.host.errors import Refusal
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.sim.matches import generate_match
 from baulk.host.store import (
@@ -126,7 +127,7 @@ def test_a_row_beyond_the_store_is_refused_at_its_edge_and_nothing_waits(
         c.start()
         with pytest.raises(StoreRefused) as refused:
             c.submit(row)
-        assert refused.value.status == 400
+        assert refused.value.kind is Refusal.BAD_INPUT
         assert refused.value.text.startswith("the store cannot keep this ")
         assert refused.value.text.endswith("; nothing was changed")
         for r in event_rows("t1", 5):
@@ -259,7 +260,7 @@ def test_the_committer_refuses_a_failing_row_to_its_caller_once_and_acks_the_eve
         for receipt in receipts:
             with pytest.raises(StoreRefused) as refused:
                 await receipt
-            assert refused.value.status == 500
+            assert refused.value.kind is Refusal.FAILED
             assert refused.value.text == (
                 "the store could not write this activity entry: OverflowError: too large; "
                 "nothing was changed"
@@ -292,7 +293,7 @@ def test_while_the_store_cannot_write_other_rows_are_refused_at_once(tmp_path: P
         waiting = c.submit(NameFixRow("m1", ["Ali", "Reza"], None, 0))
         with pytest.raises(StoreFailing) as failing:
             await c.flush()
-        assert failing.value.status == 503
+        assert failing.value.kind is Refusal.UNAVAILABLE
         assert failing.value.text == (
             "the store cannot write: database or disk is full; nothing was changed"
         )

@@ -394,6 +394,7 @@ _T_WIRE: Any = messages._raw("t")
 T_MOST: int = int(_T_WIRE[1][3])  # the wire's bound on an input's t (a u63 of ms)
 _EVENT_NAMES = [n for n in names.EVENTS if n != "match"]  # a new match has its own route
 EV_RULE = f"ev must be one of: {', '.join(_EVENT_NAMES)}"
+NEW_MATCH_RULE = "a new match goes to POST /api/tables/{table}/match"  # ev 'match' as a command
 
 
 class Event(Body):
@@ -976,6 +977,9 @@ def sentence(model: type[BaseModel], found: ValidationError) -> str:
     """The refusal of a body or a query, as one bounded English sentence."""
     e = found.errors(include_url=False)[0]
     kind, loc, ctx = e["type"], list(e["loc"]), e.get("ctx") or {}
+    given = e.get("input")
+    if kind == "ev" and isinstance(given, dict) and given.get("ev") == "match":
+        return NEW_MATCH_RULE
     if kind in ("players_form", "ev", "role", "sign_in"):
         return str(e["msg"])[:200]
     if getattr(model, "VARIANTS", None) is not None:
@@ -1007,6 +1011,7 @@ def sentence(model: type[BaseModel], found: ValidationError) -> str:
 def every_sentence() -> list[str]:
     """Every sentence the models give, with sample values (tests/web/test_refusals.py)."""
     out: set[str] = {PLAYERS_MIXED, EV_RULE, ROLE_RULE, SIGN_IN_RULE, NOTHING_TO_CHANGE}
+    out.add(NEW_MATCH_RULE)
     out.add("team 1 must have two players")
     out.add("occupied must be a list of spot names, each once")
     for what in ("player 1", "player 1.2", "who", "reason", "payer"):

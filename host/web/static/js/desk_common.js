@@ -113,8 +113,8 @@ export class Refused extends Error {}
 // No answer (js/answer.js: the network failed, or none came in time) says
 // so and throws NoAnswer.  A GET the clerk asked for (a receipt, a day)
 // clears the last refusal as it starts; a ``quiet`` one (the desk's
-// refresh, a look again after a refusal) shows nothing at all, the offline
-// banner aside, and so never erases what a tap got back.
+// refresh, a look again after a refusal) never erases what a tap got back:
+// it puts up the offline banner, and its own refusal only on an empty line.
 export async function api(path, body, { quiet = false } = {}) {
   const init = { headers: headers() };
   const tap = body !== undefined;
@@ -140,7 +140,11 @@ export async function api(path, body, { quiet = false } = {}) {
   }
   if (status >= 300) {
     const why = data && (data.message || data.error) ? data.message || data.error : String(status);
+    // a refused refresh (a role that may not read the desk) is said too,
+    // unless a tap's answer is on screen: that one stays
+    const shown = document.getElementById("error");
     if (tap || !quiet) { clearDone(); showError(dt("failed", { why })); }
+    else if (shown && !shown.textContent) showError(dt("failed", { why }));
     const e = new Refused(why);
     e.status = status;
     throw e;

@@ -26,8 +26,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from baulk.host.club import views
 from baulk.host.club.clock import Stamp
@@ -63,7 +66,14 @@ ACTIONS: dict[str, str] = {
     "/api/tables/{table}/session": "session open",
     "/api/sessions/{session}/close": "session close",
     "/api/sessions/{session}/confirm": "session confirm",
+    "/api/sessions/{session}/reopen": "session reopen",
+    "/api/sessions/{session}/items": "item add",
+    "/api/sessions/{session}/items/{item}/take-back": "item take-back",
+    "/api/sessions/{session}/print": "receipt print",
     "/api/sessions/{session}/corrections": "correction",
+    "/api/sessions/{session}/corrections/{correction}/reverse": "correction take-back",
+    "/api/sessions/{session}/refunds": "refund",
+    "/api/sessions/{session}/void": "session void",
     "/api/staff/users": "user add",
     "/api/staff/users/{name}": "user change",
     "/api/staff/users/{name}/code": "sign-in code",
@@ -80,6 +90,107 @@ def action_of(method: str, pattern: str | None, body: dict[str, Any] | None) -> 
     if name == "command" and body is not None and isinstance(body.get("ev"), str):
         return str(body["ev"])[:40]  # undo, award, concede, rerack, toss, pot ...
     return name
+
+
+# ---------------------------------------------------------------------- the sentences
+# Each action reads as a sentence in the reader's language: its words are
+# ``did_`` + the action's name (spaces and hyphens as ``_``) in
+# host/web/static/words.json, with these parameters: a ``str`` is a name
+# (drawn isolated), an ``int`` a number (in the reader's digits), a
+# :class:`Word` a word of the same table.  A console command reads as
+# ``did_command`` with the event's name.
+REFUSALS = "refusals"
+VOID_UNDONE = "session unvoid"  # a void undone (its body's ``undo``)
+SENTENCE_NAMES = frozenset({*ACTIONS.values(), REFUSALS, VOID_UNDONE})
+_PARAM = re.compile(r"\\\{([a-z]+)\\\}")  # a {param} of a pattern, once escaped
+_PATTERNS = [
+    (pattern, re.compile("^" + _PARAM.sub(r"(?P<\1>[^/]+)", re.escape(pattern)) + "$"))
+    for pattern in ACTIONS
+]
+
+
+@dataclass(frozen=True)
+class Word:
+    """A word of host/web/static/words.json, in the reader's language."""
+
+    key: str
+
+
+Var = str | int | Word
+
+
+def sentence_key(name: str) -> str:
+    return "did_" + re.sub(r"[ -]", "_", name)
+
+
+def _request(what: str) -> tuple[str, str, dict[str, Any]]:
+    """The method, path and body of a row's ``what`` (the body left out
+    when cut short at WHAT_CHARS)."""
+    method, _, rest = what.partition(" ")
+    path, _, text = rest.partition(" ")
+    body: Any = {}
+    if text:
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = {}
+    return method, path.split("?")[0], body if isinstance(body, dict) else {}
+
+
+def _int(text: object) -> int | None:
+    return int(text) if isinstance(text, str) and text.isdigit() and len(text) < 16 else None
+
+
+def described(row: dict[str, Any]) -> tuple[str, dict[str, Var]]:
+    """The words a row of the log reads as (``did_...``) and their
+    parameters, from its action, table, session and request; rows written
+    before a route had its name (``POST /api/sessions/{session}/items``) read
+    as that route's sentence too."""
+    method, path, body = _request(str(row.get("what") or ""))
+    found: dict[str, str] = {}
+    pattern = None
+    for p, rx in _PATTERNS:
+        m = rx.match(path)
+        if m:
+            pattern, found = p, {k: unquote(v) for k, v in m.groupdict().items()}
+            break
+    action = str(row.get("action") or "")
+    name = action
+    if action not in SENTENCE_NAMES:
+        by_pattern = ACTIONS.get(action.partition(" ")[2]) if action.startswith(method) else None
+        if by_pattern is not None:
+            name = by_pattern
+        elif pattern is not None and ACTIONS[pattern] == "command":
+            name = "command"  # an event the console sent: ``action`` is its name
+        else:
+            return "did_other", {"action": action or "?"}
+    if name == "session void" and body.get("undo") is True:
+        name = VOID_UNDONE
+    table = row.get("table_id") or found.get("table")
+    session = row.get("session_id")
+    if session is None:
+        session = _int(found.get("session"))
+    out: dict[str, Var] = {"table": str(table) if table else "?", "session": session or 0}
+    if name == "command":
+        ev = action if action != "command" else str(body.get("ev") or "command")
+        known = re.fullmatch(r"[a-z_ -]+", ev)
+        out["ev"] = Word("action_" + re.sub(r"[ -]", "_", ev)) if known else ev
+    for key in ("name", "token"):
+        if key in found:
+            out[key] = found[key]
+    if name == "user add":
+        out["name"] = str(body.get("name") or "?")
+        role = body.get("role")
+        out["role"] = Word("role_" + role) if role in ("owner", "desk", "referee") else "?"
+    if name == "item add":
+        out["item"] = str(body.get("item") or "?")
+        q = body.get("quantity", 1)
+        out["quantity"] = q if isinstance(q, int) and not isinstance(q, bool) else 1
+    if name == "item take-back":
+        out["line"] = _int(found.get("item")) or 0
+    if name == "correction take-back":
+        out["line"] = _int(found.get("correction")) or 0
+    return sentence_key(name), out
 
 
 def summary(method: str, path: str, body: dict[str, Any] | None) -> str:
@@ -256,27 +367,35 @@ def _summing_up(t: _Tried) -> StaffWrite:
         None,
         "refused",
         t.why(),
-    ).write()
+    ).write()  # its action: REFUSALS
 
 
 # ---------------------------------------------------------------------- the page's CSV
 CSV_HEADERS = {
     "en": [
         "time", "who", "tried", "role", "address", "device", "action", "table", "session",
-        "result", "why", "request",
+        "result", "why", "request", "what was done",
     ],
     "fa": [
         "زمان", "چه کسی", "نام امتحان‌شده", "نقش", "نشانی", "دستگاه", "کار", "میز", "جلسه",
-        "نتیجه", "چرا", "درخواست",
+        "نتیجه", "چرا", "درخواست", "چه شد",
     ],
 }  # fmt: skip
 RESULTS = {"fa": {"done": "انجام شد", "queued": "در صف", "refused": "رد شد"}}
 ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}}
 
 
-def to_csv(rows: list[dict[str, Any]], tz: str, lang: str, head: bool = True) -> str:
+def to_csv(
+    rows: list[dict[str, Any]],
+    tz: str,
+    lang: str,
+    head: bool = True,
+    said: Callable[[dict[str, Any], str], str] | None = None,
+) -> str:
     """The log as CSV in one language, with its header line (``head``; a
-    later part of a long log goes without); every cell safe from formulas."""
+    later part of a long log goes without); every cell safe from formulas.
+    ``said`` gives a row's sentence in ``lang`` (the page's words, which
+    host/web holds)."""
     out = io.StringIO()
     w = csv.writer(out)
     if head:
@@ -300,6 +419,7 @@ def to_csv(rows: list[dict[str, Any]], tz: str, lang: str, head: bool = True) ->
                     results.get(r["result"], r["result"]),
                     r["why"],
                     r["what"],
+                    said(r, lang) if said is not None else "",
                 )
             ]
         )

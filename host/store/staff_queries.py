@@ -73,6 +73,15 @@ _AS_READ = {
     "who": f"CASE WHEN {_OLD_TRIED} THEN NULL ELSE who END AS who",
     "tried": f"CASE WHEN {_OLD_TRIED} THEN who ELSE tried END AS tried",
 }
+# A row about a session carries its table: the gate knows only the session
+# of a route like /api/sessions/{session}/items, and the table is the one
+# the session was opened on (old rows too), so the table filter finds a
+# table's money.
+_TABLE = (
+    "COALESCE(table_id, (SELECT s.table_id FROM table_sessions s "
+    "WHERE s.id = staff_activity.session_id))"
+)
+_AS_READ["table_id"] = f"{_TABLE} AS table_id"
 _READ = ", ".join(_AS_READ.get(c, c) for c in ACTIVITY_COLUMNS.split(", "))
 
 
@@ -82,7 +91,7 @@ def _activity_where(
     where = ["wall_ms >= ?", "wall_ms < ?"]
     args: list[Any] = [start_ms, end_ms]
     if table is not None:
-        where.append("table_id = ?")
+        where.append(f"{_TABLE} = ?")
         args.append(table)
     if who is not None:  # the person who acted, never a name only tried
         where.append(f"lower(who) = lower(?) AND NOT {_OLD_TRIED}")

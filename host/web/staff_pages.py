@@ -8,7 +8,9 @@ shells that sign in through the console's form.
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from typing import Any
 
 from aiohttp import web
 
@@ -38,6 +40,7 @@ from baulk.host.web.request_models import (
     day_of,
     query_of,
 )
+from baulk.host.web.words import digits, isolate, words
 
 PAGES = {"/staff": "staff.html", "/staff/activity": "activity.html"}
 CSV_PART = 2000  # rows read and sent at a time: a long day's CSV never holds the loop
@@ -175,6 +178,43 @@ def _day(request: web.Request) -> date:
     return day_of(request, today)
 
 
+_PLACE = re.compile(r"(\{[a-z]+\})")
+Part = str | dict[str, str]
+
+
+def sentence(row: dict[str, Any], lang: str) -> list[Part]:
+    """What a row of the log says, in ``lang`` (host/staff/activity.py
+    ``described``, its words in static/words.json): text, and names as
+    ``{"name": ...}`` for the page to draw isolated."""
+    key, values = activity.described(row)
+    table = words()
+    text = table[lang].get(key) or table["en"].get(key) or key
+    out: list[Part] = []
+    for piece in _PLACE.split(text):
+        name = piece[1:-1] if _PLACE.fullmatch(piece) else None
+        if name is None or name not in values:
+            if piece:
+                out.append(piece)
+            continue
+        v = values[name]
+        if isinstance(v, activity.Word):
+            said = table[lang].get(v.key) or table["en"].get(v.key)
+            out.append(said if said else {"name": v.key.partition("_")[2]})
+        elif isinstance(v, int):
+            out.append(digits(v, lang))
+        else:
+            out.append({"name": v})
+    return out
+
+
+def sentence_text(row: dict[str, Any], lang: str) -> str:
+    """The sentence as one line (the CSV), names isolated in Persian."""
+    return "".join(
+        p if isinstance(p, str) else (isolate(p["name"]) if lang == "fa" else p["name"])
+        for p in sentence(row, lang)
+    )
+
+
 async def activity_log(request: web.Request) -> web.StreamResponse:
     """A day's log as JSON, the newest rows first, ``limit`` at a time
     (``before``: the id the last page ended at, ``next`` in the answer); or
@@ -197,6 +237,9 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
         r["why_text"] = localise(r["why"], lang) if r["why"] else None
+        r["sentence"] = sentence(r, lang)
+        key = activity.described(r)[0]  # an old row's route pattern read as its action
+        r["action_name"] = r["action"] if key in ("did_command", "did_other") else key[4:]
     return json_response(
         {
             "day": day.isoformat(),
@@ -233,7 +276,8 @@ async def _csv(
             daemon.reader.db, lo, hi, table, person, most=CSV_PART, after=after
         )
         if rows or head:
-            await response.write(activity.to_csv(rows, tz, lang, head).encode("utf-8"))
+            part = activity.to_csv(rows, tz, lang, head, sentence_text)
+            await response.write(part.encode("utf-8"))
         head = False
         if len(rows) < CSV_PART:
             break

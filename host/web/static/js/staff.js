@@ -246,7 +246,11 @@ async function loadActivity(event, before) {
       device.append(name(r.device.slice(0, 40)));
       from.append(" ", device);
     }
-    tr.append(cell(r.when), cell(who), cell(actionText(r.action)), cell(r.table_id ? name(r.table_id) : ""),
+    // what was done, as a sentence in the page's language (names isolated)
+    const did = el("span", "did");
+    did.append(...(r.sentence || []).map((p) => (typeof p === "string" ? p : name(p.name))));
+    tr.append(cell(r.when), cell(who), cell(actionText(r.action_name || r.action)), cell(did),
+      cell(r.table_id ? name(r.table_id) : ""),
       cell(t("result_" + r.result)), cell(r.why_text ? name(r.why_text) : ""), cell(from));
     return tr;
   });

@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from tests.e2e import test_desk_browser
 from tests.e2e.chromium import PHONE
 from tests.e2e.sim_driver import TableDriver
-from tests.e2e.test_desk_browser import desk, new_page, sign_in  # noqa: F401 (fixture)
+from tests.e2e.test_desk_browser import new_page, sign_in
 from tests.host.harness import DaemonThread
+
+desk = test_desk_browser.desk  # the desk page's venue, a fixture of its own there
 
 pytestmark = pytest.mark.browser
 
@@ -85,7 +88,9 @@ def add_tea(page: Any) -> None:
 
 
 def test_a_refusal_stays_and_the_phone_that_lost_is_told(
-    browser: Any, desk: tuple[DaemonThread, TableDriver], lang: str
+    browser: Any,
+    desk: tuple[DaemonThread, TableDriver],
+    lang: str,
 ) -> None:
     daemon, _ = desk
     w = WORDS[lang]
@@ -147,7 +152,9 @@ def test_a_refusal_stays_and_the_phone_that_lost_is_told(
 
 
 def test_an_offline_phone_shows_it_and_a_tap_made_offline_says_so(
-    browser: Any, desk: tuple[DaemonThread, TableDriver], lang: str
+    browser: Any,
+    desk: tuple[DaemonThread, TableDriver],
+    lang: str,
 ) -> None:
     daemon, _ = desk
     w = WORDS[lang]

@@ -148,8 +148,8 @@ def test_the_api_sets_the_language_with_the_token_only(tmp_path: Path, peer: Dev
         status, body = http(url, {"lang": "fa"})
         assert status == 401 and "sign in first" in body["error"]
         for bad, words in (
-            ({"lang": "de"}, "lang must be one of: en, fa"),
-            ({"lang": 1}, "lang must be one of: en, fa"),
+            ({"lang": "de"}, "lang must be 'en' or 'fa'"),
+            ({"lang": 1}, "lang must be 'en' or 'fa'"),
             ({"lang": "fa", "font": "x"}, "unknown key 'font'"),
             ([], "must be a JSON object"),
         ):

@@ -14,10 +14,8 @@ import http.client
 import io
 import json
 import re
-import sqlite3
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,7 +25,7 @@ from baulk.host.web import auth
 from baulk.host.web.http import THROTTLE_KEY
 from tests.host.harness import DaemonThread, morning
 from tests.web.client import Browser
-from tests.web.test_signin import PASSWORD, add, signed
+from tests.web.test_signin import PASSWORD, activity_rows, add, signed
 
 # A daemon of its own, argon2, and some thousands of requests: make test.
 pytestmark = pytest.mark.slow
@@ -73,15 +71,6 @@ def _flood(d: DaemonThread, source: str) -> Counter[int]:
     return got
 
 
-def _rows(store: Path) -> list[dict[str, Any]]:
-    db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in db.execute("SELECT * FROM staff_activity ORDER BY id")]
-    finally:
-        db.close()
-
-
 SUMMED = re.compile(r"(\d+) requests without a credential, summed up")
 
 
@@ -123,7 +112,7 @@ def test_a_flood_from_eight_addresses_stays_within_the_cap_and_the_owner_is_on_p
     )
     assert made.status == 200, made.body
     d.flush()
-    rows = _rows(d.cfg.store_path)
+    rows = activity_rows(d.cfg.store_path)
     theirs = [r for r in rows if r["who"] is None]
     by_minute = Counter(r["mono_ms"] // 60_000 for r in theirs)
     assert len(by_minute) >= MINUTES

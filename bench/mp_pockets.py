@@ -167,6 +167,8 @@ class Player:
                 ps = pm.touching(first, bp["ball"], offset=bp["offset"], **kw)
             else:
                 t0 = plan["t0"] + bp.get("dt", 0.0)
+                if first is not None:  # no sooner than `space` mm behind the first
+                    t0 = max(t0, first.t_at(pm.R + bp.get("space", 0.0)))
                 ps = pm.Passage(bp["ball"], t0, bp["v"], bp["offset"], **kw)
             out.append(ps)
             if first is None:

@@ -23,8 +23,10 @@ colour sensor, hardware/wiring.md; random spin and orientation):
   other    another ball set (BallSet(seed)), chalk on 30 % of the balls, wear
   room     LED 10 % dimmer, 150 lx of ambient leak at 30 % 100 Hz flicker,
            highlights x1.5
-  two      two balls into one pocket: touching, 20-60 ms apart, or an in-off
-           (the white with a colour)
+  two      two balls into one pocket: touching, 20-60 ms apart (leading edge
+           to leading edge, and never closer than 0.5-10 mm behind the
+           first: a ball cannot be inside another), or an in-off (the white
+           with a colour)
   chatter  beam glitches from vibration (10/s a beam), a ball back up from the
            net through beam B only (30 %), the table bumped (20 %; 10 % of the
            trials are a bump alone, no ball); for the old throat beam also
@@ -119,6 +121,11 @@ def plan(case: str, i: int, seed: int) -> dict[str, Any]:
         else:
             second = _ball(r, b, dt=round(r.uniform(20, 60), 2))
             second["v"] = round(first["v"] * r.uniform(0.85, 1.15), 4)
+            # Balls do not pass through each other: 20 ms between leading
+            # edges is less than one ball's passage below 2.6 m/s, so a
+            # second ball planned that soon comes right behind the first,
+            # this far from it (mm): the near-touching pairs.
+            second["space"] = round(r.uniform(0.5, 10.0), 2)
         p["balls"] = [first, second]
         p["kind"] = "touching" if touching else "apart"
         p["in_off"] = kind >= 2 / 3

@@ -61,6 +61,8 @@ _B_COLOUR = const(-2)  # waiting for the colour reading
 _B_ASK = const(-3)  # the referee must say
 _B_ASKED = const(-4)  # ... and the handset is asking
 _B_NONE = const(-1)  # nothing after all: dropped
+_NOTHING = const(0xFF)  # a queued pot's "two likeliest": the colour sensor saw no ball
+_QUIET_MS = const(400)  # ... and such a pot is asked about once its pocket is this long quiet
 # The pocket check's message types (SPEC.md 7.1; private in messages.py, so
 # that the device spends no names on them: tests/test_wire_codes.py).
 _T_HEALTH = const(16)
@@ -443,7 +445,7 @@ class App:
                     hw.rest.motion(now)
         busy = False
         for p in range(6):
-            if pk.poll(p, now):
+            if pk.poll(p, now, ring.pins[p].value()):
                 beams = True
                 if self.check is not None:
                     self.check.ball(p, pk.start[p])
@@ -489,10 +491,15 @@ class App:
             q.append([_Q_POT, p, pk.start[p], _B_COLOUR, 0, False])
             count += 1
         humps = pk.humps[p] if pk.samples[p] else 0
+        # One break, and the sensor watching it saw no ball: asked, or the
+        # next ball's (_ask).
+        nothing = count == 1 and pk.saw_nothing(p) and not self.health.c[_H_FAULTY] >> p & 1
         i = 0
         for item in q:
             if item[0] == _Q_POT and item[1] == p and item[3] == _B_COLOUR:
-                item[3] = self._colour(p, i, item) if humps >= count else _B_ASK
+                item[3] = self._colour(p, i, item) if humps >= count and not nothing else _B_ASK
+                if nothing:
+                    item[4] = _NOTHING
                 i += 1
 
     def _sensors(self, now):
@@ -570,6 +577,20 @@ class App:
         if not q or q[0][3] != _B_ASK or self.flow.step != kf.IDLE:
             return
         item = q[0]
+        if item[0] == _Q_POT and item[4] == _NOTHING:
+            # The beam broke but the colour sensor, watching, saw no ball (a
+            # bump's glitches run into one break).  Asked only once the
+            # pocket has been quiet a while: a ball the sensor does see
+            # dropping through it just after is the one ball the referee saw
+            # go in, and the break was nobody's (asking would record it twice).
+            p = item[1]
+            for it in q:
+                if it is not item and it[0] == _Q_POT and it[1] == p and it[3] >= 0:
+                    item[3] = _B_NONE
+                    self.health.count(_H_GLITCHES + p)
+                    return
+            if self.hw.pockets.busy[p] or now - item[2] < _QUIET_MS:
+                return
         item[3] = _B_ASKED
         item[5] = True
         if item[0] == _Q_POT:
@@ -577,7 +598,7 @@ class App:
             two = item[4]
             if self.health.c[_H_FAULTY] >> item[1] & 1:
                 why = "which ball? (pocket faulty)"
-            elif two:  # "red or brown?": the two likeliest first
+            elif two and two != _NOTHING:  # "red or brown?": the two likeliest first
                 why = [names.BALLS[(two & 15) - 1], " or ", names.BALLS[(two >> 4) - 1], "?"]
             self.flow.ask(kf.ASK_POT, item[1], why)
         else:

@@ -135,7 +135,7 @@ def main(path="/calibration.json", drops=DROPS):
                 pk.speed_edge(level, clock.at(tick))
         busy = False
         for p in range(_POCKETS):
-            pk.poll(p, now)
+            pk.poll(p, now, ring.pins[p].value())
             if pk.busy[p]:
                 busy = True
                 if not pk.sample(p, now) and p == pocket and pk.features(p, 0, f):

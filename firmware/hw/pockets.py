@@ -16,7 +16,8 @@
 # the same drop; the six are wired together into one input, and a break there
 # belongs to the pocket whose drop beam broke shortly before.  Its delay gives
 # the ball's speed, and with the speed the drop beam's shadow tells one ball
-# from two touching ones.
+# from two touching ones, and the colour's windows are parted by time: the
+# first ball's until it has travelled most of a diameter, the second's after.
 #
 # The colour: a TCS34725 RGB light sensor (ams datasheet DS000384) beside the
 # drop beam, looking across the drop.  The six share one address (0x29), so
@@ -81,6 +82,11 @@ _SKEW_MS = const(2)  # how far the brightest read strays from the brightest mome
 # (at most 4096), and the colour sums take weight x count / 16, so a sum stays
 # under 4096 x 4096 / 16 x 255 samples, inside a small integer.
 _SUMS = const(5)
+_DIAMETER_UM = const(52500)  # a ball's diameter (WPBSA: 52.5 mm)
+# Either side of one diameter's travel the sensor's cone (some 40 degrees off
+# its axis, docs/POCKET-MODEL.md) sees both of two touching balls: a quarter
+# of a diameter.
+_BOTH_UM = const(13000)
 
 
 class Pockets:
@@ -115,7 +121,9 @@ class Pockets:
         self.sums = array("i", bytes(4 * _N * 2 * _SUMS))
         # The current hump's highest signal; from _N, the lowest since.
         self.peak = array("H", bytes(4 * _N))
-        self.humps = bytearray(_N)  # 1 + the humps that ended before this one
+        # 1 + the humps that ended before this one; 3: the second set is by
+        # time, after the first ball's diameter (the speed beam's, sample())
+        self.humps = bytearray(_N)
         self.samples = bytearray(_N)
         self.clipped = bytearray(_N)
         self.prev = array("H", bytes(2 * _N))  # the last window's clear: a window is read once
@@ -185,8 +193,16 @@ class Pockets:
         self.glitches[p] += 1
         return False
 
-    def poll(self, p, now):
-        """True when pocket p's beam has been broken long enough to count a ball now."""
+    def poll(self, p, now, level=-1):
+        """True when pocket p's beam has been broken long enough to count a
+        ball now; level: its pin's level read now (-1: not read)."""
+        # The beam not what its edges said: an edge was lost (a storm of the
+        # table's vibration filled the ring, or two edges came closer than
+        # the interrupt's latency).  The pin is the truth; the edge is taken
+        # as now.
+        lost = level >= 0 and (level == self.broken) != (self.low[p] == 1)
+        if lost and self.edge(p, level, now):
+            return True
         if self.low[p] and not self.counted[p] and now - self.start[p] >= self.debounce_ms:
             self.counted[p] = 1
             self.balls[p] += 1
@@ -225,6 +241,8 @@ class Pockets:
         says its shadow was too long for one, or the colour saw two humps; 0
         when the colour sensor saw no ball at all."""
         n = self.humps[p] if self.samples[p] else 1
+        if n == 3:
+            n = 1  # cut by time, not by a dip: the shadow's length decides (below)
         start = self.start[p]
         shadow = self.restored[p] - start
         if n == 1 and self.peak[p] >= _BALL and shadow > 0 and self.samples[p] >= 4:
@@ -278,6 +296,24 @@ class Pockets:
             # a new window with the same clear is dropped too: no harm done).
             return True
         self.prev[p] = c[0]
+        f = self.fall[p]
+        if f > 0 and self.humps[p] == 1:
+            # The speed is known: a second ball right behind the first (one
+            # shadow, no dip where a bright ball hides a dark one) is in
+            # view once the first has travelled a diameter.  The windows
+            # from then on are the second set's (a lone ball's are its
+            # tail, which balls_seen then leaves out).  Those while the
+            # sensor's cone sees both balls are nobody's, and in that time
+            # the sensor goes back to 16x: a dark ball behind the white
+            # would give it too few counts at 4x.
+            e = now - 2 - self.start[p]  # the window's middle
+            d = (_SPEED_MM * 1000 // f - 49 * f // 10) * e + 49 * e * e // 10  # um travelled
+            if d > _DIAMETER_UM - _BOTH_UM:
+                if d < _DIAMETER_UM + _BOTH_UM:
+                    if g:
+                        self._gain(p, _GAIN_16X, 0, 0)
+                    return True
+                self.humps[p] = 3  # (the peak stays the first ball's: the tail ends the passage)
         if c[0] >= _CLIPPED or c[1] >= _CLIPPED or c[2] >= _CLIPPED or c[3] >= _CLIPPED:
             self.clipped[p] += 1 if self.clipped[p] < 255 else 0
             if not g:
@@ -314,7 +350,7 @@ class Pockets:
         if self.samples[p] < 255:
             self.samples[p] += 1
         s = self.sums
-        i = (p * 2 + self.humps[p] - 1) * _SUMS
+        i = (p * 2 + (self.humps[p] > 1)) * _SUMS
         s[i] += w
         for k in range(4):
             v = c[k] * m - b[4 * p + k] // 16
@@ -354,6 +390,12 @@ class Pockets:
             # x16 fixed point; a new pocket takes its first reading whole, then 1/8 of each.
             v = c[k] * 16
             b[4 * p + k] = v if first else b[4 * p + k] + (v - b[4 * p + k]) // 8
+
+    def saw_nothing(self, p):
+        """True when pocket p's sensor watched its last passage and never saw
+        a ball's light (the darkest ball gives twice _BALL; windows that did
+        not change at all are not even samples)."""
+        return p < self.sensors and self.humps[p] == 1 and self.peak[p] < _BALL
 
     def features(self, p, h, out):
         """out[0:4] = the ball's r, g, b per 1024 of its clear and its mean

@@ -260,12 +260,13 @@ def scenario_edges():
     b, host = started()
     d = Driver(b)
     out = {}
-    # two reds into the same pocket 30 ms apart: two pots
+    # two reds into the same pocket, the second 60 ms behind the first (at
+    # 1.5 m/s a ball's passage takes 35 ms: any sooner and they would touch): two pots
     d.perform({"ev": "strike"})
     t = b.clock.now + 5
     b.pot(0, 0, at=t)
-    b.pot(0, 0, at=t + 30)
-    b.advance(100)
+    b.pot(0, 0, at=t + 60)
+    b.advance(200)
     # a beam glitch shorter than the debounce: nothing
     b.beam(1, width=2)
     b.advance(100)

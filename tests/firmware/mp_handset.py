@@ -211,6 +211,7 @@ def scenario_screens():
     b.keys("nom", "black")
     d.perform({"ev": "strike"})
     d.perform({"ev": "pot", "ball": "black", "pocket": "br"})
+    b.advance(40)  # the pocket judges the ball once its tail has left the sensor's view
     s.shot("stroke")
     d.perform({"ev": "rest"})
     b.settle(300)

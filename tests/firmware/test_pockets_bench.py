@@ -127,27 +127,18 @@ def short_form() -> dict[str, Any]:
 
 
 @pytest.mark.slow
-def test_the_pockets_hold_what_they_reached() -> None:
-    """What the detector reaches today on the short form, so that a change
-    that makes it worse fails here: counted >= 99.5 %, silent wrong <= 0.2 %,
-    asked <= 9 % overall; no silent wrong in the clean, room and hard cases."""
+def test_no_case_records_a_wrong_ball_unasked() -> None:
+    """Per case on the short form: no silent wrong in any case, and each
+    case asks at most 5 % (the overall goal is the next test's)."""
     cases = short_form()
-    overall = cases["overall"]
-    assert overall["counted_pct"] >= 99.5, cases
-    assert overall["silent_wrong_pct"] <= 0.2, cases
-    assert overall["asked_pct"] <= 9.0, cases
-    for case in ("clean", "room", "hard"):
-        assert cases[case]["silent_wrong"] == 0, cases[case]
+    for case, figures in cases.items():
+        assert figures["silent_wrong"] == 0, (case, figures)
+        assert figures["asked_pct"] <= 5.0, (case, figures)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met yet (README, 'Pockets'): two touching balls are asked about too often",
-)
 def test_the_pockets_meet_the_goal_on_the_model() -> None:
-    """The goal overall: counted >= 99.9 %, silent wrong <= 0.05 %, asked <= 2 %.
-    Strict: the day the detector meets it, this fails until the mark goes."""
+    """The goal overall: counted >= 99.9 %, silent wrong <= 0.05 %, asked <= 2 %."""
     cases = short_form()
     overall = cases["overall"]
     assert overall["counted_pct"] >= score.GOAL_COUNTED, cases

@@ -238,14 +238,17 @@ class Pockets:
 
     def balls_seen(self, p):
         """How many balls pocket p's last break held: 2 when the speed beam
-        says its shadow was too long for one, or the colour saw two humps; 0
-        when the colour sensor saw no ball at all."""
+        says its shadow was too long for one, or the colour saw two humps
+        (saw_nothing says when the sensor saw no ball at all)."""
         n = self.humps[p] if self.samples[p] else 1
         if n == 3:
             n = 1  # cut by time, not by a dip: the shadow's length decides (below)
         start = self.start[p]
         shadow = self.restored[p] - start
-        if n == 1 and self.peak[p] >= _BALL and shadow > 0 and self.samples[p] >= 4:
+        f = self.fall[p]
+        # Without a speed only (with one, the shadow's length says it better:
+        # a fast lone ball's few windows can place its peak early).
+        if f <= 0 and n == 1 and self.peak[p] >= _BALL and shadow > 0 and self.samples[p] >= 4:
             # The sensor sits at the drop beam's height, so one ball is
             # brightest about halfway through its shadow: a little after, as
             # it speeds up falling (up to 2.8 times longer before its peak
@@ -257,7 +260,6 @@ class Pockets:
             b = shadow - a
             if b * 20 > a * 27 + _SKEW_MS * 20 or a * 10 > b * 26 + _SKEW_MS * 10:
                 n = 2
-        f = self.fall[p]
         if f > 0 and self.restored[p] >= 0:
             # Distance covered while the beam was dark, from the speed at the
             # drop beam (gravity adds g t / 2 over the fall): one ball shadows

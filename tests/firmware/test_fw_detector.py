@@ -250,3 +250,22 @@ def test_a_break_the_sensor_saw_no_ball_in_is_the_next_balls(tmp_path: Path) -> 
     assert app.flow.step != kf.ASK_POT  # not yet: a ball may still come
     b.advance(300)
     assert app.flow.step == kf.ASK_POT and app.flow.pocket == 3
+
+
+def test_breaks_with_nothing_in_view_in_two_pockets_at_once_are_a_shaken_table(
+    tmp_path: Path,
+) -> None:
+    """A bump reaches every beam at once; two balls into two pockets would
+    each be seen by their own sensor.  Two breaks with nothing in view, 30 ms
+    apart in two pockets, are glitches; 200 ms apart, each is asked."""
+    b = board(tmp_path)
+    app = b.app
+    b.beam(1, width=20)
+    b.beam(4, width=20, at=b.clock.now + 30)
+    b.advance(800)
+    assert app.flow.step != kf.ASK_POT and app.queue == []
+    assert (app.health.c[6 + 1], app.health.c[6 + 4]) == (1, 1)
+    b.beam(1, width=20)
+    b.beam(4, width=20, at=b.clock.now + 200)
+    b.advance(800)
+    assert app.flow.step == kf.ASK_POT and app.flow.pocket == 1

@@ -68,9 +68,21 @@ class TraceBus:
             buf[2 * i + 1] = c[i] >> 8
 
 
+class TracePin:
+    """A beam's level as the capture's edges last left it (the app reads
+    each drop beam's pin to catch an edge the ring lost; a capture lost none)."""
+
+    def __init__(self, level: int) -> None:
+        self.level = level
+
+    def value(self) -> int:
+        return self.level
+
+
 class TraceRing:
-    def __init__(self) -> None:
+    def __init__(self, broken: int) -> None:
         self.items: list[tuple[int, int, int]] = []
+        self.pins = [TracePin(1 - broken) for _ in range(9)]
 
     def watch(self, pin: object, src: int) -> None:
         pass
@@ -79,7 +91,9 @@ class TraceRing:
         return bool(self.items)
 
     def get(self) -> tuple[int, int, int]:
-        return self.items.pop(0)
+        item = self.items.pop(0)
+        self.pins[item[0]].level = item[1]
+        return item
 
 
 class _Clock:
@@ -157,7 +171,7 @@ def replay(records: list[dict[str, Any]], classifier: Any) -> list[dict[str, Any
     if not edges:
         return []
     broken = edges[0]["level"]  # a passage starts with its drop beam going dark
-    ring = TraceRing()
+    ring = TraceRing(broken)
     det = Detector(TraceBus(chips, clock), ring, classifier, broken)
     start = min(r["t"] for r in records if r["kind"] in ("edge", "window")) - 2 * _BG_LEAD_MS
     end = max(r["t"] for r in records if r["kind"] in ("edge", "window")) + 1000

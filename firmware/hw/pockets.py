@@ -174,6 +174,9 @@ class Pockets:
                 self.humps[p] = 1
                 self.samples[p] = 0
                 self.clipped[p] = 0
+                # No window of this passage has been read: the same ball in
+                # the same pocket can read as the last passage's last window.
+                self.prev[p] = 0xFFFF
             self.start[p] = t
             self.counted[p] = 0
             self.fall[p] = -1

@@ -63,7 +63,6 @@ _B_ASKED = const(-4)  # ... and the handset is asking
 _B_NONE = const(-1)  # nothing after all: dropped
 _NOTHING = const(0xFF)  # a queued pot's "two likeliest": the colour sensor saw no ball
 _QUIET_MS = const(400)  # ... and such a pot is asked about once its pocket is this long quiet
-_BLACK_L = const(27)  # the black's brightness in a pocket's means (hw/colour.py: 6 x 4 + 3, 8ths)
 _SHAKE_MS = const(60)  # two such pots in two pockets this close: the table was shaken
 # The pocket check's message types (SPEC.md 7.1; private in messages.py, so
 # that the device spends no names on them: tests/test_wire_codes.py).
@@ -564,7 +563,7 @@ class App:
             self.health.count(_H_UNCLEAR + pocket)
             return _B_ASK
         cl = hw.classifier
-        if h and hw.pockets.humps[pocket] == 3 and f[3] * 3 < cl.means[pocket * 32 + _BLACK_L] << 4:
+        if h and hw.pockets.humps[pocket] == 3 and cl.darker_than_any(pocket, f):
             # A second ball by the shadow's length (the speed beam), whose
             # windows are dimmer than two thirds of the black: a lone ball's tail
             # after a shaken beam made its shadow long.  Asked, not named.

@@ -79,6 +79,11 @@ class Classifier:
         self.confidence = 0  # of the last classification
         self.second = UNKNOWN  # the runner-up of the last classification
 
+    def darker_than_any(self, p, f):
+        """True when features f are under two thirds of the calibrated black's
+        brightness in pocket p: no ball, but a ball's tail."""
+        return f[3] * 3 < self.means[p * 32 + 6 * 4 + 3] << 4  # the black's l, in 8ths
+
     def classify(self, p, f, threshold=-1):
         """Ball code of pocket p's features f (r, g, b, l), or UNKNOWN; sets
         self.confidence (0..100) and self.second (the next likeliest).

@@ -263,15 +263,22 @@ class Pockets:
             b = shadow - a
             if b * 20 > a * 27 + _SKEW_MS * 20 or a * 10 > b * 26 + _SKEW_MS * 10:
                 n = 2
-        if f > 0 and self.restored[p] >= 0:
-            # Distance covered while the beam was dark, from the speed at the
-            # drop beam (gravity adds g t / 2 over the fall): one ball shadows
-            # at most its diameter and the beam's width (~56 mm), two
-            # touching ones at least twice the shortest chord (~86 mm).
-            v = _SPEED_MM * 1000 // f - 49 * f // 10  # um/ms at the drop beam
-            if v > 0 and v * shadow // 1000 + 49 * shadow * shadow // 10000 > 71:
-                n = 2 if n < 2 else n
+        if f > 0 and self.restored[p] >= 0 and self.travelled(p, shadow) > 71000:
+            # While the beam was dark the ball fell further than one ball
+            # shadows (at most its diameter and the beam's width, ~56 mm) and
+            # no less than two touching ones do (twice the shortest chord, ~86 mm).
+            n = 2 if n < 2 else n
         return n
+
+    def travelled(self, p, ms):
+        """How far (um) pocket p's ball has fallen ms after breaking the drop
+        beam, from the speed beam's delay and gravity (g t^2 / 2); 0 without
+        a speed."""
+        f = self.fall[p]
+        if f <= 0:
+            return 0
+        v = _SPEED_MM * 1000 // f - 49 * f // 10  # um/ms at the drop beam
+        return v * ms + 49 * ms * ms // 10
 
     # -- the colour, through the whole passage -----------------------------------------
     def sample(self, p, now):
@@ -301,8 +308,7 @@ class Pockets:
             # a new window with the same clear is dropped too: no harm done).
             return True
         self.prev[p] = c[0]
-        f = self.fall[p]
-        if f > 0 and self.humps[p] == 1:
+        if self.fall[p] > 0 and self.humps[p] == 1:
             # The speed is known: a second ball right behind the first (one
             # shadow, no dip where a bright ball hides a dark one) is in
             # view once the first has travelled a diameter.  The windows
@@ -311,8 +317,7 @@ class Pockets:
             # sensor's cone sees both balls are nobody's, and in that time
             # the sensor goes back to 16x: a dark ball behind the white
             # would give it too few counts at 4x.
-            e = now - 2 - self.start[p]  # the window's middle
-            d = (_SPEED_MM * 1000 // f - 49 * f // 10) * e + 49 * e * e // 10  # um travelled
+            d = self.travelled(p, now - 2 - self.start[p])  # at the window's middle
             if d > _DIAMETER_UM - _BOTH_UM:
                 if d < _DIAMETER_UM + _BOTH_UM:
                     if g:

@@ -47,6 +47,8 @@ class Summary:
     newest_event_ms: int | None
     sessions: int | None  # None: a store without the club's tables
     open_sessions: int | None
+    closed_sessions: int | None  # closed with a bill; a void one is neither
+    void_sessions: int | None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +57,8 @@ class Summary:
         sessions = (
             ""
             if self.sessions is None
-            else f", {self.sessions} table sessions ({self.open_sessions} open)"
+            else f", {self.sessions} table sessions ({self.open_sessions} open, "
+            f"{self.closed_sessions} closed, {self.void_sessions} void)"
         )
         newest = (
             ""
@@ -81,16 +84,26 @@ def summarize(path: Path, full: bool = True) -> Summary:
         events, tables, newest = db.execute(
             "SELECT count(*), count(DISTINCT table_id), max(rx_ms) FROM events"
         ).fetchone()
-        sessions = open_sessions = None
-        if "table_sessions" in names:
-            sessions, open_sessions = db.execute(
-                "SELECT count(*), count(*) - count(closed_wall_ms) FROM table_sessions"
+        counts: tuple[int | None, ...] = (None, None, None, None)
+        if "session_state" in names:
+            # A session's close is a mark and its state a projection of the
+            # marks: table_sessions' own closed_* columns are never written
+            # since, so they would count every session as open.
+            counts = db.execute(
+                "SELECT count(*), coalesce(sum(open), 0), coalesce(sum(NOT open AND NOT void), 0), "
+                "coalesce(sum(void), 0) FROM session_state"
+            ).fetchone()
+        elif "table_sessions" in names:  # a store from before the marks
+            counts = db.execute(
+                "SELECT count(*), count(*) - count(closed_wall_ms), count(closed_wall_ms), 0 "
+                "FROM table_sessions"
             ).fetchone()
     except sqlite3.DatabaseError as e:
         raise BackupError(f"{path} cannot be read: {e}") from None
     finally:
         db.close()
-    return Summary(str(path), check[0], events, tables, newest, sessions, open_sessions)
+    sessions, open_now, closed, void = counts
+    return Summary(str(path), check[0], events, tables, newest, sessions, open_now, closed, void)
 
 
 def in_use(store: Path) -> bool:

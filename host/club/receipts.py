@@ -61,7 +61,9 @@ def _who_pays(bill: dict[str, Any], lang: str) -> dict[str, Any] | None:
         return None
     finished = [f for f in frames if f["finished"]]
     shared = sum(f["play_s"] for f in finished)
-    loser_pays = bill["loser_pays"] and bool(finished)
+    # A void bill has nothing to pay: its frames print their time in play
+    # and no share, or the shares would add up to a total it no longer has.
+    loser_pays = bill["loser_pays"] and bool(finished) and bill["state"] != "void"
     rows = []
     for f in frames:
         play = duration(f["play_s"], lang)

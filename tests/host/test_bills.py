@@ -185,6 +185,28 @@ def test_loser_pays_over_a_best_of_5_with_a_respotted_black_and_a_conceded_frame
     assert [p["amount"] for p in fa["payers"]] == ["۸۲٬۰۰۰ تومان", "۲۳٬۰۰۰ تومان"]
 
 
+def test_a_void_receipt_prints_no_shares(venue: HandVenue) -> None:
+    # The loser-pays session above, voided: the total is 0, so no frame and
+    # no player has a share to pay, on the page or on the thermal paper.
+    from baulk.host.store import SessionWrite
+    from baulk.host.web.desk_printer import lines_of
+
+    t = tariff(name="club", currency="IRT", per_hour=60_000, per_frame=10_000, loser_pays=True)
+    opened = wall(2025, 3, 1, 16, 0)
+    sid = venue.open("t1", t, stamp(opened, 100 * MIN))
+    venue.play("t1", _best_of_5_frames())
+    venue.close(sid, stamp(opened + 63 * MIN, 163 * MIN))
+    venue.write(SessionWrite("void", sid, "t1", "owner", opened + 70 * MIN, reason="wrong table"))
+    bill = venue.bill(sid)
+    assert bill["state"] == "void" and bill["frames_played"] == 4
+    for lang, paper in receipts.receipt(bill, "Table 1", "").items():
+        who = paper["who_pays"]
+        assert who["intro"] == "" and [f["amount"] for f in who["frames"]] == [""] * 4, lang
+        assert [p["amount"] for p in paper["payers"]] == [money.fmt(0, "IRT", lang)]
+        printed = [line.text for line in lines_of(paper)]
+        assert paper["labels"]["who_pays"] not in printed, lang
+
+
 def test_per_frame_charges_finished_frames_only(venue: HandVenue) -> None:
     # 2.50 a frame; frames 1 and 2 conceded, frame 3 still in play at the
     # close (2 min of play so far): 2 x 2.50 = 5.00; 10 + 10 + 2 = 22 min in play.

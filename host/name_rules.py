@@ -24,6 +24,9 @@ from __future__ import annotations
 import unicodedata
 
 NAME_BYTES = 48  # the device's limit for a name (UTF-8)
+# A line of free text (a reason, a payer's note): the desk's and the request
+# models' bound, declared here so the club and the web side share it.
+TEXT_BYTES = 200
 # The name the configured operator_token acts under (the bootstrap owner):
 # no account may take it, and pages and receipts say it in their language.
 OPERATOR = "operator"

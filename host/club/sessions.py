@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from baulk.host.club import bills, money
 from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
 from baulk.host.errors import ActionError, Refusal
+from baulk.host.name_rules import NAME_BYTES, TEXT_BYTES
 from baulk.host.store import SessionWrite
 from baulk.host.store.club_queries import CLOSE_KEYS
 from baulk.host.store.writer import SET_UP
@@ -58,23 +59,22 @@ MINUTE_MS = 60_000
 # a stroke back rather than plays one: neither opens a session by itself nor
 # keeps an idle table from its close.
 NOT_STROKES = (*SET_UP, "undo")
-REASON_BYTES = 200  # a reason: one line of text (host/web/desk.py checks its characters)
-PAYER_BYTES = 48  # a payer is a player's name
 QUANTITY_MOST = 20  # items of one kind in one tap
 
 
 def _text(value: object, what: str, missing: str) -> str:
-    """A reason or a name: one line of text, at most REASON_BYTES bytes."""
+    """A reason or a name: one line of text, at most TEXT_BYTES bytes (the
+    shared rules', host/name_rules.py; host/web/desk.py checks its characters)."""
     if not isinstance(value, str) or not value.strip():
         raise ActionError(Refusal.BAD_INPUT, missing or f"{what} must be text")
     text = value.strip()
-    if len(text.encode()) > REASON_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if len(text.encode()) > TEXT_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
         if what == "payer":
             raise ActionError(
-                Refusal.BAD_INPUT, f"payer must be one line of at most {REASON_BYTES} bytes"
+                Refusal.BAD_INPUT, f"payer must be one line of at most {TEXT_BYTES} bytes"
             )
         raise ActionError(
-            Refusal.BAD_INPUT, f"reason must be one line of at most {REASON_BYTES} bytes of text"
+            Refusal.BAD_INPUT, f"reason must be one line of at most {TEXT_BYTES} bytes of text"
         )
     return text
 
@@ -476,8 +476,8 @@ class TableSessions:
         if payer is None:
             return None
         text = _text(payer, "payer", "payer must be a player's name, or left out for the table")
-        if len(text.encode()) > PAYER_BYTES:
-            raise ActionError(Refusal.BAD_INPUT, f"payer is longer than {PAYER_BYTES} bytes")
+        if len(text.encode()) > NAME_BYTES:  # a payer is a player's name
+            raise ActionError(Refusal.BAD_INPUT, f"payer is longer than {NAME_BYTES} bytes")
         return text
 
     def _share_of(self, bill: dict[str, Any], payer: str | None) -> int:

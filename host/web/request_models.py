@@ -60,13 +60,12 @@ from baulk.firmware import engine, names
 from baulk.host.club import money, views
 from baulk.host.club.sessions import QUANTITY_MOST
 from baulk.host.handset import sync as handset
-from baulk.host.name_rules import NAME_BYTES, OPERATOR, problem
+from baulk.host.name_rules import NAME_BYTES, OPERATOR, TEXT_BYTES, problem
 from baulk.host.staff import accounts, roles
 from baulk.host.web.http import LANGS, error, lang_of, read_body
 from baulk.protocol import messages
 from baulk.protocol.host_codec import CaptureRequest
 
-TEXT_BYTES = 200  # a line of free text: a reason, a payer's note
 BEST_OF_MAX: int = engine._MAX_BEST_OF  # the engine's (it holds a match's frames)
 VERSION_CHARS = 40  # a bill's version as the desk was shown it
 EXPECT_CHARS = 64  # a match id as the console was shown it

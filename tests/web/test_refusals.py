@@ -35,8 +35,7 @@ SAMPLES = {
     "item_id": "5",
     "other['id']": "2",
     "desk.session['id']": "2",
-    "PAYER_BYTES": "48",
-    "REASON_BYTES": "200",
+    "TEXT_BYTES": "200",
     "QUANTITY_MOST": "20",
     "allowed": "owner or desk",
     # the days a report may ask for (host/web/http.py)

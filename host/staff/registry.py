@@ -13,7 +13,9 @@ which sign-ins the file still holds live.
 A sign-in ends with the credential it was made with (docs/VENUE.md,
 "Staff"): each keeps the generation its account had when the password, PIN
 or code was checked, and every change of the account (a new password or
-PIN, a role, tables, a disable) moves the generation on; a sign-in made
+PIN, a role, tables, a disable) moves the generation on; a one-time code
+keeps the generation it was made under the same way, so a reset ends the
+codes given before it as it ends the sign-ins; a sign-in made
 with the operator token keeps a keyed hash of that token, so once the
 config has another token, or none, it holds no more.  Each is checked on
 every request, whoever changed what, here, by ``baulk users`` or in the
@@ -34,7 +36,7 @@ import secrets
 import sqlite3
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from baulk.host.club.clock import VenueClock
 from baulk.host.staff import accounts as rules
@@ -125,6 +127,16 @@ class Token:
         }
 
 
+class Code(NamedTuple):
+    """A one-time sign-in code, known by its hash: whose, until when, and the
+    account's generation when it was made (None: an older baulk's, which
+    holds nothing)."""
+
+    account_id: int
+    ends_ms: int
+    generation: int | None
+
+
 @dataclass(frozen=True)
 class WebSession:
     hash: str
@@ -207,7 +219,7 @@ class Registry:
         self.tokens: dict[str, Token] = {}
         self.sessions: dict[str, WebSession] = {}
         self.devices: set[tuple[str, int]] = set()
-        self.codes: dict[str, tuple[int, int]] = {}  # hash -> (account id, ends, ms)
+        self.codes: dict[str, Code] = {}  # by the code's hash
         self.version = -1
         self._checked_at = 0.0
         # Sign-ins found ended when loaded, not yet ended in the file: (hash, why).
@@ -224,7 +236,7 @@ class Registry:
         self.tokens = {t.hash: t for t in map(_token, staff_queries.tokens(db))}
         now = self.clock.wall_ms()
         self.codes = {
-            r["hash"]: (int(r["account_id"]), int(r["expires_ms"]))
+            r["hash"]: Code(int(r["account_id"]), int(r["expires_ms"]), r["generation"])
             for r in staff_queries.live_codes(db, now)
         }
         if sessions:
@@ -493,7 +505,7 @@ class Registry:
         now = self.clock.wall_ms()
         ends = now + rules.CODE_MINUTES * 60_000
         # the codes in memory stay few: those out of date go as one is made
-        self.codes = {h: c for h, c in self.codes.items() if c[1] > now}
+        self.codes = {h: c for h, c in self.codes.items() if c.ends_ms > now}
         await self._save(
             StaffWrite(
                 "code",
@@ -503,15 +515,17 @@ class Registry:
                     "created_ms": now,
                     "created_by": by,
                     "expires_ms": ends,
+                    "generation": a.generation,
                 },
             )
         )
-        self.codes[digest(key)] = (a.id, ends)
+        self.codes[digest(key)] = Code(a.id, ends, a.generation)
         return code, a, ends
 
     async def use_code(self, typed: object) -> Account | None:
         """The account a one-time code signs in, the code then spent; None
-        for a code that is wrong, used, out of date or of a disabled account."""
+        for a code that is wrong, used, out of date, of a disabled account,
+        or made before the account last changed (its generation moved on)."""
         key = rules.code_key(typed)
         if key is None:
             return None
@@ -519,9 +533,10 @@ class Registry:
         found = self.codes.get(hashed)
         if found is None:
             return None
-        account_id, ends = found
-        a = self.accounts.get(account_id)
-        if ends <= self.clock.wall_ms() or a is None or a.disabled:
+        a = self.accounts.get(found.account_id)
+        if found.ends_ms <= self.clock.wall_ms() or a is None or a.disabled:
+            return None
+        if found.generation != a.generation:  # made under a credential that has ended
             return None
         del self.codes[hashed]  # spent before the write: never used twice
         await self._save(StaffWrite("code", {"hash": hashed, "used_ms": self.clock.wall_ms()}))

@@ -35,7 +35,7 @@ def live_codes(db: sqlite3.Connection, now_ms: int) -> list[dict[str, Any]]:
     """The sign-in codes not used and not out of date."""
     return _rows(
         db,
-        "SELECT hash, account_id, expires_ms FROM staff_codes "
+        "SELECT hash, account_id, expires_ms, generation FROM staff_codes "
         "WHERE used_ms IS NULL AND expires_ms > ?",
         (now_ms,),
     )

@@ -21,6 +21,9 @@ time; docs/VENUE.md, "Staff"):
 * ``staff_codes``: one-time sign-in codes the owner gives a person for a
   phone he has never signed in from (the SHA-256 of the code, the account,
   when it ends, when it was used): the guessing cap never holds one back.
+  A code is a credential like a password: it keeps the account's
+  ``generation`` when it was made, and any change of the account after
+  that (a reset, a disable, a role or tables) leaves it nothing to sign in.
 * ``staff_activity``: the activity log, append-only like
   ``bill_corrections``: triggers refuse UPDATE and DELETE.  ``who`` is the
   person who acted (signed in, or ``shell``); a name a stranger only tried
@@ -100,7 +103,8 @@ CREATE TABLE IF NOT EXISTS staff_codes (
     created_ms INTEGER NOT NULL,
     created_by TEXT,
     expires_ms INTEGER NOT NULL,
-    used_ms INTEGER
+    used_ms INTEGER,
+    generation INTEGER
 );
 CREATE TABLE IF NOT EXISTS staff_activity (
     id INTEGER PRIMARY KEY,
@@ -140,14 +144,15 @@ ACTIVITY_COLUMNS = (
     "session_id, result, why, tried"
 )
 # Columns a store made by an older baulk lacks, added when it is opened.  Its
-# sign-ins have no credential to check: they end, and everyone signs in once
-# again.  Its activity rows keep a tried name in ``who`` (read as tried by
-# staff_queries.activity).
+# sign-ins and unused codes have no credential to check: they end, and
+# everyone signs in once again.  Its activity rows keep a tried name in
+# ``who`` (read as tried by staff_queries.activity).
 _ADDED = (
     ("staff_accounts", "generation", "INTEGER NOT NULL DEFAULT 0"),
     ("staff_sessions", "generation", "INTEGER"),
     ("staff_sessions", "credential", "TEXT"),
     ("staff_activity", "tried", "TEXT"),
+    ("staff_codes", "generation", "INTEGER"),  # an older baulk's unused codes: none holds
 )
 
 

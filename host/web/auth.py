@@ -86,6 +86,7 @@ TRIED: web.RequestKey[str | None] = web.RequestKey("tried")  # the name a sign-i
 PAUSE_S = 0.5  # a 429 of the guessing cap waits this long before it is sent
 SAVE_WAIT_S = 5.0  # how long a change waits for the store before it is refused
 SUM_EVERY_S = 5.0  # how often the strangers' minutes over are summed up in the log
+SIGN_IN_PATH = "/console/signin"  # every way of signing in: a token, a password, a PIN, a code
 OPERATOR_KEY = "operator-token"  # the guessing cap's key for the operator token
 SWITCHED_OFF = "operator actions are switched off: set operator_token in the config or BAULK_TOKEN"
 
@@ -268,9 +269,14 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
     db = getattr(request.app[DAEMON_KEY].reader, "db", None)
     if db is not None:
         # What baulk users changed in the file: at once for a request with a
-        # credential (a disabled account's next request is refused), once a
-        # second at most for the rest.
-        credential = "Authorization" in request.headers or cookies.SESSION_COOKIE in request.cookies
+        # credential (a disabled account's next request is refused; a sign-in
+        # carries one in its body: a code made before a reset is refused),
+        # once a second at most for the rest.
+        credential = (
+            "Authorization" in request.headers
+            or cookies.SESSION_COOKIE in request.cookies
+            or pattern == SIGN_IN_PATH
+        )
         staff.reload_if_changed(db, time.monotonic(), force=credential)
     if pattern is None or (rule is None and not changing):
         response: web.StreamResponse = await handler(request)
@@ -587,5 +593,5 @@ def add_routes(app: web.Application) -> None:
     app.on_cleanup.append(_on_stop)
     r = app.router
     r.add_get("/console/session", console_state)
-    r.add_post("/console/signin", console_sign_in)
+    r.add_post(SIGN_IN_PATH, console_sign_in)
     r.add_post("/console/signout", console_sign_out)

@@ -17,8 +17,8 @@ import pytest
 
 from baulk.host.cli import main as cli
 from baulk.host.staff import accounts
-from baulk.host.staff.registry import Registry
-from baulk.host.store import StaffWrite
+from baulk.host.staff.registry import Registry, digest
+from baulk.host.store import Batch, StaffWrite, Store
 from baulk.host.web import throttle
 from baulk.host.web.http import THROTTLE_KEY
 from tests.host.harness import TOKEN, DaemonThread, StillClock, http, wait_for
@@ -185,3 +185,96 @@ def test_a_code_from_the_shell_reaches_the_running_daemon(
     finally:
         db.close()
     assert logged == [("sign-in code for Omid",)]
+
+
+# A code is a credential like a password (docs/VENUE.md, "Staff"): it holds
+# only while the account is as it was when the code was made.
+CHANGES = {
+    "password": {"password": "a brand new password"},
+    "pin": {"pin": "1357"},
+    "role": {"role": "referee"},
+    "tables": {"role": "referee", "tables": ["t1"]},
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES), ids=list(CHANGES))
+def test_a_code_made_before_a_change_on_staff_ends_with_it(
+    daemon: DaemonThread, change: str
+) -> None:
+    d = daemon
+    add(d, "Dina", "desk", pin="2468")
+    if change == "tables":  # a referee already: only his tables change
+        status, body = http(d.url + "/api/staff/users/Dina", {"role": "referee"}, TOKEN)
+        assert status == 200, body
+    before = code_for(d, "Dina")
+    status, body = http(d.url + "/api/staff/users/Dina", CHANGES[change], TOKEN)
+    assert status == 200, body
+    answer = Browser(d.url).send("POST", "/console/signin", {"code": before})
+    assert answer.status == 401, answer.body
+    assert answer.body["error"] == "that sign-in code is wrong, used already or out of date"
+    # a code made after the change signs her in as she is now
+    after = Browser(d.url).send("POST", "/console/signin", {"code": code_for(d, "Dina")})
+    assert after.status == 200, after.body
+    assert after.body["role"] == ("desk" if change in ("password", "pin") else "referee")
+
+
+@pytest.mark.parametrize(
+    "command", [["reset", "--password-stdin"], ["reset", "--pin", "--password-stdin"],
+                ["set", "--role", "referee"], ["disable"]],
+    ids=["reset", "reset-pin", "set", "disable"],
+)  # fmt: skip
+def test_a_code_made_before_a_change_in_the_shell_ends_at_once(
+    daemon: DaemonThread,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    d = daemon
+    add(d, "Dina", "desk", pin="2468")
+    phone = Browser(d.url)
+    signed(phone, {"name": "Dina", "pin": "2468"})  # the daemon has read the file just now
+    before = code_for(d, "Dina")
+    d.flush()
+    secret = "1357" if "--pin" in command else "a brand new password"
+    monkeypatch.setattr("sys.stdin", io.StringIO(secret + "\n"))
+    store = str(d.cfg.store_path)
+    assert cli.main(["users", command[0], "--store", store, "Dina", *command[1:]]) == 0
+    capsys.readouterr()
+    # no waiting: the very next sign-in reads what the shell wrote
+    answer = Browser(d.url).send("POST", "/console/signin", {"code": before})
+    assert answer.status == 401, answer.body
+    persian = Browser(d.url).send("POST", "/console/signin?lang=fa", {"code": before})
+    assert persian.status == 401 and persian.body["message"].startswith("این کد ورود نادرست است")
+
+
+def test_a_code_keeps_its_generation_in_the_store_and_an_older_baulks_holds_nothing(
+    tmp_path: Path,
+) -> None:
+    asyncio.run(_a_code_keeps_its_generation(tmp_path))
+
+
+async def _a_code_keeps_its_generation(tmp_path: Path) -> None:
+    store = Store(tmp_path / "venue.sqlite")
+    try:
+
+        async def save(w: StaffWrite) -> bool:
+            return not store.write(Batch(writes=[w])).refused
+
+        clock = StillClock()
+        staff = Registry(save, clock)
+        await staff.add("Dina", "desk", PASSWORD, None, None, "owner")
+        await staff.change("Dina", "owner", role="referee")  # generation 1
+        kept, _, _ = await staff.new_code("Dina", "owner")
+        older, _, _ = await staff.new_code("Dina", "owner")
+        # as a code of a baulk before this rule was stored: no generation
+        key = accounts.code_key(older)
+        assert key is not None
+        store.db.execute("UPDATE staff_codes SET generation = NULL WHERE hash = ?", (digest(key),))
+        store.db.commit()
+        again = Registry(save, clock)  # a restarted daemon, or baulk users
+        again.load(store.db)
+        assert await again.use_code(older) is None
+        found = await again.use_code(kept)
+        assert found is not None and found.generation == 1
+    finally:
+        store.close()

@@ -19,6 +19,11 @@ $(shell mkdir -p $(VENV) && find firmware protocol host -type f -not -path '*/__
 	-not -name '*.pyc' | LC_ALL=C sort > $(FILES).new && \
 	{ cmp -s $(FILES).new $(FILES) || mv $(FILES).new $(FILES); }; rm -f $(FILES).new)
 EDITABLE := --config-settings editable_mode=strict
+# Python keeps each module's compiled bytecode beside it (__pycache__, ignored
+# by git) unless told not to.  A shell that sets PYTHONDONTWRITEBYTECODE makes
+# every run compile every module and rewrite every test's asserts again: make
+# check took three times as long that way.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup test check lint typecheck pytest demo bench clean system-deps
 

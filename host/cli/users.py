@@ -34,6 +34,7 @@ from pathlib import Path
 
 from baulk.host import config as config_mod
 from baulk.host.club.clock import VenueClock
+from baulk.host.errors import Refusal
 from baulk.host.staff import activity
 from baulk.host.staff.registry import Registry, StaffError
 from baulk.host.store import Batch, StaffWrite, Store, StoreError, staff_queries
@@ -170,7 +171,7 @@ async def _change(
         return f"{a.name} is {a.role} ({limited})", None
     if cmd == "revoke":
         if not (args.token.isascii() and args.token.isdigit() and len(args.token) < 12):
-            raise StaffError(404, f"there is no token {args.token[:20]} in use")
+            raise StaffError(Refusal.NOT_FOUND, f"there is no token {args.token[:20]} in use")
         t = await registry.revoke_token(int(args.token), SHELL)
         return f"token {t.id} ({t.name}) is revoked", None
     if cmd == "sign-out-all":

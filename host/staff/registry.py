@@ -39,6 +39,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from baulk.host.club.clock import VenueClock
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.staff import accounts as rules
 from baulk.host.staff.passwords import hash_secret
 from baulk.host.staff.roles import OWNER, REFEREE, Actor
@@ -52,13 +53,10 @@ DEVICE_BYTES = 200  # how much of a User-Agent is kept
 Save = Callable[[StaffWrite], Awaitable[bool]]
 
 
-class StaffError(ValueError):
-    """A change the registry refuses, with the status to answer."""
-
-    def __init__(self, status: int, text: str) -> None:
-        super().__init__(text)
-        self.status = status
-        self.text = text
+class StaffError(ActionError):
+    """A change the registry refuses: its kind of refusal and its sentence,
+    as every action's (host/errors.py); the web edge alone picks the status
+    (host/web/http.py ``refusal_status``)."""
 
 
 def digest(secret: str) -> str:
@@ -346,9 +344,13 @@ class Registry:
 
     async def _save(self, w: StaffWrite) -> None:
         if self.save is None:
-            raise StaffError(503, "this server keeps no staff accounts (it has no store)")
+            raise StaffError(
+                Refusal.UNAVAILABLE, "this server keeps no staff accounts (it has no store)"
+            )
         if not await self.save(w):
-            raise StaffError(503, "the store could not save this now; nothing changed")
+            raise StaffError(
+                Refusal.UNAVAILABLE, "the store could not save this now; nothing changed"
+            )
 
     async def add(
         self,
@@ -361,13 +363,15 @@ class Registry:
     ) -> Account:
         clean = rules.check_person(name)
         if self.account(clean) is not None:
-            raise StaffError(409, f"there is already an account '{clean}'")
+            raise StaffError(Refusal.CONFLICT, f"there is already an account '{clean}'")
         kind = rules.check_role(role)
         limited = rules.tables_for(kind, tables)
         if password is None and pin is None:
-            raise StaffError(400, "an account needs a password (and a desk clerk may have a PIN)")
+            raise StaffError(
+                Refusal.BAD_INPUT, "an account needs a password (and a desk clerk may have a PIN)"
+            )
         if pin is not None and kind != "desk":
-            raise StaffError(400, "only a desk account signs in with a PIN")
+            raise StaffError(Refusal.BAD_INPUT, "only a desk account signs in with a PIN")
         hashed = await self._hash(rules.check_password(password)) if password is not None else None
         pin_hash = await self._hash(rules.check_pin(pin)) if pin is not None else None
         now = self.clock.wall_ms()
@@ -415,11 +419,11 @@ class Registry:
         role or tables.  Any of them ends its sign-ins: each is a new
         generation of the account."""
         if not isinstance(name, str) or (a := self.account(name)) is None:
-            raise StaffError(404, f"there is no account '{str(name)[:40]}'")
+            raise StaffError(Refusal.NOT_FOUND, f"there is no account '{str(name)[:40]}'")
         new = a
         if disabled is not None:
             if not isinstance(disabled, bool):
-                raise StaffError(400, "disabled must be true or false")
+                raise StaffError(Refusal.BAD_INPUT, "disabled must be true or false")
             new = replace(new, disabled=disabled)
         if role is not None:
             new = replace(new, role=rules.check_role(role))
@@ -431,10 +435,12 @@ class Registry:
             new = replace(new, password=await self._hash(rules.check_password(password)))
         if pin is not None:
             if new.role != "desk":
-                raise StaffError(400, "only a desk account signs in with a PIN")
+                raise StaffError(Refusal.BAD_INPUT, "only a desk account signs in with a PIN")
             new = replace(new, pin=await self._hash(rules.check_pin(pin)))
         if new == a:
-            raise StaffError(400, "nothing to change: give disabled, password, pin, role or tables")
+            raise StaffError(
+                Refusal.BAD_INPUT, "nothing to change: give disabled, password, pin, role or tables"
+            )
         now = self.clock.wall_ms()
         w = StaffWrite(
             "account",
@@ -496,9 +502,9 @@ class Registry:
         once, here), the account, and when it ends (wall ms)."""
         a = self.account(name) if isinstance(name, str) else None
         if a is None:
-            raise StaffError(404, "there is no such account")
+            raise StaffError(Refusal.NOT_FOUND, "there is no such account")
         if a.disabled:
-            raise StaffError(409, f"{a.name} is disabled: enable the account first")
+            raise StaffError(Refusal.CONFLICT, f"{a.name} is disabled: enable the account first")
         code = rules.new_code()
         key = rules.code_key(code)
         assert key is not None
@@ -545,7 +551,7 @@ class Registry:
     async def revoke_token(self, token_id: int, by: str | None) -> Token:
         t = next((t for t in self.tokens.values() if t.id == token_id), None)
         if t is None or t.revoked:
-            raise StaffError(404, f"there is no token {token_id} in use")
+            raise StaffError(Refusal.NOT_FOUND, f"there is no token {token_id} in use")
         await self._save(
             StaffWrite("token", {"id": t.id, "revoked_ms": self.clock.wall_ms(), "revoked_by": by})
         )
@@ -575,7 +581,9 @@ class Registry:
         )
         why = self.ended_why(s)
         if why is not None:  # changed while the secret was being checked
-            raise StaffError(409, "the account changed while signing in: sign in again")
+            raise StaffError(
+                Refusal.CONFLICT, "the account changed while signing in: sign in again"
+            )
         await self._save(
             StaffWrite(
                 "session",

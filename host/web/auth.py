@@ -64,6 +64,7 @@ from baulk.host.web.http import (
     json_response,
     lang_of,
     path_id,
+    refused,
 )
 from baulk.host.web.request_models import (
     CodeSignIn,
@@ -512,7 +513,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
         try:
             found = await _sign_in_code(request, data.code)
         except StaffError as e:
-            return error(e.status, e.text, lang)
+            return refused(e, lang, checked=False)
     elif isinstance(data, PinSignIn):
         found = await _sign_in_account(request, data.name, data.pin, True)
     else:
@@ -532,7 +533,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
         if old is not None:  # a new sign-in, never the one the browser came with
             await staff.sign_out(old.hash, "signed in again")
     except StaffError as e:
-        return error(e.status, e.text, lang)
+        return refused(e, lang, checked=False)
     request[ACTOR] = found
     device = _device(request)
     response = json_response(_state(s, True))

@@ -57,22 +57,15 @@ REFUSAL_STATUS: dict[Refusal, int] = {
 }
 
 
-def state_status(status: int) -> int:
-    """The status of a refusal from below the web side of a request whose
-    body and query passed their models: what is refused then is a rule of
-    the state (the bill's currency, the table's match, the account as it
-    is), a 409, never the 400 of a request that breaks its schema
-    (docs/API.md).  The staff registry's refusals still carry a status of
-    their own (host/staff/registry.py ``StaffError``) and come here by it."""
-    return 409 if status == 400 else status
-
-
 def refusal_status(e: ActionError, checked: bool = True) -> int:
-    """The status an action's refusal is answered with.  ``checked``: the
-    request's body and query passed their models, so bad input found below
-    is a rule of the state (:func:`state_status`)."""
-    status = REFUSAL_STATUS[e.kind]
-    return state_status(status) if checked else status
+    """The status an action's refusal (the staff registry's too) is answered
+    with.  ``checked``: the request's body and query passed their models, so
+    bad input found below is a rule of the state (the bill's currency, the
+    table's match, the account as it is), a 409, never the 400 of a request
+    that breaks its schema (docs/API.md)."""
+    if checked and e.kind is Refusal.BAD_INPUT:
+        return REFUSAL_STATUS[Refusal.CONFLICT]
+    return REFUSAL_STATUS[e.kind]
 
 
 def refused(e: ActionError, lang: str | None, checked: bool = True) -> web.Response:

@@ -27,7 +27,7 @@ from baulk.host.web.http import (
     lang_of,
     page_handler,
     path_id,
-    state_status,
+    refused,
 )
 from baulk.host.web.refusals import localise
 from baulk.host.web.request_models import (
@@ -50,7 +50,7 @@ def _refused(e: StaffError | ValueError, lang: str) -> web.Response:
     """What the registry refuses of a body that passed its model is a rule
     of the state (the account as it is, a name already taken): a 409."""
     if isinstance(e, StaffError):
-        return error(state_status(e.status), e.text, lang)
+        return refused(e, lang)
     return error(409, str(e), lang)
 
 
@@ -112,7 +112,7 @@ async def new_code(request: web.Request) -> web.Response:
             request.match_info["name"], who(request)
         )
     except StaffError as e:
-        return error(e.status, e.text, lang_of(request))
+        return refused(e, lang_of(request), checked=False)
     response = json_response({"code": code, "name": a.name, "expires_ms": ends})
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -148,7 +148,7 @@ async def revoke_token(request: web.Request) -> web.Response:
     try:
         t = await request.app[STAFF_KEY].revoke_token(token_id, who(request))
     except StaffError as e:
-        return error(e.status, e.text, lang_of(request))
+        return refused(e, lang_of(request), checked=False)
     return json_response(t.public())
 
 
@@ -164,7 +164,7 @@ async def sign_out_all(request: web.Request) -> web.Response:
     try:
         ended = await request.app[STAFF_KEY].sign_out_all(f"{who(request)} signed everyone out")
     except StaffError as e:
-        return error(e.status, e.text, lang)
+        return refused(e, lang, checked=False)
     response = json_response({"signed_out": ended})
     config = request.app[DAEMON_KEY].config
     cookies.clear_cookie(response, cookies.SESSION_COOKIE, config.tls)

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from baulk.host.errors import ActionError, Refusal
 from baulk.host.staff.registry import Registry, StaffError, digest, operator_credential
 from baulk.host.staff.roles import Actor
 from baulk.host.store import StaffWrite, Store, staff_queries
+from baulk.host.web.http import refusal_status
 
 # The staff's tables as a store made before sign-ins were bound to their
 # credential (and tried names kept apart) has them.
@@ -139,3 +141,18 @@ def test_a_change_while_the_password_is_checked_ends_that_sign_in() -> None:
         assert registry.session(secret) is s and s.hash == digest(secret)
 
     asyncio.run(run())
+
+
+def test_the_registrys_refusals_carry_a_kind_the_web_edge_maps() -> None:
+    """A refusal says what happened, as every action's does (host/errors.py);
+    the status comes from the web edge's one table, not from the registry."""
+    registry = Registry(None)
+    with pytest.raises(StaffError) as no_secret:
+        asyncio.run(registry.add("Dina", "desk"))
+    assert isinstance(no_secret.value, ActionError)
+    assert no_secret.value.kind is Refusal.BAD_INPUT
+    # past the request's model, bad input is a rule of the account: a 409
+    assert (refusal_status(no_secret.value), refusal_status(no_secret.value, False)) == (409, 400)
+    with pytest.raises(StaffError) as no_store:
+        asyncio.run(registry.add("Dina", "desk", password="a long password"))
+    assert no_store.value.kind is Refusal.UNAVAILABLE and refusal_status(no_store.value) == 503

@@ -29,6 +29,7 @@ from typing import Any
 
 from baulk.host.club import bills, daily
 from baulk.host.club.clock import Stamp
+from baulk.host.club.money import fmt, persian_digits
 from baulk.host.club.tariffs import Billing
 from baulk.host.referee.verify import (
     LedgerError,
@@ -41,6 +42,41 @@ from baulk.host.staff import activity
 from baulk.host.store import StoreReader
 
 COMPARED = ("frames_played", "play_s", "minutes_in_play", "time_total", "frames_total", "charged")
+# The owner's page in Persian (GET /api/staff/verify, each finding's
+# ``text_fa``): the figures compared, and what each kind of tampering the
+# signed record finds (host/referee/verify.py Finding) means.  The English
+# ``text`` keeps the verifier's detail for `baulk verify`.
+COMPARED_FA = {
+    "frames_played": "شمار فریم‌های بازی‌شده",
+    "play_s": "ثانیه‌های بازی",
+    "minutes_in_play": "دقیقه‌های بازی",
+    "time_total": "بهای زمان میز",
+    "frames_total": "بهای فریم‌ها",
+    "charged": "مبلغ حساب‌شده",
+}
+TAMPERED_FA = {
+    "forged": "امضای یک نقطهٔ بازبینی درست نیست",
+    "changed": "رویدادی پس از امضای میز دگرگون شده است",
+    "deleted": "رویدادی که میز امضا کرده بود پاک شده است",
+    "inserted": "رویدادی افزوده شده که میز امضا نکرده است",
+    "edited": "داده‌های ذخیره‌شدهٔ رویدادی با رویداد امضاشده نمی‌خواند",
+    "unsigned": "رویدادهایی بی‌امضای میز ذخیره شده‌اند",
+    "report": "گزارش مسابقه با رویدادهای امضاشدهٔ میز نمی‌خواند",
+}
+TAMPERED_FA_OTHER = "رکورد مسابقه با رکورد امضاشدهٔ میز نمی‌خواند"
+
+
+def _fa(value: object) -> str:
+    """A value inside a Persian sentence: a number in Persian digits, an id
+    or a name in Unicode isolates (FSI ... PDI), so that it keeps its own
+    direction and cannot reorder the words around it."""
+    if isinstance(value, int):
+        return persian_digits(str(value))
+    return f"\u2068{value}\u2069"
+
+
+def _match_fa(match_id: str, what: str) -> str:
+    return f"مسابقهٔ {_fa(match_id)}: {what}"
 
 
 @dataclass
@@ -201,25 +237,38 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
     session = reader.session(sid)
     findings: list[dict[str, str]] = []
     uncovered: list[str] = []
+    uncovered_fa: list[str] = []  # the same, in Persian
     flagged = False
     assert session is not None
     key = keys.key_for(session["table_id"])
     frames: list[dict[str, Any]] = []
     if key is None:
         uncovered.append(f"there is no device key for table {session['table_id']}")
+        uncovered_fa.append(f"کلید دستگاه میز {_fa(session['table_id'])} در دست نیست")
     else:
         for match_id in _matches_in(reader, session):
             try:
                 verdict = verify_store(reader, match_id, key)
             except LedgerError as e:
                 uncovered.append(str(e))
+                uncovered_fa.append(_match_fa(match_id, "با رکورد امضاشدهٔ میز سنجیده نشد"))
                 continue
             for f in verdict.findings:
                 if f.kind == "uncovered":
                     uncovered.append(f"match {match_id}: {f.text}")
+                    uncovered_fa.append(_match_fa(match_id, "رویدادهایی هنوز امضای میز ندارند"))
                 else:
                     flagged = True
-                    findings.append({"kind": "tampered", "text": f"match {match_id}: {f.text}"})
+                    what = TAMPERED_FA.get(f.kind, TAMPERED_FA_OTHER)
+                    if f.seq is not None:
+                        what += f" (رویداد {_fa(f.seq)})"
+                    findings.append(
+                        {
+                            "kind": "tampered",
+                            "text": f"match {match_id}: {f.text}",
+                            "text_fa": _match_fa(match_id, what),
+                        }
+                    )
             ledger = reader.ledger(match_id) or {"events": []}
             events = [
                 LedgerEvent(e["seq"], e["boot_id"], e["body"], e)
@@ -238,16 +287,22 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
                         "kind": "differs",
                         "text": f"the bill's {k} is {bill[k]}; the tables' signed events "
                         f"make {again[k]}",
+                        "text_fa": f"{COMPARED_FA[k]} در صورت‌حساب {_fa(bill[k])} است؛ "
+                        f"رویدادهای امضاشدهٔ میزها {_fa(again[k])} می‌سازند",
                     }
                 )
     # every difference from what was charged: an audited correction
     corrections = bill["corrections"]
+    cur = bill["currency"]
     for c in corrections:
         if not c["who"] or not str(c["reason"] or "").strip():
             findings.append(
                 {
                     "kind": "unaudited",
-                    "text": f"correction {c['id']} ({c['amount']}) names nobody or no reason",
+                    "text": f"correction {c['id']} ({fmt(c['amount'], cur, 'en')}) "
+                    "names nobody or no reason",
+                    "text_fa": f"اصلاحیهٔ {_fa(c['id'])} ({fmt(c['amount'], cur, 'fa')}) "
+                    "نام کسی یا دلیلی ندارد",
                 }
             )
     logged = _corrections_logged(reader, sid)
@@ -257,6 +312,8 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
                 "kind": "unaudited",
                 "text": f"{len(corrections)} corrections in the store, {logged} in the "
                 "activity log: some were not made through the desk",
+                "text_fa": f"{_fa(len(corrections))} اصلاحیه در داده‌ها، {_fa(logged)} در "
+                "گزارش فعالیت: برخی از راه پیشخوان ثبت نشده‌اند",
             }
         )
     if flagged:
@@ -278,6 +335,7 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
         "status": status,
         "findings": findings,
         "uncovered": uncovered,
+        "uncovered_fa": uncovered_fa,
     }
 
 

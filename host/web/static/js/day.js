@@ -1,12 +1,14 @@
 // The daily report (/desk/day): each table's totals and the venue's, per
 // currency, and every session of the business day.  The day is picked in
 // the page's calendar: Gregorian in English, Solar Hijri in Persian (day,
-// month, year; the server turns it into the business day, ?jdate=).  On a
-// phone each row stacks, every cell beside its column's name.
+// month, year: js/solar_hijri.js).  On a phone each row stacks, every cell
+// beside its column's name.
 import { LANG, el, num, params, person } from "./i18n.js";
 import { api, download, dt, label, name, role, setup, withLang } from "./desk_common.js";
+import { solarHijriPicker } from "./solar_hijri.js";
 
 let shown = null; // the report on the page
+let showPicked = () => {}; // the Persian picker shows the date input's day again
 
 function cells(tr, heads, values) {
   values.forEach((v, i) => {
@@ -73,37 +75,14 @@ function render(data) {
   document.getElementById("session-rows").replaceChildren(...srows);
 }
 
-function option(value, text) {
-  const o = el("option", null, text);
-  o.value = String(value);
-  return o;
-}
-
-// The Solar Hijri picker, set to the report's day (Persian digits, month names).
+// The picker shows the report's day (a day asked as ?date= may be moved to
+// the business day it falls in).
 function pickers(r) {
-  if (LANG !== "fa") {
-    document.getElementById("date").value = r.day;
-    return;
-  }
-  const { year, month, day } = r.jalali;
-  const years = [];
-  for (let y = year - 3; y <= year + 1; y++) years.push(option(y, num(y)));
-  const months = r.months.map((m, i) => option(i + 1, m));
-  const days = [];
-  const last = month <= 6 ? 31 : 30;
-  for (let d = 1; d <= last; d++) days.push(option(d, num(d)));
-  for (const [id, kids, value] of [["j-year", years, year], ["j-month", months, month], ["j-day", days, day]]) {
-    const s = document.getElementById(id);
-    s.replaceChildren(...kids);
-    s.value = String(value);
-  }
+  document.getElementById("date").value = r.day;
+  showPicked();
 }
 
 function asked() {
-  if (LANG === "fa") {
-    const v = (id) => String(document.getElementById(id).value).padStart(2, "0");
-    return "jdate=" + document.getElementById("j-year").value + "-" + v("j-month") + "-" + v("j-day");
-  }
   const d = document.getElementById("date").value;
   return d ? "date=" + d : "";
 }
@@ -139,11 +118,9 @@ function init() {
   label("print", "print");
   label("csv", "csv");
   label("h-sessions", "sessions");
-  document.getElementById("pick-gregorian").hidden = LANG === "fa";
-  document.getElementById("pick-persian").hidden = LANG !== "fa";
-  for (const id of ["date", "j-year", "j-month", "j-day"]) {
-    document.getElementById(id).addEventListener("change", () => loadDay(asked()));
-  }
+  const date = document.getElementById("date");
+  showPicked = solarHijriPicker(date, "j-");
+  date.addEventListener("change", () => loadDay(asked()));
   document.getElementById("print").addEventListener("click", () => window.print());
   document.getElementById("csv").addEventListener("click", () => {
     const d = shown ? shown.day : "";

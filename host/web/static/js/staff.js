@@ -7,6 +7,7 @@
 // server in the page's language (Solar Hijri, Persian digits in Persian).
 import { LANG, bdi, byId, el, has, params, person, setKids, setupPage, t, tn } from "./i18n.js";
 import { sessionState, signInForm, signOut, whoText } from "./signin.js";
+import { solarHijriPicker } from "./solar_hijri.js";
 
 setupPage();
 const PAGE = document.body.dataset.page;
@@ -126,10 +127,15 @@ async function verifyDay(event) {
     li.dataset.status = b.status;
     li.append(t("desk_session", { n: b.session_id }) + " · ", name(b.table_id), " · ",
       t(VERDICTS.includes(b.status) ? "verify_" + b.status : "verify_uncovered"));
+    // each finding in the page's language: the Persian comes with its ids
+    // and names already isolated; the English is the verifier's own detail
     const why = el("ul");
-    for (const f of [...b.findings.map((x) => x.text), ...b.uncovered]) {
-      const item = el("li");
-      item.append(name(f));
+    const fa = LANG === "fa";
+    const said = fa ? [...b.findings.map((x) => x.text_fa || x.text), ...(b.uncovered_fa || [])]
+      : [...b.findings.map((x) => x.text), ...b.uncovered];
+    for (const f of said) {
+      const item = el("li", "finding");
+      item.append(fa ? f : name(f));
       why.append(item);
     }
     li.append(why);
@@ -172,6 +178,7 @@ function initStaff() {
     byId("token-once").hidden = false;
     loadTokens();
   });
+  solarHijriPicker(byId("verify-date"));
   byId("verify").addEventListener("submit", verifyDay);
   // Every sign-in ends, on every phone, this one too: after a phone is lost
   // or a password leaked.  API tokens are not sign-ins: revoke them above.
@@ -280,6 +287,7 @@ async function downloadCsv() {
 
 function initActivity() {
   if (params.get("date")) byId("day").value = params.get("date");
+  solarHijriPicker(byId("day"));
   for (const id of ["day", "table", "person"]) byId(id).addEventListener("change", loadActivity);
   byId("older").addEventListener("click", () => loadActivity(null, byId("older").dataset.before));
   byId("csv").addEventListener("click", downloadCsv);

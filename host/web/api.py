@@ -19,7 +19,7 @@ from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import public_reads, sheet
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
-from baulk.host.web.public_reads import READS_KEY, Answer, Views, dumps_in_pieces, public
+from baulk.host.web.public_reads import READS_KEY, Answer, Views, dumps_in_pieces
 from baulk.host.web.request_models import BEST_OF_MAX, MatchesQuery, query_of
 
 if TYPE_CHECKING:
@@ -179,12 +179,12 @@ async def api_match(request: web.Request) -> web.StreamResponse:
 def add_routes(app: web.Application) -> None:
     public_reads.install(app)
     r = app.router
-    r.add_get("/report/{match}", public(report_page))
-    r.add_get("/report/{match}/sheet", public(sheet_page))
-    r.add_get("/api", public(api_root))
-    r.add_get("/api/vocabulary", public(api_vocabulary))
-    r.add_get("/api/tables", public(api_tables))
-    r.add_get("/api/tables/{table}", public(api_table))
-    r.add_get("/api/matches", public(api_matches))
-    r.add_get("/api/matches/{match}", public(api_match))
-    r.add_get(r"/api/matches/{match}/report.{fmt:(json|csv)}", public(api_match))
+    r.add_get("/report/{match}", report_page)
+    r.add_get("/report/{match}/sheet", sheet_page)
+    r.add_get("/api", api_root)
+    r.add_get("/api/vocabulary", api_vocabulary)
+    r.add_get("/api/tables", api_tables)
+    r.add_get("/api/tables/{table}", api_table)
+    r.add_get("/api/matches", api_matches)
+    r.add_get("/api/matches/{match}", api_match)
+    r.add_get(r"/api/matches/{match}/report.{fmt:(json|csv)}", api_match)

@@ -32,6 +32,7 @@ from baulk.host.web import (
     handset,
     openapi,
     players,
+    public_reads,
     request_models,
     sensors,
     staff_pages,
@@ -147,7 +148,8 @@ def build_app(daemon: Daemon) -> web.Application:
     guard = ConnectionGuard(max(raise_fd_limit() - RESERVED_FDS - 2 * BACKLOG, 32))
     # The gate holds every request to the role table (host/web/auth.py), then
     # its query is held to its model (host/web/request_models.py); while the
-    # store cannot write, a write is refused at once after them.
+    # store cannot write, a write is refused at once after them; a public
+    # read waits for its turn last (host/web/public_reads.py).
     app = web.Application(
         middlewares=[
             guard.middleware(),
@@ -157,6 +159,8 @@ def build_app(daemon: Daemon) -> web.Application:
             request_models.queries,  # each route's query held to its model
             store_must_write,
             guard.staff_middleware(),
+            # innermost: every public read in its turn after the score path
+            public_reads.lane,
         ],
         client_max_size=MAX_BODY,
     )

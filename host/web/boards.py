@@ -15,7 +15,6 @@ from aiohttp import WSCloseCode, WSMsgType, web
 from baulk.host.config import valid_table_id
 from baulk.host.web import files, public_reads
 from baulk.host.web.http import DAEMON_KEY, FILES_KEY, GUARD_KEY, error, lang_of, page
-from baulk.host.web.public_reads import public
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -131,9 +130,9 @@ def add_routes(app: web.Application) -> None:
     app.on_shutdown.append(_close_feeds)
     public_reads.install(app)
     r = app.router
-    r.add_get("/", public(index))
-    r.add_get("/table/{table}", public(table_page))
-    r.add_get("/overlay/{table}", public(overlay_page))
-    r.add_get("/venue", public(venue_page))
+    r.add_get("/", index)
+    r.add_get("/table/{table}", table_page)
+    r.add_get("/overlay/{table}", overlay_page)
+    r.add_get("/venue", venue_page)
     r.add_get("/api/live", api_live)
-    r.add_get("/static/{path:.+}", public(static_file))
+    r.add_get("/static/{path:.+}", static_file)

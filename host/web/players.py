@@ -9,17 +9,13 @@ and ``/player/alireza`` are one page.
 The reads run in the public reads' worker, on a read-only connection of its
 own, once per store version (host/web/public_reads.py): a player's figures
 over a thousand matches take tens of milliseconds, which must not hold up the
-event loop that stores and acknowledges the tables' events.  ``StatsReader``
-is the staff's own reader beside it (the pockets' sensors, host/web/sensors.py).
+event loop that stores and acknowledges the tables' events.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
@@ -27,47 +23,15 @@ from urllib.parse import quote
 from aiohttp import web
 
 from baulk.host.referee import stats_html as h
-from baulk.host.store import StoreError, connect
 from baulk.host.store import stats_queries as queries
 from baulk.host.store.frame_records import match_members
 from baulk.host.store.player_names import player_key
 from baulk.host.venue.live import SCHEMA_VERSION
 from baulk.host.web import public_reads
-from baulk.host.web.public_reads import READS_KEY, Views, public
 from baulk.host.web.request_models import PlayersQuery, query_of
 
 _T = TypeVar("_T")
 RECENT_MATCHES = 20
-
-
-class StatsReader:
-    """Statistics reads off the event loop, on their own connection."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-stats")
-        self._db: sqlite3.Connection | None = None
-
-    def _conn(self) -> sqlite3.Connection:
-        if self._db is None:
-            self._db = connect(self.path, readonly=True)
-        return self._db
-
-    async def run(self, read: Callable[..., _T], *args: Any) -> _T:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, lambda: read(self._conn(), *args))
-
-    async def close(self) -> None:
-        def shut() -> None:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
-
-        await asyncio.get_running_loop().run_in_executor(self.executor, shut)
-        self.executor.shutdown(wait=True)
-
-
-READER_KEY: web.AppKey[StatsReader] = web.AppKey("stats_reader")
 
 
 def player_data(db: sqlite3.Connection, key: str) -> dict[str, Any]:
@@ -94,23 +58,9 @@ def _error(status: int, text: str) -> web.Response:
 NO_STORE = "this server keeps no store (a board fed by MQTT): players are on the venue's host"
 
 
-def _on_db(views: Views, read: Callable[..., _T], *args: Any) -> _T:
-    return read(views.db, *args)
-
-
-async def _read(request: web.Request, read: Callable[..., _T], *args: Any) -> _T | None:
-    """Run a read in the public reads' worker, once per store version
-    (host/web/public_reads.py); None when this server has no store to read.
-    What it gives is shared: never changed."""
-    try:
-        return await request.app[READS_KEY].answer(request, (read, *args), _on_db, read, *args)
-    except StoreError:
-        return None
-
-
 async def api_search(request: web.Request) -> web.Response:
     q = query_of(request, PlayersQuery)  # checked against its model (request_models.py)
-    found = await _read(request, queries.search_players, q.q, q.limit)
+    found = await public_reads.read(request, queries.search_players, q.q, q.limit)
     if found is None:
         return _error(503, NO_STORE)
     found = [{**p, "page": h.player_href(p["key"], "en")} for p in found]  # the kept stays
@@ -119,7 +69,7 @@ async def api_search(request: web.Request) -> web.Response:
 
 async def api_player(request: web.Request) -> web.Response:
     given = request.match_info["key"]
-    data = await _read(request, player_data, player_key(given))
+    data = await public_reads.read(request, player_data, player_key(given))
     if data is None:
         return _error(503, NO_STORE)
     if not data:
@@ -130,7 +80,7 @@ async def api_player(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------------- the page
 async def player_page(request: web.Request) -> web.Response:
     lang = h.lang_of(request.query.get("lang"))
-    data = await _read(request, player_data, player_key(request.match_info["key"]))
+    data = await public_reads.read(request, player_data, player_key(request.match_info["key"]))
     if not data:
         why, status = ("not_found", 404) if data == {} else ("no_store", 503)
         return web.Response(
@@ -212,14 +162,7 @@ def _matches_table(matches: list[dict[str, Any]], lang: str) -> str:
 # ---------------------------------------------------------------------- registration
 def add_routes(app: web.Application, store_path: Path) -> None:
     """The player page and API, reading the store at ``store_path``."""
-    reader = StatsReader(store_path)
-    app[READER_KEY] = reader
-
-    async def close(_: web.Application) -> None:
-        await reader.close()
-
-    app.on_cleanup.append(close)
     public_reads.install(app, store_path)
-    app.router.add_get("/player/{key}", public(player_page))
-    app.router.add_get("/api/players", public(api_search))
-    app.router.add_get("/api/players/{key}", public(api_player))
+    app.router.add_get("/player/{key}", player_page)
+    app.router.add_get("/api/players", api_search)
+    app.router.add_get("/api/players/{key}", api_player)

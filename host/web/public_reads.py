@@ -7,15 +7,20 @@ takes the loop from the tables: 30 connections loading the match list and a
 report cut a streaming table's acknowledgements to a third.  Three things
 keep the score path first:
 
-* **A lane on the loop.**  A public read (the boards, the index, the static
-  files, the API's reads, the reports and the player pages, anyone without a
-  staff sign-in) waits for its turn, one at a time, and the turns leave the
+* **A lane on the loop.**  A public read (any GET or HEAD the role table
+  leaves public, host/staff/roles.py: the boards, the index, the static
+  files and pages, the API's reads and its description, the reports and the
+  player pages, the sensors' and the handset's reads, a path that is no
+  route; anyone without a staff sign-in) waits for its turn, one at a time,
+  and the turns leave the
   loop to everything else but ``LOOP_SHARE`` of its time: after a turn that
   took *t*, the next one starts *t* × (1 / LOOP_SHARE − 1) later.  The
   waiting requests cost nothing meanwhile.  Turns go round the addresses
   that wait, so one address cannot hold the lane from the others, and an
   address with ``WAITING_PER_ADDRESS`` waiting already is answered 429.
-  Staff (a live sign-in or a right token) never wait in it.
+  Staff (a live sign-in or a right token) never wait in it.  The lane is a
+  middleware (:func:`lane`), so a route added later is in it without
+  anyone having to remember; only the live feed is not (``UNLANED``).
 * **Heavy reads off the loop, in a budget.**  A match list, a report, a
   player's figures are worked out in one worker thread of their own, on a
   read-only connection of its own; the worker rests so that it works at most
@@ -47,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from aiohttp import web
 
+from baulk.host.staff import roles
 from baulk.host.store import StoreError, StoreReader, connect
 from baulk.host.web import auth
 from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
@@ -66,6 +72,11 @@ WAITING_PER_ADDRESS: Final = 64  # requests of one address waiting for a turn
 COMPUTING_PER_ADDRESS: Final = 4  # heavy reads of one address waiting or worked on
 COMPUTING_MOST: Final = 32  # in all
 CACHE_BYTES: Final = 64 * 1024 * 1024  # answers kept, at most
+# Public reads that take no turn: the live feed's connection lives for hours
+# (a turn held that long would shut the lane); its opening is bounded by the
+# connection guard (host/web/guard.py feeds_per_client) and what it carries
+# is pushed by the boards' fan-out, not asked for.
+UNLANED: Final = frozenset({"/api/live"})
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _T = TypeVar("_T")
@@ -452,6 +463,21 @@ class Views:
             self.reader.close()
 
 
+def _on_db(views: Views, query: Callable[..., _T], *args: Any) -> _T:
+    return query(views.db, *args)
+
+
+async def read(request: web.Request, query: Callable[..., _T], *args: Any) -> _T | None:
+    """``query(db, *args)``, a read of the store (host/store/stats_queries.py,
+    sensor_queries.py), in the worker, once per store version; None when
+    this server has no store to read.  What it gives is shared: never
+    changed."""
+    try:
+        return await request.app[READS_KEY].answer(request, (query, *args), _on_db, query, *args)
+    except StoreError:
+        return None
+
+
 def install(app: web.Application, store_path: Path | None = None) -> PublicReads:
     """The app's public reads (once: the first area to register makes
     them), over the daemon's store, or ``store_path`` in an app without one."""
@@ -481,30 +507,40 @@ def install(app: web.Application, store_path: Path | None = None) -> PublicReads
     return reads
 
 
-def public(handler: Handler) -> Handler:
-    """``handler``, a public read, served in the lane (staff go straight)."""
+def is_public_read(request: web.Request) -> bool:
+    """A GET or HEAD that the role table leaves to anyone (a path that is no
+    route too: its 404 is a read like any other), but the live feed."""
+    if request.method not in ("GET", "HEAD"):
+        return False
+    resource = getattr(request.match_info.route, "resource", None)  # None: no route
+    pattern = resource.canonical if resource is not None else None
+    if pattern in UNLANED:
+        return False
+    rule = roles.rule_for(request.method, pattern)
+    return rule is None or rule == roles.PUBLIC
 
-    async def in_lane(request: web.Request) -> web.StreamResponse:
-        if auth.STAFF_KEY in request.app and auth.signed_in(request):
-            try:
-                return await handler(request)
-            except Refused as e:
-                return e.response
-        reads = request.app[READS_KEY]
-        address = request.remote or "?"
-        if reads.lane.queued(address) >= WAITING_PER_ADDRESS:
-            return refusal(429, TOO_MANY, request)
-        await reads.lane.enter(address)
-        turn = _Turn(reads.lane, address)
-        request[TURN_KEY] = turn
+
+@web.middleware
+async def lane(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every public read served in the lane (staff go straight); the app's
+    innermost middleware, so that a turn costs what the handler does."""
+    reads = request.app.get(READS_KEY)
+    staff = auth.STAFF_KEY in request.app and auth.signed_in(request)
+    if reads is None or staff or not is_public_read(request):
         try:
             return await handler(request)
         except Refused as e:
             return e.response
-        finally:
-            if turn.held:
-                reads.lane.leave()
-
-    in_lane.__name__ = getattr(handler, "__name__", "public")
-    in_lane.__doc__ = handler.__doc__
-    return in_lane
+    address = request.remote or "?"
+    if reads.lane.queued(address) >= WAITING_PER_ADDRESS:
+        return refusal(429, TOO_MANY, request)
+    await reads.lane.enter(address)
+    turn = _Turn(reads.lane, address)
+    request[TURN_KEY] = turn
+    try:
+        return await handler(request)
+    except Refused as e:
+        return e.response
+    finally:
+        if turn.held:
+            reads.lane.leave()

@@ -292,6 +292,10 @@ _RULES: list[tuple[str, str]] = [
     ),
     (r"only a referee is limited to tables", "فقط داور به میزهایی محدود می‌شود"),
     (
+        r"the store cannot be read now; try again shortly",
+        "اکنون پایگاه داده خوانده نمی‌شود؛ کمی بعد دوباره بکوشید",
+    ),
+    (
         r"this server keeps no staff accounts \(it has no store\)",
         "این سرور حساب کارکنان ندارد (پایگاه داده‌ای ندارد)",
     ),

@@ -9,8 +9,9 @@
                                            sensor capture (`baulk sensors record`)
 
 The device refuses a check mid-frame (409 with its reason) and nothing
-changes.  The reads run on the player pages' read-only connection
-(host/web/players.py), off the event loop; errors, the sign-in and the
+changes.  The read is a public read (host/web/public_reads.py): in its turn
+after the score path, worked out in the public reads' worker once per store
+version, in their budget; errors, the sign-in and the
 bodies' models are the app's own (host/web/operator.py,
 host/web/request_models.py).
 """
@@ -21,10 +22,12 @@ from aiohttp import web
 
 from baulk.host.store import sensor_queries
 from baulk.host.venue.live import SCHEMA_VERSION
+from baulk.host.web import public_reads
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
 from baulk.host.web.operator import run_action
-from baulk.host.web.players import READER_KEY
 from baulk.host.web.request_models import PocketCheck, SensorCapture
+
+UNREADABLE = "the store cannot be read now; try again shortly"
 
 
 async def get_sensors(request: web.Request) -> web.Response:
@@ -32,9 +35,11 @@ async def get_sensors(request: web.Request) -> web.Response:
     table = request.match_info["table"]
     if table not in daemon.tables:
         return error(404, f"there is no table '{table}'", lang_of(request))
-    found = await request.app[READER_KEY].run(sensor_queries.table_sensors, table)
-    found["checking"] = bool(daemon.tables[table].view.sensors.get("checking"))
-    response = json_response({"schema": SCHEMA_VERSION, **found})
+    found = await public_reads.read(request, sensor_queries.table_sensors, table)
+    if found is None:
+        return error(503, UNREADABLE, lang_of(request))
+    checking = bool(daemon.tables[table].view.sensors.get("checking"))  # the table's, not stored
+    response = json_response({"schema": SCHEMA_VERSION, **found, "checking": checking})
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -16,7 +16,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from baulk.host.web import public_reads
-from baulk.host.web.public_reads import COMPUTING_PER_ADDRESS, READS_KEY, Answer, Lane, public
+from baulk.host.web.public_reads import COMPUTING_PER_ADDRESS, READS_KEY, Answer, Lane
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread, http, wait_for
 
@@ -98,9 +98,9 @@ def test_an_address_with_too_many_heavy_reads_at_once_is_told_to_wait(tmp_path: 
         return found.response()
 
     async def run() -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[public_reads.lane])
         reads = public_reads.install(app, tmp_path / "no-store.sqlite")
-        app.router.add_get("/slow/{n}", public(heavy))
+        app.router.add_get("/slow/{n}", heavy)
         async with TestClient(TestServer(app)) as client:
             waiting = [
                 asyncio.ensure_future(client.get(f"/slow/{n}"))

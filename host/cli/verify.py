@@ -184,6 +184,8 @@ def _day(args: argparse.Namespace) -> int:
                 print(f"    {f['kind']}: {f['text']}")
             for why in b["uncovered"]:
                 print(f"    cannot cover: {why}")
+            for note in b["unanchored"]:
+                print(f"    not yet anchored: {note['text']}")
     statuses = set(result["counts"])
     if statuses & {"flagged", "differs"}:
         return TAMPERED

@@ -39,7 +39,7 @@ from baulk.host.referee.verify import (
     verify_store,
 )
 from baulk.host.staff import activity
-from baulk.host.store import StoreReader
+from baulk.host.store import StoreReader, money_chain
 
 COMPARED = ("frames_played", "play_s", "minutes_in_play", "time_total", "frames_total", "charged")
 # The owner's page in Persian (GET /api/staff/verify, each finding's
@@ -230,12 +230,89 @@ def _corrections_logged(reader: StoreReader, session_id: int) -> int:
     return int(row[0])
 
 
-def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp) -> dict[str, Any]:
+# The money rows' kinds (host/store/money_chain.py KINDS), in Persian.
+_ROW_FA = {
+    "open": "بازشدن نشست",
+    "confirm": "تأیید نشست",
+    "mark": "نشان نشست",
+    "correction": "اصلاحیه",
+    "item": "قلم",
+}
+
+
+def _money_sentence(f: money_chain.MoneyFinding) -> dict[str, str]:
+    """A money finding as the owner reads it: its bill, its row, what happened."""
+    sid = f.session_id
+    row, row_fa = f"{f.row_kind} {f.row_id}", f"{_ROW_FA.get(f.row_kind, '')} {_fa(f.row_id)}"
+    bill, bill_fa = f"{row} of bill {sid}", f"{row_fa} صورت‌حساب {_fa(sid)}"
+    if f.kind == "changed":
+        text = f"{bill} was changed in the store: it was {f.was}, it is {f.now}"
+        fa = f"{bill_fa} در داده‌ها دگرگون شده است: بود {_fa(f.was)}، هست {_fa(f.now)}"
+    elif f.kind == "deleted":
+        text, fa = f"{bill} was deleted from the store", f"{bill_fa} از داده‌ها پاک شده است"
+    elif f.kind == "inserted":
+        text = (
+            f"{bill} is in the store but was never chained: written into the file, not at the desk"
+        )
+        fa = (
+            f"{bill_fa} در داده‌ها هست ولی هرگز در زنجیرهٔ پول نیامد: "
+            "در پرونده نوشته شده، نه از پیشخوان"
+        )
+    elif f.kind == "chain":
+        text = (
+            f"the money chain's entry {f.n} ({bill}) does not follow the one before: "
+            "an entry was deleted, inserted or edited"
+        )
+        fa = (
+            f"مدخل {_fa(f.n)} زنجیرهٔ پول ({bill_fa}) از مدخل پیش از خود نمی‌آید: "
+            "مدخلی پاک، افزوده یا ویرایش شده است"
+        )
+    else:  # anchor
+        row = f"entries {f.since + 1}–{f.n}"
+        text = (
+            f"the money rows up to entry {f.n} do not make the head the table signed: "
+            f"a row of bill {sid} among {row} was rewritten, and the chain with it"
+        )
+        fa = (
+            f"ردیف‌های پول تا مدخل {_fa(f.n)} سری را که میز امضا کرد نمی‌سازند: ردیفی از "
+            f"صورت‌حساب {_fa(sid)} در مدخل‌های {_fa(f.since + 1)} تا {_fa(f.n)} بازنویسی شده است"
+        )
+    return {"kind": f"money {f.kind}", "row": row, "text": text, "text_fa": fa}
+
+
+def _money_findings(money: money_chain.MoneyCheck, sid: int) -> list[dict[str, str]]:
+    return [_money_sentence(f) for f in money.findings if f.session_id == sid]
+
+
+def _unanchored(money: money_chain.MoneyCheck, sid: int) -> list[dict[str, str]]:
+    if sid not in money.unanchored_sessions:
+        return []
+    return [
+        {
+            "text": f"some of bill {sid}'s money rows are after the newest head a table "
+            "signed: chained, not yet anchored (a table whose firmware signs no heads "
+            "anchors none)",
+            "text_fa": f"برخی ردیف‌های پول صورت‌حساب {_fa(sid)} پس از تازه‌ترین سری‌اند که "
+            "میزی امضا کرده: در زنجیره هستند، هنوز به امضای میز بسته نشده‌اند",
+        }
+    ]
+
+
+def check_bill(
+    reader: StoreReader,
+    bill: dict[str, Any],
+    keys: Keys,
+    now: Stamp,
+    money: money_chain.MoneyCheck | None = None,
+) -> dict[str, Any]:
     """One bill against the signed record: its status (verified, differs,
-    flagged, uncovered) and each finding as a sentence."""
+    flagged, uncovered) and each finding as a sentence.  ``money``: the
+    money rows' chain checked once for the day (:func:`check_day`)."""
     sid = bill["session_id"]
     session = reader.session(sid)
     findings: list[dict[str, str]] = []
+    if money is not None:
+        findings += _money_findings(money, sid)
     uncovered: list[str] = []
     uncovered_fa: list[str] = []  # the same, in Persian
     flagged = False
@@ -316,7 +393,7 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
                 "گزارش فعالیت: برخی از راه پیشخوان ثبت نشده‌اند",
             }
         )
-    if flagged:
+    if flagged or any(f["kind"].startswith("money ") for f in findings):
         status = "flagged"
     elif findings:
         status = "differs"
@@ -336,16 +413,60 @@ def check_bill(reader: StoreReader, bill: dict[str, Any], keys: Keys, now: Stamp
         "findings": findings,
         "uncovered": uncovered,
         "uncovered_fa": uncovered_fa,
+        "unanchored": _unanchored(money, sid) if money is not None else [],
     }
 
 
 def check_day(
     reader: StoreReader, billing: Billing, day: date, keys: Keys, now: Stamp
 ) -> dict[str, Any]:
-    with reader.snapshot():  # the bills and the events under them at one moment
+    with reader.snapshot():  # the bills, their money rows and events at one moment
         bills_of_day = daily.day_bills(reader, billing, day, now)
-        checked = [check_bill(reader, b, keys, now) for b in bills_of_day]
+        money = money_chain.check(reader.db, anchors(reader, keys))
+        checked = [check_bill(reader, b, keys, now, money) for b in bills_of_day]
+        checked += _bills_gone(reader, billing, day, money, {b["session_id"] for b in checked})
     counts: dict[str, int] = {}
     for c in checked:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
     return {"day": day.isoformat(), "bills": checked, "counts": counts}
+
+
+def anchors(reader: StoreReader, keys: Keys) -> list[money_chain.Anchor]:
+    """The money heads the tables signed, each checkpoint's MAC checked with
+    its table's key (a table without a key anchors nothing)."""
+    return []
+
+
+def _bills_gone(
+    reader: StoreReader,
+    billing: Billing,
+    day: date,
+    money: money_chain.MoneyCheck,
+    listed: set[int],
+) -> list[dict[str, Any]]:
+    """The bills the day's list no longer shows (a session's own row deleted,
+    or moved to another day), flagged with their findings: found by the
+    opening the chain holds for them."""
+    lo, hi = daily.day_bounds(day, billing)
+    opened = money_chain.opened(reader.db)
+    out = []
+    for sid in sorted({f.session_id for f in money.findings} - listed):
+        was = opened.get(sid)
+        if was is None or not lo <= int(was["opened_wall_ms"]) < hi:
+            continue
+        out.append(
+            {
+                "session_id": sid,
+                "table_id": was["table_id"],
+                "opened_by": was["opened_by"],
+                "closed_by": None,
+                "total": None,
+                "charged": None,
+                "currency": None,
+                "status": "flagged",
+                "findings": _money_findings(money, sid),
+                "uncovered": [],
+                "unanchored": [],
+            }
+        )
+    return out

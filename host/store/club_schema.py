@@ -33,6 +33,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from . import money_chain
+
 CLUB_SCHEMA = """
 CREATE TABLE IF NOT EXISTS table_sessions (
     id INTEGER PRIMARY KEY,
@@ -188,3 +190,4 @@ def migrate(db: sqlite3.Connection) -> None:
         if column not in have:
             db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
     db.executescript(_AFTER)
+    money_chain.migrate(db)  # after the marks a store from before them is given

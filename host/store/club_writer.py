@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 
+from . import money_chain
 from .records import SessionWrite
 from .schema import dumps
 
@@ -29,11 +30,12 @@ def _state(db: sqlite3.Connection, session_id: int) -> tuple[str, int, int] | No
 
 
 def _mark(db: sqlite3.Connection, w: SessionWrite, kind: str, reason: str | None) -> None:
-    db.execute(
+    cur = db.execute(
         "INSERT INTO session_marks (session_id, kind, wall_ms, mono_ms, boot, event_id, who, "
         f"reason) VALUES (?, ?, ?, ?, ?, {_NEWEST_EVENT}, ?, ?)",
         (w.session_id, kind, w.wall_ms, w.mono_ms, w.boot, w.who, reason),
     )
+    money_chain.append(db, "mark", int(cur.lastrowid or 0))
 
 
 def _open(db: sqlite3.Connection, w: SessionWrite) -> bool:
@@ -68,6 +70,7 @@ def _open(db: sqlite3.Connection, w: SessionWrite) -> bool:
     )
     if cur.rowcount != 1:
         return False
+    money_chain.append(db, "open", w.session_id)
     db.execute(
         "INSERT INTO session_state (session_id, table_id, open) VALUES (?, ?, 1)",
         (w.session_id, w.table_id),
@@ -89,7 +92,10 @@ def _change(db: sqlite3.Connection, w: SessionWrite) -> bool:
             "WHERE id = ? AND confirmed_wall_ms IS NULL",
             (w.wall_ms, w.who, w.session_id),
         )
-        return bool(is_open and cur.rowcount == 1)
+        if not (is_open and cur.rowcount == 1):
+            return False
+        money_chain.append(db, "confirm", w.session_id)
+        return True
     if w.op in ("close", "void") and is_open:
         _mark(db, w, "close", "void" if w.op == "void" else w.reason)
         if w.op == "void":
@@ -113,14 +119,15 @@ def _change(db: sqlite3.Connection, w: SessionWrite) -> bool:
         return True
     if w.op in ("correct", "refund", "reverse") and not void and w.reason and w.reason.strip():
         kind = "reversal" if w.op == "reverse" else "correction" if w.op == "correct" else "refund"
-        db.execute(
+        cur = db.execute(
             "INSERT INTO bill_corrections (session_id, created_wall_ms, who, amount, payer, "
             "reason, kind, reverses) VALUES (?,?,?,?,?,?,?,?)",
             (w.session_id, w.wall_ms, w.who, w.amount, w.payer, w.reason.strip(), kind, w.reverses),
         )
+        money_chain.append(db, "correction", int(cur.lastrowid or 0))
         return True
     if w.op in ("item", "item_back") and not void and w.item:
-        db.execute(
+        cur = db.execute(
             "INSERT INTO bill_items (session_id, created_wall_ms, who, item, item_fa, price, "
             "quantity, reverses) VALUES (?,?,?,?,?,?,?,?)",
             (
@@ -134,6 +141,7 @@ def _change(db: sqlite3.Connection, w: SessionWrite) -> bool:
                 w.reverses,
             ),
         )
+        money_chain.append(db, "item", int(cur.lastrowid or 0))
         return True
     return False
 

@@ -7,7 +7,6 @@ correction written into the file behind the desk's back is not audited."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -22,8 +21,9 @@ from baulk.host.cli import main as cli
 from baulk.host.club import tariffs
 from baulk.host.club.clock import Stamp
 from baulk.host.staff import takings
-from baulk.host.store import StoreReader
+from baulk.host.store import SessionWrite, StoreReader
 from tests.host.ledger_fixture import device_stream, store_stream
+from tests.host.money_rows import desk_writes
 
 pytestmark = pytest.mark.slow
 DAY = date(2026, 3, 21)
@@ -41,24 +41,39 @@ def billed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     store_stream(path, device_stream(seed=5, best_of=3))
     db = sqlite3.connect(path, isolation_level=None)
     try:
-        last = db.execute("SELECT max(id) FROM events").fetchone()[0]
-        tariff = json.dumps(BILLING.tariffs[0].to_json())
-        # As the desk writes a session opened and closed (host/store/club_writer.py):
-        # the session, its close as a mark, and the state the marks make.
-        db.execute(
-            "INSERT INTO table_sessions (id, table_id, how, opened_by, opened_wall_ms, "
-            "opened_mono_ms, opened_boot, open_event_id, tariff) "
-            "VALUES (1, 't1', 'desk', 'Dina', ?, 0, 'b', 0, ?)",
-            (OPENED_MS, tariff),
-        )
-        db.execute(
-            "INSERT INTO session_marks (session_id, kind, wall_ms, mono_ms, boot, event_id, who, "
-            "reason) VALUES (1, 'close', ?, 5400000, 'b', ?, 'Dina', 'desk')",
-            (OPENED_MS + 5_400_000, last),
-        )
-        db.execute("INSERT INTO session_state (session_id, table_id, open) VALUES (1, 't1', 0)")
+        first = db.execute("SELECT boot_id, seq FROM events ORDER BY id LIMIT 1").fetchone()
     finally:
         db.close()
+    # As the desk writes a session opened and closed (host/store/club_writer.py):
+    # the session, two teas, its close as a mark, each chained.
+    desk_writes(
+        path,
+        SessionWrite(
+            "open",
+            1,
+            "t1",
+            "Dina",
+            OPENED_MS,
+            0,
+            "b",
+            tariff=BILLING.tariffs[0].to_json(),
+            from_event=(first[0], first[1]),
+        ),
+        SessionWrite(
+            "item",
+            1,
+            "t1",
+            "Dina",
+            OPENED_MS + 60_000,
+            item="Tea",
+            item_fa="چای",
+            price=113_000,
+            quantity=2,
+        ),
+        SessionWrite(
+            "close", 1, "t1", "Dina", OPENED_MS + 5_400_000, 5_400_000, "b", reason="desk"
+        ),
+    )
     return path
 
 
@@ -132,9 +147,74 @@ def test_a_correction_behind_the_desks_back_is_not_audited(store: Path) -> None:
         OPENED_MS,
     )
     bill = check(store)
-    assert bill["status"] == "differs"
-    assert [f["kind"] for f in bill["findings"]] == ["unaudited"]
-    assert "not made through the desk" in bill["findings"][0]["text"]
+    # Never chained, so flagged as a money row written into the file; and
+    # not in the activity log either.
+    assert bill["status"] == "flagged"
+    assert [f["kind"] for f in bill["findings"]] == ["money inserted", "unaudited"]
+    assert bill["findings"][0]["row"] == "correction 1"
+    assert "not made through the desk" in bill["findings"][1]["text"]
+
+
+def by_hand(store: Path, table: str, *statements: str) -> None:
+    """What someone with the file does: the append-only triggers dropped,
+    the change, the triggers made again (so the schema looks untouched)."""
+    db = sqlite3.connect(store, isolation_level=None)
+    try:
+        triggers = db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?", (table,)
+        ).fetchall()
+        for name, _ in triggers:
+            db.execute(f"DROP TRIGGER {name}")
+        for text in statements:
+            db.execute(text)
+        for _, text in triggers:
+            db.execute(text)
+    finally:
+        db.close()
+
+
+def test_an_items_price_changed_by_hand_flags_the_bill_and_names_the_row(store: Path) -> None:
+    # The finding of issue 31: a Tea's price changed in the file, 226,000 to 208,000.
+    by_hand(store, "bill_items", "UPDATE bill_items SET price = 104000 WHERE id = 1")
+    bill = check(store)
+    assert bill["status"] == "flagged"
+    (f,) = bill["findings"]
+    assert (f["kind"], f["row"]) == ("money changed", "item 1")
+    assert "bill 1" in f["text"] and "113000" in f["text"] and "104000" in f["text"]
+    assert "۱" in f["text_fa"]
+    assert cli.main(["verify", "--sim-key", "--store", str(store), "--day", "2026-03-21"]) == 1
+
+
+def test_a_take_back_inserted_by_hand_flags_the_bill(store: Path) -> None:
+    by_hand(
+        store,
+        "bill_items",
+        "INSERT INTO bill_items (session_id, created_wall_ms, who, item, item_fa, price, "
+        "quantity, reverses) "
+        f"VALUES (1, {OPENED_MS + 90_000}, 'Dina', 'Tea', 'چای', 113000, -1, 1)",
+    )
+    bill = check(store)
+    assert bill["status"] == "flagged"
+    assert [(f["kind"], f["row"]) for f in bill["findings"]] == [("money inserted", "item 2")]
+
+
+def test_a_close_deleted_by_hand_flags_the_bill(store: Path) -> None:
+    by_hand(store, "session_marks", "DELETE FROM session_marks WHERE id = 1")
+    bill = check(store)
+    assert bill["status"] == "flagged"
+    assert ("money deleted", "mark 1") in [(f["kind"], f["row"]) for f in bill["findings"]]
+
+
+def test_a_bill_deleted_by_hand_is_named_as_gone(store: Path) -> None:
+    by_hand(store, "table_sessions", "DELETE FROM table_sessions WHERE id = 1")
+    reader = StoreReader(store)
+    try:
+        day = takings.check_day(reader, BILLING, DAY, KEYS, Stamp(OPENED_MS + 10**8, 0, "x"))
+    finally:
+        reader.close()
+    (gone,) = day["bills"]  # named by the opening the chain holds
+    assert (gone["session_id"], gone["table_id"], gone["status"]) == (1, "t1", "flagged")
+    assert ("money deleted", "open 1") in [(f["kind"], f["row"]) for f in gone["findings"]]
 
 
 def test_a_table_without_its_key_cannot_be_covered(store: Path) -> None:

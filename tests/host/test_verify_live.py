@@ -30,7 +30,7 @@ from baulk.host.club import tariffs
 from baulk.host.link.channel import TableChannel
 from baulk.host.referee.rebuild import rebuild
 from baulk.host.referee.verify import TAMPERED, UNCOVERED, verify_store
-from baulk.host.store import StoreReader
+from baulk.host.store import StoreReader, money_chain
 from baulk.host.venue.daemon import Daemon
 from baulk.protocol import host_codec
 from tests.host.ledger_fixture import TABLE, device_stream, store_stream
@@ -104,7 +104,8 @@ def wire() -> bytes:
 @pytest.fixture
 def live(tmp_path: Path, wire: bytes) -> Iterator[LivePlay]:
     play = LivePlay(tmp_path / "store.sqlite", wire).start()
-    # The day's session, open on the table the whole time (as the desk writes it).
+    # The day's session, open on the table the whole time (as the desk writes it,
+    # chained).
     db = sqlite3.connect(play.path, isolation_level=None, timeout=10)
     try:
         db.execute(
@@ -116,6 +117,7 @@ def live(tmp_path: Path, wire: bytes) -> Iterator[LivePlay]:
         db.execute(
             "INSERT INTO session_state (session_id, table_id, open) VALUES (1, ?, 1)", (TABLE,)
         )
+        money_chain.append(db, "open", 1)  # chained, as the desk's writer does
     finally:
         db.close()
     yield play

@@ -1,0 +1,46 @@
+"""The money rows' chain (host/store/money_chain.py): a store older than
+the chain has its money rows chained once, oldest first, and checks clean;
+a row changed afterwards is found, with its bill."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from baulk.host.store import connect, money_chain
+from tests.host.old_club_schema import FIRST_CLUB_SCHEMA
+
+
+def test_an_old_stores_money_rows_are_chained_once_in_the_order_written(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    old = sqlite3.connect(path)
+    old.executescript(FIRST_CLUB_SCHEMA)
+    tariff = '{"name": "a", "currency": "GBP", "per_hour": 600}'
+    old.execute(
+        "INSERT INTO table_sessions (id, table_id, how, opened_wall_ms, opened_mono_ms, "
+        "opened_boot, open_event_id, tariff, closed_wall_ms, closed_mono_ms, closed_boot, "
+        "close_event_id, closed_by, close_reason) VALUES (1, 't1', 'desk', 0, 0, 'b', 0, ?, "
+        "1800000, 1800000, 'b', 0, 'Sara', 'desk')",
+        (tariff,),
+    )
+    old.execute(
+        "INSERT INTO table_sessions (id, table_id, how, opened_wall_ms, opened_mono_ms, "
+        "opened_boot, open_event_id, tariff) VALUES (2, 't1', 'desk', 900000, 1, 'b', 0, ?)",
+        (tariff,),
+    )
+    old.commit()
+    old.close()
+    for _ in range(2):  # opened twice: nothing is chained twice
+        db = connect(path)
+        rows = db.execute("SELECT n, kind, row_id, session_id FROM money_chain").fetchall()
+        assert rows == [(1, "open", 1, 1), (2, "open", 2, 2), (3, "mark", 1, 1)]
+        checked = money_chain.check(db, [])
+        assert checked.findings == [] and checked.rows == 3
+        db.close()
+    db = connect(path)
+    db.execute("DROP TRIGGER session_marks_no_update")
+    db.execute("UPDATE session_marks SET who = 'Omid' WHERE id = 1")
+    (f,) = money_chain.check(db, []).findings
+    assert (f.kind, f.session_id, f.row_kind, f.row_id) == ("changed", 1, "mark", 1)
+    assert '"Sara"' in f.was and '"Omid"' in f.now
+    db.close()

@@ -1,104 +1,299 @@
 """The daemon's configuration: one TOML file, checked whole before anything starts.
 
-```toml
-[server]
-bind = "127.0.0.1"          # the boards and the API; localhost unless you mean otherwise
-port = 8047
-operator_token = "..."      # or the environment variable BAULK_TOKEN (which wins)
-tls_cert = "/etc/baulk/tls/cert.pem"   # optional: serve HTTPS with this certificate chain ...
-tls_key = "/etc/baulk/tls/key.pem"     # ... and its private key (both or neither)
-session_hours = 12          # how long the operator console stays signed in
-
-[store]
-path = "var/baulk.sqlite"
-
-[autodetect]
-enabled = true
-usb = ["2e8a:0005"]         # VID:PID pairs of table controllers (hex)
-
-[[table]]
-id = "t1"                   # the key in the store, the API and the board URLs
-name = "Table 1"            # what the boards show
-port = "/dev/ttyACM0"       # either a port path ...
-# serial_number = "E6614103E7452D2F"   # ... or the USB serial number (any port)
-baud = 115200
-handset_lang = "fa"         # the referee's handset in Persian ("en": English);
-                            # unset: the language the device keeps on its flash
-
-[mqtt]                      # the MQTT bridge: url, venue, host_id, username, ... (docs/MQTT.md)
-
-[billing]                   # table sessions and tariffs (host/club/tariffs.py, docs/BILLING.md)
-[[tariff]]
-[[item]]                    # the desk's price list: drinks, snacks, cue hire
-[printer]                   # the desk's thermal receipt printer (host/club/printing.py)
-
-[verify]                    # the owner's check of a day's takings (docs/LEDGER.md)
-keys = "/etc/baulk/keys"    # a folder of TABLE.key device keys (readable by the daemon only)
-
-[backup]                    # baulk backup: the store replicated (docs/VENUE.md, "Backups")
-replica = "/mnt/backup/baulk"   # a folder on a second disk, a NAS share, another PC's share
-method = "litestream"       # or "snapshots": SQLite's online backup API, on a schedule
-sync_ms = 1000              # litestream: how often changes go to the replica (100-60000)
-every_min = 10              # snapshots: how often one is taken (1-1440), and at the end
-keep = 48                   # snapshots: how many are kept (1-10000)
-litestream = "/usr/local/bin/litestream"   # the tool, if not the one installed with baulk
-```
+Every key is declared once, below, in the section models (pydantic v2, as
+the web side's request models are): its type, its range, its default and
+its help.  Parsing, the checks, the defaults the rest of the code starts
+from, ``baulk demo --config`` (which loads a file through :func:`load`) and
+the reference in docs/CONFIG.md all come from those declarations;
+``.venv/bin/python -m baulk.host.config > docs/CONFIG.md`` writes the
+reference again, and tests/host/test_config_reference.py fails when it is
+not current.  The club's sections (``[billing]``, ``[[tariff]]``,
+``[[item]]``, ``[printer]``) are read by host/club/tariffs.py, and
+``[mqtt]`` by host/mqtt/connection.py (docs/BILLING.md, docs/MQTT.md).
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
 binary floats, so a price is what was written.
 
-Every mistake is reported as :class:`ConfigError` with a sentence that names
-the key, so ``baulk run`` can print it and stop before touching a port.
+Every mistake is reported as :class:`ConfigError` with one sentence that
+names the key (``server.port must be 0..65535, not 70000``), so ``baulk
+run`` can print it and stop before touching a port; nothing is changed.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import ssl
+import sys
 import tomllib
+import types
+import typing
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
+
+from annotated_types import Ge, Le, MinLen
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic.config import JsonDict
+from pydantic.fields import FieldInfo
 
 from baulk.firmware.names import LANGS as HANDSET_LANGS
 from baulk.host.club import tariffs as tariffs_mod
 
-DEFAULT_BIND = "127.0.0.1"
-DEFAULT_PORT = 8047
-DEFAULT_BAUD = 115200
+TOKEN_ENV = "BAULK_TOKEN"
 # The rates a serial port can be set to (termios's and the USB CDC ACM
 # driver's); anything else fails only when the port is opened.
 BAUD_RATES = (
     1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
     576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
 )  # fmt: skip
-DEFAULT_STORE = "var/baulk.sqlite"
-DEFAULT_SESSION_HOURS = 12
-MAX_SESSION_HOURS = 24 * 30
-TOKEN_ENV = "BAULK_TOKEN"
-# Raspberry Pi Pico running MicroPython (USB CDC), the reference board.
-DEFAULT_USB_IDS = ((0x2E8A, 0x0005),)
-_TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+TABLE_ID = r"^[A-Za-z0-9_-]{1,32}$"
+_TABLE_ID = re.compile(TABLE_ID)
+_USB_ID = r"^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}$"
+BACKUP_METHODS = ("litestream", "snapshots")
 
 
 class ConfigError(ValueError):
     """The configuration cannot be used; the message says what to fix."""
 
 
-BACKUP_METHODS = ("litestream", "snapshots")
+# ---------------------------------------------------------------------- the declarations
+def key(
+    default: Any,
+    help: str,
+    *,
+    rule: str | None = None,
+    missing: str | None = None,
+    secret: bool = False,
+    **limits: Any,
+) -> Any:
+    """One key of a section: its default (``...``: it must be given), its
+    help, and for the refusal and the reference, what it must be (``rule``,
+    when its type and limits do not say it: a pattern, a list of values)
+    and what is said when it is missing.  A ``secret`` is never shown back."""
+    extra: JsonDict = {"rule": rule, "missing": missing, "secret": secret}
+    return Field(default, description=help, json_schema_extra=extra, **limits)
 
 
+def _one_of(values: tuple[Any, ...]) -> AfterValidator:
+    def check(value: Any) -> Any:
+        if value is not None and value not in values:
+            raise ValueError("not one of them")
+        return value
+
+    return AfterValidator(check)
+
+
+class Section(BaseModel):
+    """A section of baulk.toml: nothing but its own keys, each of its type
+    exactly (a port in quotes is a mistake, not a port)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    TITLE: ClassVar[str]
+
+
+class Server(Section):
+    """The boards, the API and the sign-ins."""
+
+    TITLE = "[server]"
+    bind: str = key(
+        "127.0.0.1",
+        "the address the boards and the API are served on: localhost unless you mean "
+        "otherwise (`0.0.0.0`: every network of the PC)",
+        min_length=1,
+    )
+    port: int = key(8047, "the web port", ge=0, le=65535)
+    operator_token: str | None = key(
+        None,
+        f"the bootstrap owner's token (the environment variable {TOKEN_ENV} wins); "
+        "unset: nobody can act until `baulk users add` made an owner",
+        rule=f"a string of at least 8 characters (in quotes; {TOKEN_ENV} too)",
+        secret=True,
+        min_length=8,
+    )
+    tls_cert: str | None = key(
+        None,
+        "serve HTTPS with this certificate chain (PEM; with tls_key: both or neither)",
+        min_length=1,
+    )
+    tls_key: str | None = key(None, "the certificate's private key (PEM)", min_length=1)
+    session_hours: int = key(
+        12, "how long a staff sign-in stays signed in, in hours", ge=1, le=24 * 30
+    )
+
+
+class StoreSection(Section):
+    """The SQLite store: every event, session and staff row."""
+
+    TITLE = "[store]"
+    path: str = key(
+        "var/baulk.sqlite",
+        "the store's file (relative: from the config file's folder)",
+        min_length=1,
+    )
+
+
+class Autodetect(Section):
+    """Tables not listed under [[table]], found by their USB ids."""
+
+    TITLE = "[autodetect]"
+    enabled: bool = key(True, "find table controllers by their USB VID:PID")
+    usb: list[Annotated[str, Field(pattern=_USB_ID)]] = key(
+        ["2e8a:0005"],
+        "the VID:PID pairs (hex) of table controllers; the default is the Raspberry Pi "
+        "Pico running MicroPython (USB CDC), the reference board",
+        rule="a list of 'VID:PID' strings such as '2e8a:0005'",
+    )
+
+
+class Table(Section):
+    """One table: its id, its name and where its controller is plugged in."""
+
+    TITLE = "[[table]]"
+    id: str = key(
+        ...,
+        "the key in the store, the API and the board URLs",
+        rule="1-32 letters, digits, '-' or '_'",
+        pattern=TABLE_ID,
+    )
+    name: str | None = key(None, "what the boards show (unset: the id)", min_length=1)
+    port: str | None = key(
+        None, "the serial port's path (`/dev/ttyACM0`): give port or serial_number"
+    )
+    serial_number: str | None = key(
+        None, "the controller's USB serial number: found on whichever port it is plugged into"
+    )
+    baud: Annotated[int, _one_of(BAUD_RATES)] = key(
+        115200,
+        "the serial port's rate",
+        rule=f"a serial port's rate such as 115200 (one of {', '.join(map(str, BAUD_RATES))})",
+    )
+    handset_lang: Annotated[str | None, _one_of(HANDSET_LANGS)] = key(
+        None,
+        "the referee's handset in this language, sent at each connection; unset: the "
+        "language the device keeps on its flash",
+        rule=f"one of {', '.join(HANDSET_LANGS)}",
+    )
+
+    @model_validator(mode="after")
+    def _one_place(self) -> Table:
+        if (self.port is None) == (self.serial_number is None):
+            raise ValueError(f"({self.id}): give exactly one of port or serial_number")
+        return self
+
+
+class Verify(Section):
+    """The owner's check of a day's takings against the tables' signatures (docs/LEDGER.md)."""
+
+    TITLE = "[verify]"
+    keys: str | None = key(
+        None, "a folder of TABLE.key device keys (readable by the daemon only)", min_length=1
+    )
+    sim_key: bool = key(False, "the simulated tables' known key (the demo's)")
+
+
+class Backup(Section):
+    """`baulk backup`: the store replicated (docs/VENUE.md, "Backups")."""
+
+    TITLE = "[backup]"
+    replica: str = key(
+        ...,
+        "a folder on a second disk, a NAS share or another PC's share",
+        missing="must name the folder the store is copied to",
+        min_length=1,
+    )
+    method: Annotated[str, _one_of(BACKUP_METHODS)] = key(
+        "litestream",
+        "`litestream`: every commit within sync_ms; `snapshots`: SQLite's online backup API, "
+        "on a schedule",
+        rule=f"one of {', '.join(BACKUP_METHODS)}",
+    )
+    sync_ms: int = key(
+        1000, "litestream: how often changes go to the replica, in ms", ge=100, le=60_000
+    )
+    every_min: int = key(
+        10, "snapshots: how often one is taken, in minutes (and one at the end)", ge=1, le=24 * 60
+    )
+    keep: int = key(48, "snapshots: how many are kept", ge=1, le=10_000)
+    litestream: str | None = key(
+        None, "the Litestream tool, if not the one installed with baulk", min_length=1
+    )
+
+
+# The club's sections and the bridge's are read by their own modules; here
+# they are only passed on (their keys: docs/BILLING.md, docs/MQTT.md).
+_ELSEWHERE = {
+    "mqtt": "host/mqtt/connection.py, docs/MQTT.md",
+    "billing": "host/club/tariffs.py, docs/BILLING.md",
+    "tariff": "host/club/tariffs.py, docs/BILLING.md",
+    "item": "host/club/tariffs.py, docs/BILLING.md",
+    "printer": "host/club/printing.py, docs/BILLING.md",
+}
+
+
+class ConfigFile(Section):
+    """The whole file: its sections, each once."""
+
+    server: Server = Server()
+    store: StoreSection = StoreSection()
+    autodetect: Autodetect = Autodetect()
+    table: list[Table] = []
+    verify: Verify = Verify()
+    backup: Backup | None = None
+    mqtt: dict[str, Any] = {}
+    billing: Any = None
+    tariff: Any = None
+    item: Any = None
+    printer: Any = None
+
+    @model_validator(mode="after")
+    def _each_once(self) -> ConfigFile:
+        ids = [t.id for t in self.table]
+        for tid in ids:
+            if ids.count(tid) > 1:
+                raise ValueError(f"table id {tid!r} is used twice")
+        serials = [t.serial_number for t in self.table if t.serial_number]
+        for s in serials:
+            if serials.count(s) > 1:
+                raise ValueError(f"serial number {s!r} is given to two tables")
+        if (self.server.tls_cert is None) != (self.server.tls_key is None):
+            raise ValueError("server.tls_cert and server.tls_key go together: give both")
+        return self
+
+
+SECTIONS: tuple[type[Section], ...] = (Server, StoreSection, Autodetect, Table, Verify, Backup)
+
+
+def _default(section: type[Section], name: str) -> Any:
+    """A key's default, as declared (for the code that starts from it)."""
+    return section.model_fields[name].get_default(call_default_factory=True)
+
+
+def _usb_pair(text: str) -> tuple[int, int]:
+    vid, pid = text.split(":")
+    return int(vid, 16), int(pid, 16)
+
+
+DEFAULT_BIND: str = _default(Server, "bind")
+DEFAULT_PORT: int = _default(Server, "port")
+DEFAULT_SESSION_HOURS: int = _default(Server, "session_hours")
+DEFAULT_STORE: str = _default(StoreSection, "path")
+DEFAULT_BAUD: int = _default(Table, "baud")
+DEFAULT_USB_IDS = tuple(_usb_pair(u) for u in _default(Autodetect, "usb"))
+
+
+# ---------------------------------------------------------------------- what the code reads
 @dataclass(frozen=True)
 class BackupConfig:
     """``[backup]``: where ``baulk backup`` keeps a copy of the store, and how."""
 
     replica: Path
-    method: str = "litestream"
-    sync_ms: int = 1000
-    every_min: int = 10
-    keep: int = 48
+    method: str = _default(Backup, "method")
+    sync_ms: int = _default(Backup, "sync_ms")
+    every_min: int = _default(Backup, "every_min")
+    keep: int = _default(Backup, "keep")
     litestream: Path | None = None
 
 
@@ -119,14 +314,14 @@ class Config:
     port: int = DEFAULT_PORT
     operator_token: str | None = None
     store_path: Path = Path(DEFAULT_STORE)
-    autodetect: bool = True
+    autodetect: bool = _default(Autodetect, "enabled")
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
     mqtt: dict[str, Any] = field(default_factory=dict)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     session_hours: int = DEFAULT_SESSION_HOURS
     verify_keys: Path | None = None  # [verify] keys: a folder of TABLE.key files
-    verify_sim_key: bool = False  # [verify] sim_key: the simulated tables' key (the demo)
+    verify_sim_key: bool = _default(Verify, "sim_key")  # the simulated tables' key (the demo)
 
     @property
     def tls(self) -> bool:
@@ -146,6 +341,7 @@ def valid_table_id(text: object) -> bool:
     return isinstance(text, str) and bool(_TABLE_ID.match(text))
 
 
+# ---------------------------------------------------------------------- refusals
 def _shown(value: object) -> str:
     """A value as an error message shows it: short, whatever it is."""
     try:
@@ -155,35 +351,113 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _expect(section: dict[str, Any], key: str, kind: type, where: str) -> Any:
-    value = section.get(key)
-    if value is None:
+def _extra(info: FieldInfo, name: str) -> Any:
+    extra = info.json_schema_extra
+    return extra.get(name) if isinstance(extra, dict) else None
+
+
+def _limits(info: FieldInfo) -> tuple[int | None, int | None, int | None]:
+    """The field's least, most and shortest length, as declared."""
+    lo = hi = shortest = None
+    for m in info.metadata:
+        if isinstance(m, Ge):
+            lo = int(m.ge)  # type: ignore[call-overload]
+        elif isinstance(m, Le):
+            hi = int(m.le)  # type: ignore[call-overload]
+        elif isinstance(m, MinLen):
+            shortest = m.min_length
+    return lo, hi, shortest
+
+
+def _kind(info: FieldInfo) -> type[Any] | None:
+    """The plain type a key holds (None for a list or anything freer)."""
+    hint = info.annotation
+    if typing.get_origin(hint) is Annotated:
+        hint = typing.get_args(hint)[0]
+    if isinstance(hint, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    if typing.get_origin(hint) is Annotated:
+        hint = typing.get_args(hint)[0]
+    plain: tuple[type[Any], ...] = (bool, int, str)
+    return next((kind for kind in plain if hint is kind), None)
+
+
+_KIND_WORDS = {bool: "true or false", int: "an integer", str: "a string"}
+
+
+def rule_of(info: FieldInfo) -> str:
+    """What a key must be, in words: the reference's and every refusal's."""
+    said = _extra(info, "rule")
+    if said:
+        return str(said)
+    kind = _kind(info)
+    lo, hi, shortest = _limits(info)
+    words = _KIND_WORDS.get(kind, "a value") if kind is not None else "a value"
+    if lo is not None and hi is not None:
+        return f"{words} {lo}..{hi}"
+    if shortest:
+        return f"a non-empty {words[2:]}" if kind is str else words
+    return words
+
+
+def _model_at(hint: Any) -> type[Section] | None:
+    """The section model a key holds (a section, a list of them, or one or none)."""
+    for part in (hint, *typing.get_args(hint)):
+        if isinstance(part, type) and issubclass(part, Section):
+            return part
+        for inner in typing.get_args(part):
+            if isinstance(inner, type) and issubclass(inner, Section):
+                return inner
+    return None
+
+
+def _sentence(found: ValidationError) -> str:
+    """The first mistake pydantic found, as one sentence naming its key."""
+    e = found.errors(include_url=False)[0]
+    kind, loc, given = e["type"], list(e["loc"]), e.get("input")
+    model: type[Section] = ConfigFile
+    where, info = "", None  # where the mistake is, and the key it is at (None: a section)
+    for i, step in enumerate(loc):
+        if isinstance(step, int):
+            if info is None:  # an entry of a list of tables; a list of values is one key
+                where += f"[{step}]"
+            continue
+        owner = where or "config"
+        where = f"{where}.{step}" if where else str(step)
+        info = model.model_fields.get(str(step))
+        if info is None:  # a key the section does not have
+            allowed = ", ".join(model.model_fields)
+            return f"{owner}: unknown key {str(step)[:40]!r} (allowed: {allowed})"
+        inner = _model_at(info.annotation)
+        if inner is not None and i < len(loc) - 1:
+            model, info = inner, None
+    if info is None:  # the section itself, or an entry of a list of them
+        if kind == "value_error":  # a rule across its keys
+            said = str(e.get("ctx", {}).get("error", e["msg"]))
+            return f"{where} {said}" if where else said
+        return f"{where} must be a table"
+    if _model_at(info.annotation) is not None or kind == "dict_type":
+        if typing.get_origin(info.annotation) is list:
+            return f"[[{where}]] entries must be an array of tables"
+        return f"[{where}] must be a table"
+    if kind == "missing":
+        return f"{where} {_extra(info, 'missing') or 'must be ' + rule_of(info)}"
+    shown = "" if _extra(info, "secret") else f", not {_shown(given)}"
+    lo, hi, _ = _limits(info)
+    if kind in ("greater_than_equal", "less_than_equal"):
+        return f"{where} must be {lo}..{hi}{shown}"
+    if kind in ("int_type", "bool_type", "string_type") and not _extra(info, "rule"):
+        return f"{where} must be {_KIND_WORDS[_kind(info) or str]}{shown}"
+    return f"{where} must be {rule_of(info)}{shown}"
+
+
+# ---------------------------------------------------------------------- reading
+def _path(text: str | None, base: Path | None) -> Path | None:
+    """A path as written, from the config file's folder when relative."""
+    if text is None:
         return None
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ConfigError(f"{where}.{key} must be an integer, not {_shown(value)}")
-    if not isinstance(value, kind):
-        raise ConfigError(f"{where}.{key} must be a {kind.__name__}, not {_shown(value)}")
-    return value
-
-
-def _unknown(section: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    extra = sorted(set(section) - set(allowed))
-    if extra:
-        raise ConfigError(f"{where}: unknown key {extra[0]!r} (allowed: {', '.join(allowed)})")
-
-
-def _usb_id(text: object) -> tuple[int, int]:
-    if not isinstance(text, str) or not re.fullmatch(r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}", text):
-        raise ConfigError(f"autodetect.usb: {text!r} is not a VID:PID pair such as '2e8a:0005'")
-    vid, pid = text.split(":")
-    return int(vid, 16), int(pid, 16)
-
-
-def _section(data: dict[str, Any], key: str) -> dict[str, Any]:
-    value = data.get(key, {})
-    if not isinstance(value, dict):
-        raise ConfigError(f"[{key}] must be a table")
-    return value
+    path = Path(text)
+    return base / path if base is not None and not path.is_absolute() else path
 
 
 def parse(
@@ -191,202 +465,76 @@ def parse(
 ) -> Config:
     """Build a Config from parsed TOML; raise ConfigError on any mistake."""
     env = dict(os.environ) if env is None else env
-    _unknown(
-        data,
-        (
-            "server",
-            "store",
-            "autodetect",
-            "table",
-            "mqtt",
-            "billing",
-            "tariff",
-            "item",
-            "printer",
-            "verify",
-            "backup",
-        ),
-        "config",
-    )
-    server = _section(data, "server")
-    _unknown(
-        server, ("bind", "port", "operator_token", "tls_cert", "tls_key", "session_hours"), "server"
-    )
-    bind = _expect(server, "bind", str, "server") or DEFAULT_BIND
-    port = _expect(server, "port", int, "server")
-    port = DEFAULT_PORT if port is None else port
-    if not 0 <= port <= 65535:
-        raise ConfigError(f"server.port must be 0..65535, not {port}")
-    token = env.get(TOKEN_ENV) or server.get("operator_token")
-    if token is not None and not isinstance(token, str):
-        # The value is a secret, even when mistyped: the message does not show it.
-        raise ConfigError("server.operator_token must be a string (in quotes)")
-    if token is not None and len(token) < 8:
-        raise ConfigError("the operator token must have at least 8 characters")
-
-    tls_cert, tls_key = _tls_files(server, base)
-    hours = _expect(server, "session_hours", int, "server")
-    hours = DEFAULT_SESSION_HOURS if hours is None else hours
-    if not 1 <= hours <= MAX_SESSION_HOURS:
-        raise ConfigError(f"server.session_hours must be 1..{MAX_SESSION_HOURS}, not {hours}")
-
-    store = _section(data, "store")
-    _unknown(store, ("path",), "store")
-    store_path = Path(_expect(store, "path", str, "store") or DEFAULT_STORE)
-    if base is not None and not store_path.is_absolute():
-        store_path = base / store_path
-
-    auto = _section(data, "autodetect")
-    _unknown(auto, ("enabled", "usb"), "autodetect")
-    enabled = auto.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise ConfigError("autodetect.enabled must be true or false")
-    usb = auto.get("usb")
-    usb_ids: tuple[tuple[int, int], ...]
-    if usb is None:
-        usb_ids = DEFAULT_USB_IDS
-    elif isinstance(usb, list):
-        usb_ids = tuple(_usb_id(u) for u in usb)
-    else:
-        raise ConfigError("autodetect.usb must be a list of 'VID:PID' strings")
-
-    raw_tables = data.get("table", [])
-    if not isinstance(raw_tables, list):
-        raise ConfigError("[[table]] entries must be an array of tables")
-    tables: list[TableConfig] = []
-    for i, t in enumerate(raw_tables):
-        where = f"table[{i}]"
-        if not isinstance(t, dict):
-            raise ConfigError(f"{where} must be a table")
-        _unknown(t, ("id", "name", "port", "serial_number", "baud", "handset_lang"), where)
-        tid = t.get("id")
-        if not valid_table_id(tid):
-            raise ConfigError(f"{where}.id must be 1-32 letters, digits, '-' or '_', not {tid!r}")
-        name = _expect(t, "name", str, where) or str(tid)
-        dev = _expect(t, "port", str, where)
-        serial = _expect(t, "serial_number", str, where)
-        if (dev is None) == (serial is None):
-            raise ConfigError(f"{where} ({tid}): give exactly one of port or serial_number")
-        baud = _expect(t, "baud", int, where)
-        if baud is None:
-            baud = DEFAULT_BAUD
-        elif baud not in BAUD_RATES:
-            raise ConfigError(
-                f"{where}.baud must be a serial port's rate such as {DEFAULT_BAUD} "
-                f"(one of {', '.join(map(str, BAUD_RATES))}), not {_shown(baud)}"
-            )
-        lang = t.get("handset_lang")
-        if lang is not None and lang not in HANDSET_LANGS:
-            raise ConfigError(
-                f"{where}.handset_lang must be one of {', '.join(HANDSET_LANGS)}, "
-                f"not {_shown(lang)}"
-            )
-        tables.append(TableConfig(str(tid), name, dev, serial, baud, lang))
-    ids = [t.id for t in tables]
-    for tid in ids:
-        if ids.count(tid) > 1:
-            raise ConfigError(f"table id {tid!r} is used twice")
-    serials = [t.serial_number for t in tables if t.serial_number]
-    for s in serials:
-        if serials.count(s) > 1:
-            raise ConfigError(f"serial number {s!r} is given to two tables")
-    mqtt = _section(data, "mqtt")
-    verify = _section(data, "verify")
-    _unknown(verify, ("keys", "sim_key"), "verify")
-    keys = _expect(verify, "keys", str, "verify")
-    keys_path = Path(keys) if keys is not None else None
-    if keys_path is not None and base is not None and not keys_path.is_absolute():
-        keys_path = base / keys_path
-    sim_key = verify.get("sim_key", False)
-    if not isinstance(sim_key, bool):
-        raise ConfigError("verify.sim_key must be true or false")
-    backup = _backup(_section(data, "backup"), store_path, base) if "backup" in data else None
+    raw = dict(data)
+    token = env.get(TOKEN_ENV)
+    if token and isinstance(raw.get("server", {}), dict):
+        raw["server"] = {**raw.get("server", {}), "operator_token": token}
     try:
-        billing = tariffs_mod.parse(data, set(ids))
+        found = ConfigFile.model_validate(raw)
+    except ValidationError as e:
+        raise ConfigError(_sentence(e)) from None
+    server = found.server
+    store_path = _path(found.store.path, base) or Path(DEFAULT_STORE)
+    tables = tuple(
+        TableConfig(t.id, t.name or t.id, t.port, t.serial_number, t.baud, t.handset_lang)
+        for t in found.table
+    )
+    try:
+        billing = tariffs_mod.parse(data, {t.id for t in tables})
     except tariffs_mod.TariffError as e:
         raise ConfigError(str(e)) from None
     return Config(
-        tables=tuple(tables),
-        bind=bind,
-        port=port,
-        operator_token=token,
+        tables=tables,
+        bind=server.bind,
+        port=server.port,
+        operator_token=server.operator_token,
         store_path=store_path,
-        autodetect=enabled,
-        usb_ids=usb_ids,
-        mqtt=dict(mqtt),
-        tls_cert=tls_cert,
-        tls_key=tls_key,
-        session_hours=hours,
+        autodetect=found.autodetect.enabled,
+        usb_ids=tuple(_usb_pair(u) for u in found.autodetect.usb),
+        mqtt=dict(found.mqtt),
+        tls_cert=_tls_file(server.tls_cert, "tls_cert", base),
+        tls_key=_tls_file(server.tls_key, "tls_key", base),
+        session_hours=server.session_hours,
         billing=billing,
-        verify_keys=keys_path,
-        verify_sim_key=sim_key,
-        backup=backup,
+        verify_keys=_path(found.verify.keys, base),
+        verify_sim_key=found.verify.sim_key,
+        backup=_backup(found.backup, store_path, base),
     )
 
 
-def _bounded(section: dict[str, Any], key: str, default: int, lo: int, hi: int) -> int:
-    value = _expect(section, key, int, "backup")
-    if value is None:
-        return default
-    if not lo <= value <= hi:
-        raise ConfigError(f"backup.{key} must be {lo}..{hi}, not {_shown(value)}")
-    return int(value)
-
-
-def _backup(section: dict[str, Any], store_path: Path, base: Path | None) -> BackupConfig | None:
+def _backup(section: Backup | None, store_path: Path, base: Path | None) -> BackupConfig | None:
     """``[backup]``.  Only what can be checked without touching the disk:
     the replica may be a share that is mounted later."""
-    _unknown(section, ("replica", "method", "sync_ms", "every_min", "keep", "litestream"), "backup")
-    raw = _expect(section, "replica", str, "backup")
-    if not raw:
-        raise ConfigError("backup.replica must name the folder the store is copied to")
-    replica = Path(raw)
-    if base is not None and not replica.is_absolute():
-        replica = base / replica
+    if section is None:
+        return None
+    replica = _path(section.replica, base) or Path(section.replica)
     if replica in (store_path, store_path.parent):
         raise ConfigError(
             f"backup.replica {replica} is the store's own place: name a folder on another disk"
         )
-    method = _expect(section, "method", str, "backup") or "litestream"
-    if method not in BACKUP_METHODS:
-        raise ConfigError(
-            f"backup.method must be one of {', '.join(BACKUP_METHODS)}, not {_shown(method)}"
-        )
-    tool = _expect(section, "litestream", str, "backup")
-    litestream = None if tool is None else Path(tool)
-    if litestream is not None and base is not None and not litestream.is_absolute():
-        litestream = base / litestream
     return BackupConfig(
         replica=replica,
-        method=method,
-        sync_ms=_bounded(section, "sync_ms", 1000, 100, 60_000),
-        every_min=_bounded(section, "every_min", 10, 1, 24 * 60),
-        keep=_bounded(section, "keep", 48, 1, 10_000),
-        litestream=litestream,
+        method=section.method,
+        sync_ms=section.sync_ms,
+        every_min=section.every_min,
+        keep=section.keep,
+        litestream=_path(section.litestream, base),
     )
 
 
-def _tls_files(server: dict[str, Any], base: Path | None) -> tuple[Path | None, Path | None]:
-    """The certificate chain and key files for HTTPS: both or neither, each
-    an existing file (relative paths from the config file's folder)."""
-    given = {k: _expect(server, k, str, "server") for k in ("tls_cert", "tls_key")}
-    if given["tls_cert"] is None and given["tls_key"] is None:
-        return None, None
-    if not all(given.values()):
-        raise ConfigError("server.tls_cert and server.tls_key go together: give both")
-    paths: list[Path] = []
-    for key, value in given.items():
-        path = Path(str(value))
-        if base is not None and not path.is_absolute():
-            path = base / path
-        try:
-            found = path.is_file()
-        except (OSError, ValueError):  # a name the file system cannot hold
-            found = False
-        if not found:
-            raise ConfigError(f"server.{key}: there is no file {str(path)[:200]!r}")
-        paths.append(path)
-    return paths[0], paths[1]
+def _tls_file(text: str | None, key: str, base: Path | None) -> Path | None:
+    """A certificate chain or key file for HTTPS, which must be there
+    (relative paths from the config file's folder)."""
+    path = _path(text, base)
+    if path is None:
+        return None
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name the file system cannot hold
+        found = False
+    if not found:
+        raise ConfigError(f"server.{key}: there is no file {str(path)[:200]!r}")
+    return path
 
 
 def tls_context(config: Config) -> ssl.SSLContext | None:
@@ -435,3 +583,42 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
     config = parse(data, base=p.resolve().parent, env=env)
     tls_context(config)  # a certificate that cannot be used stops here, with its reason
     return config
+
+
+# ---------------------------------------------------------------------- the reference
+def _toml(value: Any) -> str:
+    if value is None:
+        return "unset"
+    if value is ...:
+        return "required"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, str | list):
+        return "`" + json.dumps(value) + "`"
+    return f"`{value}`"
+
+
+def reference() -> str:
+    """docs/CONFIG.md: every key of every section, from its declaration."""
+    out = [
+        "# `baulk.toml`: every key",
+        "",
+        "Generated from the declarations in `host/config.py`; do not edit by hand:",
+        "`.venv/bin/python -m baulk.host.config > docs/CONFIG.md` writes it again",
+        "(`tests/host/test_config_reference.py` fails when it is not current).",
+        "A relative path is taken from the config file's folder. Every mistake stops",
+        "`baulk run` with one sentence naming the key, before anything starts.",
+    ]
+    for section in SECTIONS:
+        out += ["", f"## `{section.TITLE}`", "", (section.__doc__ or "").strip(), ""]
+        out += ["| key | must be | default | what |", "| --- | --- | --- | --- |"]
+        for name, info in section.model_fields.items():
+            default = ... if info.is_required() else info.get_default(call_default_factory=True)
+            out.append(f"| `{name}` | {rule_of(info)} | {_toml(default)} | {info.description} |")
+    out += ["", "## Read by their own modules", ""]
+    out += [f"- `[{name}]`: {where}" for name, where in _ELSEWHERE.items()]
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(reference())

@@ -1,0 +1,83 @@
+"""The config is declared once (host/config.py, its section models): the
+reference in docs/CONFIG.md is written from the declarations and is current,
+the defaults the code starts from are the declared ones, and a wrong value of
+any key is refused with one sentence that names that key."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baulk.host import config as config_mod
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_reference_in_the_docs_is_current() -> None:
+    written = subprocess.run(
+        [sys.executable, "-m", "baulk.host.config"], capture_output=True, text=True, check=True
+    ).stdout
+    assert written == config_mod.reference()
+    assert (ROOT / "docs" / "CONFIG.md").read_text(encoding="utf-8") == written, (
+        "regenerate: .venv/bin/python -m baulk.host.config > docs/CONFIG.md"
+    )
+
+
+def test_every_declared_key_is_in_the_reference() -> None:
+    text = config_mod.reference()
+    for section in config_mod.SECTIONS:
+        assert f"## `{section.TITLE}`" in text
+        for name, info in section.model_fields.items():
+            assert f"| `{name}` | {config_mod.rule_of(info)} |" in text
+            assert info.description, f"{section.TITLE} {name} has no help"
+
+
+def test_the_defaults_the_code_starts_from_are_the_declared_ones() -> None:
+    empty = config_mod.parse({}, env={})
+    for f in dataclasses.fields(config_mod.Config):
+        if f.name != "billing":  # the club's own (host/club/tariffs.py)
+            assert getattr(empty, f.name) == getattr(config_mod.Config(), f.name), f.name
+    backup = config_mod.parse({"backup": {"replica": "/mnt/b"}}, env={}).backup
+    assert backup == config_mod.BackupConfig(Path("/mnt/b"))
+
+
+def _wrong(value: Any) -> Any:
+    """A value of the wrong type for a key that holds ``value``."""
+    return "x" if isinstance(value, bool | int) else 12345
+
+
+def _cases() -> list[tuple[str, dict[str, Any], str]]:
+    table = {"id": "t1", "port": "/dev/ttyACM0"}
+    cases = []
+    for section in config_mod.SECTIONS:
+        for name, info in section.model_fields.items():
+            default = info.get_default(call_default_factory=True)
+            bad = _wrong(default if default is not None else "text")
+            if section is config_mod.Table:
+                doc: dict[str, Any] = {"table": [{**table, name: bad}]}
+                where = f"table[0].{name}"
+            elif section is config_mod.Backup:
+                doc = {"backup": {"replica": "/mnt/b", name: bad}}
+                where = f"backup.{name}"
+            else:
+                key = section.TITLE.strip("[]")
+                doc = {key: {name: bad}}
+                where = f"{key}.{name}"
+            cases.append((where, doc, str(bad)))
+    return cases
+
+
+@pytest.mark.parametrize(("where", "doc", "bad"), _cases(), ids=[c[0] for c in _cases()])
+def test_a_wrong_value_of_any_key_names_that_key(where: str, doc: dict[str, Any], bad: str) -> None:
+    with pytest.raises(config_mod.ConfigError) as why:
+        config_mod.parse(doc, env={})
+    said = str(why.value)
+    assert said.startswith(f"{where} must be "), said
+    assert "\n" not in said and len(said) < 400
+    if where == "server.operator_token":
+        assert bad not in said  # a secret is never shown back, even mistyped

@@ -69,11 +69,12 @@ from .records import (
 )
 from .schema import StoreError, connect
 from .staff_schema import StaffWrite
-from .writer import GroupCommitter, Store, Written
+from .writer import Changes, GroupCommitter, Store, Written
 
 __all__ = [
     "Batch",
     "BreakResult",
+    "Changes",
     "CheckpointRow",
     "CommandRow",
     "Disagreement",

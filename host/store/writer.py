@@ -53,6 +53,7 @@ from .records import (
     kind_of,
 )
 from .schema import connect, dumps, now_ms
+from .staff_schema import StaffWrite
 from .stats_writer import clear_stats, project_stats
 
 log = logging.getLogger("baulk.store")
@@ -63,8 +64,8 @@ _INSERT_EVENT = (
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_CHECKPOINT = (
-    "INSERT OR IGNORE INTO checkpoints (table_id, boot_id, seq, rx_ms, at_seq, head, marks, mac) "
-    "VALUES (?,?,?,?,?,?,?,?)"
+    "INSERT OR IGNORE INTO checkpoints (table_id, boot_id, seq, rx_ms, at_seq, head, marks, mac, "
+    "money_n, money, money_mac) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 )
 _INSERT_RAW = "INSERT INTO raw_frames (table_id, rx_ms, mtype, seq, data) VALUES (?,?,?,?,?)"
 _LINK_COLUMNS = ("name", "boot_id", "device_table", "firmware", "last_seen_ms")
@@ -420,7 +421,10 @@ class Store:
 
     def _checkpoint(self, cp: CheckpointRow) -> None:
         db = self.db
-        values = (cp.table_id, cp.boot_id, cp.seq, cp.rx_ms, cp.at_seq, cp.head, cp.marks, cp.mac)
+        values = (
+            *(cp.table_id, cp.boot_id, cp.seq, cp.rx_ms, cp.at_seq, cp.head, cp.marks, cp.mac),
+            *(cp.money_n, cp.money, cp.money_mac),
+        )
         if db.execute(_INSERT_CHECKPOINT, values).rowcount and cp.raw is not None:
             db.execute(_INSERT_RAW, (cp.table_id, cp.rx_ms, messages.CHECKPOINT, cp.seq, cp.raw))
 
@@ -634,6 +638,45 @@ class PlayTracker:
             )
 
 
+class Changes:
+    """What this process's commits changed, counted where the public reads
+    can ask without reading the store (host/web/public_reads.py): a count
+    a venue table, moved by every commit that writes one of its rows (its
+    events, checkpoints, link, raw frames, commands, health, sessions); a
+    count for rows of no one table (a name correction, a session without a
+    table); and ``commits``, every commit tried.  The staff's rows (sign-ins,
+    the activity log) move none of them: no public read reads them.  A
+    streaming table thus moves its own count alone, and an answer that
+    depends on another table's rows stays good.  A commit that failed counts
+    too: what is unsure counts as changed.  ``after`` runs on the event loop
+    once each commit is counted (the public reads note there that the
+    file's change was the daemon's own)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, int] = {}
+        self.venue = 0  # rows of no one table
+        self.any = 0  # every count above, summed: an answer of every table
+        self.commits = 0
+        self.after: Callable[[], None] | None = None
+
+    def note(self, batch: Batch) -> None:
+        self.commits += 1
+        touched = {r.table_id for r in batch.events} | {r.table_id for r in batch.checkpoints}
+        touched |= {r.table_id for r in batch.links} | {r.table_id for r in batch.raws}
+        touched |= {r.table_id for r in batch.commands} | {r.table_id for r in batch.health}
+        touched |= {r.table_id for r in batch.sessions}
+        # another part's own rows but the staff's are of no one table either
+        others = any(not isinstance(w, StaffWrite) for w in batch.writes)
+        venue = "" in touched or bool(batch.name_fixes) or others
+        touched.discard("")
+        for table in touched:
+            self.tables[table] = self.tables.get(table, 0) + 1
+        self.venue += venue
+        self.any += bool(touched) or venue
+        if self.after is not None:
+            self.after()
+
+
 class GroupCommitter:
     """Batches writes from the event loop into one transaction at a time.
 
@@ -680,9 +723,13 @@ class GroupCommitter:
         # Runs on the event loop for each operator action once it is on the
         # disk, with its id (CommandRow.action): only then may it be sent.
         self.on_command = on_command
+        # Runs on the event loop with the money rows of each commit that
+        # wrote some (host/venue/anchors.py sends the chain's head on).
+        self.on_money: Callable[[list[SessionWrite]], None] | None = None
         # (table, seq, text): what of a table's event the store could not keep.
         self.on_alert = on_alert
         self.pending = Batch()
+        self.changes = Changes()  # what the commits changed, for the public reads
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-store")
         self._receipts: dict[int, asyncio.Future[None]] = {}  # by id() of the row
         self._wake: asyncio.Event | None = None
@@ -802,6 +849,7 @@ class GroupCommitter:
                     continue
                 finally:
                     self._writing = None
+                    self.changes.note(batch)
                 self._recovered()
                 self.batches += 1
                 self._took(batch, written)
@@ -828,6 +876,9 @@ class GroupCommitter:
             for c in batch.commands:
                 if id(c) not in refused:
                     self.on_command(c)
+        money = [r for r in batch.sessions if id(r) not in refused]
+        if money and self.on_money is not None:
+            self.on_money(money)  # the money chain moved: its head to the tables
 
     def _settle(self, row: Any, error: Exception | None) -> None:
         receipt = self._receipts.pop(id(row), None)

@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------- worked out off the loop
 # Each runs in the public reads' worker (host/web/public_reads.py) on its own
-# connection, and gives the answer's bytes; None: there is no such match.
+# connection, and gives the answer's bytes; None: there is no such match.  A
+# report is made of its match's table's rows alone (Answer.table): another
+# table streaming leaves it kept.
 def _report(views: Views, match_id: str, ledger: bool = False) -> dict[str, Any] | None:
     reader = views.reader
     report = reports.build(reader, match_id, ledger=ledger)
@@ -37,8 +39,8 @@ def _report(views: Views, match_id: str, ledger: bool = False) -> dict[str, Any]
     return annotated_report(report, reader.name_fix_record(report["match"]["match_id"]))
 
 
-def _json(data: Any) -> Answer:
-    return Answer(dumps_in_pieces(data).encode(), "application/json")
+def _json(data: Any, table: str | None = None) -> Answer:
+    return Answer(dumps_in_pieces(data).encode(), "application/json", table=table)
 
 
 def _report_html(
@@ -53,7 +55,7 @@ def _report_html(
         text = sheet.html_page(report, lang, name, referee)
     else:
         text = reports.html_page(report, lang, name)
-    return Answer(text.encode(), "text/html")
+    return Answer(text.encode(), "text/html", table=report["match"]["table_id"])
 
 
 def _report_data(views: Views, match_id: str, fmt: str) -> Answer | None:
@@ -66,8 +68,9 @@ def _report_data(views: Views, match_id: str, fmt: str) -> Answer | None:
             reports.to_csv(report).encode(),
             "text/csv",
             headers=(("Content-Disposition", disposition),),
+            table=report["match"]["table_id"],
         )
-    return _json({"schema": SCHEMA_VERSION, "report": report})
+    return _json({"schema": SCHEMA_VERSION, "report": report}, report["match"]["table_id"])
 
 
 def _match_list(views: Views, table: str | None, limit: int, skip_empty: bool) -> Answer:
@@ -160,7 +163,9 @@ async def api_table(request: web.Request) -> web.Response:
 async def api_matches(request: web.Request) -> web.Response:
     q = query_of(request, MatchesQuery)  # checked against its model (request_models.py)
     asked = (q.table, q.limit, q.skip_empty == "1")
-    found = await request.app[READS_KEY].answer(request, ("matches", *asked), _match_list, *asked)
+    found = await request.app[READS_KEY].answer(
+        request, ("matches", *asked), _match_list, *asked, table=q.table
+    )
     assert found is not None  # a list is never missing
     return found.response()
 

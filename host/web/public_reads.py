@@ -27,12 +27,18 @@ keep the score path first:
   ``WORKER_SHARE`` of the time (its Python holds the interpreter's lock, which
   the loop needs too).  An address may have ``COMPUTING_PER_ADDRESS`` of them
   waiting, and the server ``COMPUTING_MOST`` in all; beyond, 429 and 503.
-* **Each answer worked out once per store version.**  The answer is kept,
-  keyed by what was asked and the store's version (SQLite's
-  ``data_version``, which changes with every commit of another connection),
-  and given to everyone who asks the same while the store has not changed;
-  requests for an answer being worked out wait for that one.  An answer is
-  never staler than the store it was asked of.
+* **Each answer worked out once per version of what it reads.**  The
+  answer is kept, keyed by what was asked, with the version of the rows it
+  depends on (:class:`StoreVersion`): the daemon's commits counted by the
+  venue table they wrote (host/store/writer.py ``Changes``), so that a
+  table streaming its events moves its own version alone, and a report of
+  another table's match, or a list of another table's matches, is given
+  from memory to everyone who asks while that table's rows are as they
+  were; an answer of every table (the match list, a player) moves with any
+  table's commit.  A commit of another process (SQLite's ``data_version``
+  moving with no commit of the daemon's since) moves them all.  Requests
+  for an answer being worked out wait for that one.  An answer is never
+  staler than the rows it was asked of.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from aiohttp import web
 
 from baulk.host.staff import roles
-from baulk.host.store import StoreError, StoreReader, connect
+from baulk.host.store import Changes, StoreError, StoreReader, connect
 from baulk.host.web import auth
 from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
 
@@ -126,12 +132,16 @@ class Refused(Exception):
 
 @dataclass(frozen=True)
 class Answer:
-    """A worked-out answer: the body's bytes, ready to send as often as asked."""
+    """A worked-out answer: the body's bytes, ready to send as often as
+    asked, and the venue table whose rows alone it was made of (None: it
+    may read any table's), when only the work found that out (a match's
+    report: the match's table)."""
 
     body: bytes
     content_type: str
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
+    table: str | None = None
 
     def response(self) -> web.Response:
         r = web.Response(body=self.body, status=self.status, content_type=self.content_type)
@@ -292,13 +302,14 @@ class PublicReads:
     """The lane, the worker and the answers kept, for one web app."""
 
     worker: Worker
-    version_of: Callable[[], int | None]
+    version_of: Callable[[], Versions | None]
     lane: Lane = field(default_factory=Lane)
     cache_bytes: int = CACHE_BYTES
-    kept: OrderedDict[Hashable, tuple[int, Any]] = field(default_factory=OrderedDict)
-    working: dict[tuple[Hashable, int | None], asyncio.Future[Any]] = field(default_factory=dict)
+    kept: OrderedDict[Hashable, _Kept] = field(default_factory=OrderedDict)
+    working: dict[tuple[Hashable, Hashable], asyncio.Future[Any]] = field(default_factory=dict)
     computing: dict[str, int] = field(default_factory=dict)  # per address
     computed = 0  # answers worked out (for tests and the benchmark)
+    hits = 0  # answers given from memory
     _bytes = 0
 
     async def answer(
@@ -307,28 +318,34 @@ class PublicReads:
         key: Hashable,
         compute: Callable[..., _T],
         *args: Any,
+        table: str | None = None,
     ) -> _T:
-        """``compute(views, *args)``'s answer for ``key`` at the store's
-        version (an :class:`Answer`, or data the handler makes its answer
-        of; None: there is nothing by that key): kept, being worked out, or
-        worked out now in the worker (the request's turn given back
-        meanwhile).  :class:`Refused` when the budget for heavy reads is
+        """``compute(views, *args)``'s answer for ``key`` at the version of
+        what it reads (an :class:`Answer`, or data the handler makes its
+        answer of; None: there is nothing by that key): kept, being worked
+        out, or worked out now in the worker (the request's turn given back
+        meanwhile).  ``table``: the venue table whose rows alone it reads,
+        when the handler knows it (else the Answer's own ``table``, or
+        every table).  :class:`Refused` when the budget for heavy reads is
         spent.  What is kept is shared: the caller never changes it."""
-        version = self.version_of()
-        if version is not None:
+        versions = self.version_of()
+        if versions is not None:
             kept = self.kept.get(key)
-            if kept is not None and kept[0] == version:
+            if kept is not None and kept.version == versions.of(kept.table):
                 self.kept.move_to_end(key)
-                found: _T = kept[1]  # kept under the key compute made it for
+                self.hits += 1
+                found: _T = kept.found  # kept under the key compute made it for
                 return found
-        job: asyncio.Future[_T] | None = self.working.get((key, version))
+        # Work under way from the same versions of every table: the same answer.
+        started = versions.of(None) if versions is not None else None
+        job: asyncio.Future[_T] | None = self.working.get((key, started))
         address = request.remote or "?"
         if job is None:
             refused = self._refusal(request, address)
             if refused is not None:
                 raise Refused(refused)
-            job = asyncio.ensure_future(self._work(key, version, address, compute, args))
-            self.working[(key, version)] = job
+            job = asyncio.ensure_future(self._work(key, versions, table, address, compute, args))
+            self.working[(key, started)] = job
         turn = request.get(TURN_KEY)
         if turn is None or not turn.held:
             return await asyncio.shield(job)
@@ -351,7 +368,8 @@ class PublicReads:
     async def _work(
         self,
         key: Hashable,
-        version: int | None,
+        versions: Versions | None,
+        table: str | None,
         address: str,
         compute: Callable[..., _T],
         args: tuple[Any, ...],
@@ -361,28 +379,31 @@ class PublicReads:
             found = await self.worker.run(compute, *args)
             self.computed += 1
             answered = not isinstance(found, Answer) or found.status == 200
-            if version is not None and found is not None and answered:
-                self._keep(key, version, found)
+            if versions is not None and found is not None and answered:
+                if table is None and isinstance(found, Answer):
+                    table = found.table
+                # the versions from before the work began: never newer than its rows
+                self._keep(key, _Kept(found, table, versions.of(table)))
             return found
         finally:
-            self.working.pop((key, version), None)
+            self.working.pop((key, versions.of(None) if versions is not None else None), None)
             left = self.computing[address] - 1
             if left:
                 self.computing[address] = left
             else:
                 del self.computing[address]
 
-    def _keep(self, key: Hashable, version: int, found: Any) -> None:
+    def _keep(self, key: Hashable, kept: _Kept) -> None:
         old = self.kept.pop(key, None)
         if old is not None:
-            self._bytes -= _size(old[1])
-        if _size(found) > self.cache_bytes // 4:
+            self._bytes -= _size(old.found)
+        if _size(kept.found) > self.cache_bytes // 4:
             return  # one answer may not push out most of the others
-        self.kept[key] = (version, found)
-        self._bytes += _size(found)
+        self.kept[key] = kept
+        self._bytes += _size(kept.found)
         while self._bytes > self.cache_bytes and self.kept:
-            _, (_, dropped) = self.kept.popitem(last=False)
-            self._bytes -= _size(dropped)
+            _, dropped = self.kept.popitem(last=False)
+            self._bytes -= _size(dropped.found)
 
 
 DATA_BYTES: Final = 32 * 1024  # what data kept as it is (not an Answer's bytes) is counted
@@ -392,18 +413,57 @@ def _size(kept: Any) -> int:
     return len(kept.body) if isinstance(kept, Answer) else DATA_BYTES
 
 
+@dataclass(frozen=True)
+class Versions:
+    """The versions of the store's rows at one moment, as :meth:`of` gives
+    them for an answer: of one venue table's rows (with the rows of no one
+    table, and other processes' commits), or of every table's (None)."""
+
+    tables: dict[str, int]
+    venue: int  # rows of no one table, and other processes' commits
+    every: int  # any commit of any of them
+
+    def of(self, table: str | None) -> Hashable:
+        if table is None:
+            return (self.venue, self.every)
+        return (self.venue, table, self.tables.get(table, 0))
+
+
+@dataclass
+class _Kept:
+    found: Any
+    table: str | None  # the venue table whose rows alone it reads (None: any)
+    version: Hashable  # Versions.of(table) before it was worked out
+
+
 class StoreVersion:
-    """The store's version as this process sees it: a count that moves
-    whenever another connection committed (SQLite's ``data_version``, read
-    on a read connection the loop holds: the daemon's own, or one of this
-    object's); None without a store."""
+    """The versions of the store's rows as this process sees them; None
+    without a store.  In the daemon: its commits, counted by the venue table
+    they wrote (host/store/writer.py ``Changes``); and a commit of another
+    process moves every version: SQLite's ``data_version`` on the daemon's
+    read connection moves with every commit of another connection, and is
+    read again as each of the daemon's own commits is counted, so a move
+    seen otherwise is another process's (or one of the daemon's not yet
+    counted, read in between: what is unsure counts as changed).  A server
+    without a daemon (a board fed by MQTT) has only ``data_version``: any
+    commit moves every version.
+
+    Another process's commit that lands in the moment between a commit of
+    the daemon's and its count is taken for the daemon's: the only other
+    process that writes while the daemon runs is ``baulk users`` (``baulk
+    rebuild`` and ``baulk restore`` want it stopped), and the staff's rows
+    it writes are read by no public read."""
 
     def __init__(self, daemon: Daemon | None, path: Path) -> None:
         self.daemon = daemon
         self.path = path
         self.own: sqlite3.Connection | None = None
         self.seen: int | None = None
-        self.count = 0
+        self.outside = 0  # versions moved by other processes' commits
+        found = getattr(getattr(daemon, "committer", None), "changes", None)
+        self.changes: Changes | None = found if isinstance(found, Changes) else None
+        if self.changes is not None:
+            self.changes.after = self._own_commit
 
     def _db(self) -> sqlite3.Connection | None:
         if self.daemon is not None:
@@ -416,18 +476,29 @@ class StoreVersion:
                 return None  # no store yet: nothing is kept
         return self.own
 
-    def __call__(self) -> int | None:
+    def _data_version(self) -> int | None:
         db = self._db()
         if db is None:
             return None
         try:
-            now = int(db.execute("PRAGMA data_version").fetchone()[0])
+            return int(db.execute("PRAGMA data_version").fetchone()[0])
         except sqlite3.Error:
+            return None
+
+    def _own_commit(self) -> None:
+        self.seen = self._data_version()
+
+    def __call__(self) -> Versions | None:
+        now = self._data_version()
+        if now is None:
             return None
         if now != self.seen:
             self.seen = now
-            self.count += 1
-        return self.count
+            self.outside += 1
+        c = self.changes
+        if c is None:
+            return Versions({}, self.outside, self.outside)
+        return Versions(dict(c.tables), c.venue + self.outside, c.any + self.outside)
 
     def close(self) -> None:
         if self.own is not None:
@@ -467,13 +538,17 @@ def _on_db(views: Views, query: Callable[..., _T], *args: Any) -> _T:
     return query(views.db, *args)
 
 
-async def read(request: web.Request, query: Callable[..., _T], *args: Any) -> _T | None:
+async def read(
+    request: web.Request, query: Callable[..., _T], *args: Any, table: str | None = None
+) -> _T | None:
     """``query(db, *args)``, a read of the store (host/store/stats_queries.py,
-    sensor_queries.py), in the worker, once per store version; None when
+    sensor_queries.py), in the worker, once per version of what it reads
+    (``table``: that venue table's rows alone; None: any table's); None when
     this server has no store to read.  What it gives is shared: never
     changed."""
     try:
-        return await request.app[READS_KEY].answer(request, (query, *args), _on_db, query, *args)
+        reads = request.app[READS_KEY]
+        return await reads.answer(request, (query, *args), _on_db, query, *args, table=table)
     except StoreError:
         return None
 

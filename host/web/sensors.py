@@ -35,7 +35,7 @@ async def get_sensors(request: web.Request) -> web.Response:
     table = request.match_info["table"]
     if table not in daemon.tables:
         return error(404, f"there is no table '{table}'", lang_of(request))
-    found = await public_reads.read(request, sensor_queries.table_sensors, table)
+    found = await public_reads.read(request, sensor_queries.table_sensors, table, table=table)
     if found is None:
         return error(503, UNREADABLE, lang_of(request))
     checking = bool(daemon.tables[table].view.sensors.get("checking"))  # the table's, not stored

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from baulk.host.web import public_reads
 from baulk.host.web.public_reads import COMPUTING_PER_ADDRESS, READS_KEY, Answer, Lane
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import DaemonThread, http, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 
 MATCH = [{"ev": "match", "players": ["Ali", "Reza"], "best_of": 3}]
 
@@ -128,3 +129,61 @@ def test_json_in_pieces_is_json_dumps_to_the_character() -> None:
         "deep": [[[["x", {"y": True}]]]],
     }
     assert public_reads.dumps_in_pieces(data) == json.dumps(data, ensure_ascii=False)
+
+
+def test_a_table_streaming_leaves_the_other_tables_answers_kept(tmp_path: Path) -> None:
+    """The versions are per venue table: t2's events leave t1's report and
+    t1's match list kept, while what reads every table (the whole list) and
+    t1's own events, a name correction or another process's commit move."""
+    cfg = make_config(tmp_path, {"t1": tmp_path / "ttyT1", "t2": tmp_path / "ttyT2"})
+    one = DevicePeer("t1", link_path=tmp_path / "ttyT1").start()
+    two = DevicePeer("t2", link_path=tmp_path / "ttyT2").start()
+    d = DaemonThread(cfg).start()
+    try:
+        for t in ("t1", "t2"):
+            wait_for(lambda: d.board(t)["status"]["link"] == "online", what="online")  # noqa: B023
+        for p in (one, two):
+            p.play(MATCH)
+        wait_for(lambda: one.acked() == two.acked() == 1, what="the matches acked")
+        d.flush()
+        assert d.web is not None
+        reads = d.web.runner.app[READS_KEY]
+        (match,) = http(d.url + "/api/matches?table=t1")[1]["matches"]
+        t1_reads = [f"/report/{match['match_id']}", f"/api/matches/{match['match_id']}",
+                    "/api/matches?table=t1", "/api/tables/t1/sensors"]  # fmt: skip
+        every = ["/api/matches", "/api/players?q=ali"]
+
+        def worked(paths: list[str]) -> int:
+            before = reads.computed
+            for path in paths:
+                assert http(d.url + path)[0] == 200, path
+            return int(reads.computed - before)
+
+        assert worked(t1_reads + every) == 5  # once each (t1's list was read above)
+        two.play([{"ev": "strike"}] * 3)  # t2 streams
+        wait_for(lambda: two.acked() == 4, what="t2's strikes acked")
+        d.flush()
+        hits = reads.hits
+        assert worked(t1_reads) == 0 and reads.hits == hits + 4  # t1's: from memory
+        assert worked(every) == 2  # of every table: worked out again
+        one.play([{"ev": "strike"}])  # t1's own rows move
+        wait_for(lambda: one.acked() == 2, what="t1's strike acked")
+        d.flush()
+        assert worked(t1_reads) == 4
+        # a name correction is of no one table's rows: everything moves
+        status, body = http(d.url + "/api/tables/t1/names", {"players": ["Ali", "Reza Two"]}, TOKEN)
+        assert status == 200, body
+        d.flush()
+        assert worked(t1_reads) == 4
+        # another process writes the file (as baulk users does): everything moves
+        db = sqlite3.connect(cfg.store_path)
+        try:
+            db.execute("INSERT INTO meta (key, value) VALUES ('outside', '1')")
+            db.commit()
+        finally:
+            db.close()
+        assert worked(t1_reads[:1]) == 1
+    finally:
+        d.stop()
+        one.stop()
+        two.stop()

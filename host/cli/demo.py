@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import secrets
 import sys
 import tempfile
@@ -21,6 +22,9 @@ from typing import Any
 from baulk.host import config as config_mod
 from baulk.host.cli.service import running_venue, setup_logging, wait_for_stop_signal
 from baulk.host.club import tariffs
+
+DEFAULT_TABLES = 2
+MAX_TABLES = 16  # the demo's simulated tables share the PC's cores
 
 # The demo's club (docs/BILLING.md, "The demo's club"): an hour tariff in
 # toman with evening peak hours, the frames charged to their losers, and a
@@ -68,17 +72,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="simulated tables, the real daemon and the boards on http://127.0.0.1:8047",
         description="Start N simulated tables, each joined to the real daemon through a "
         "pseudo-terminal, play realistic frames and serve the boards.  The desk bills them "
-        f"with the demo's club: {DEMO_TARIFF}.  --config FILE bills them with a club's own "
-        "[billing], [[tariff]] and [[item]] instead, on simulated tables named as its "
-        "[[table]]s.",
+        f"with the demo's club: {DEMO_TARIFF}.  --config FILE simulates that venue instead: "
+        "a simulated table for each of its [[table]]s (their ids, names and handset "
+        "languages), billed with its [billing], [[tariff]] and [[item]], served on its "
+        "[server] port.",
     )
     p.add_argument(
         "--config",
-        help="a baulk.toml whose tariffs, price list and tables the simulated tables take "
-        "(its store and ports are not used)",
+        help="a baulk.toml whose tables, tariffs, price list and web port the demo takes "
+        "(its store, serial ports and token are not used)",
     )
-    p.add_argument("--tables", type=int, default=2, help="simulated tables (1-16, default 2)")
-    p.add_argument("--port", type=int, default=config_mod.DEFAULT_PORT, help="web port (8047)")
+    p.add_argument(
+        "--tables",
+        type=int,
+        help=f"simulated tables (1-{MAX_TABLES}; default {DEFAULT_TABLES}, or every [[table]] "
+        "of --config)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        help=f"web port (default {config_mod.DEFAULT_PORT}, or the [server] port of --config; "
+        "0: any free port)",
+    )
     p.add_argument(
         "--speed", type=float, default=1.0, help="play speed (1 = watchable, higher is faster)"
     )
@@ -103,8 +118,11 @@ def _locator(sim: Any) -> Callable[[], str | None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 1 <= args.tables <= 16:
-        print("baulk demo: --tables must be 1..16", file=sys.stderr)
+    if args.tables is not None and not 1 <= args.tables <= MAX_TABLES:
+        print(f"baulk demo: --tables must be 1..{MAX_TABLES}", file=sys.stderr)
+        return 2
+    if args.port is not None and not 0 <= args.port <= 65535:
+        print("baulk demo: --port must be 0..65535", file=sys.stderr)
         return 2
     if not 0 < args.speed <= 100:
         print("baulk demo: --speed must be above 0 and at most 100", file=sys.stderr)
@@ -127,12 +145,26 @@ def run(args: argparse.Namespace) -> int:
     return asyncio.run(_demo(args, simulated, club))
 
 
-def _tables(args: argparse.Namespace, club: config_mod.Config | None) -> list[tuple[str, str]]:
-    """(id, name) of each simulated table: the club's tables (as many as
-    --tables allows), so that its tariffs name them; else t1..tN."""
+def _tables(
+    args: argparse.Namespace, club: config_mod.Config | None
+) -> tuple[config_mod.TableConfig, ...]:
+    """The simulated tables: the club's own (each of them, or the first
+    --tables), with their ids, names and handset languages, so that its
+    tariffs name them; else t1..tN.  Each is reached through its pty."""
     if club is not None and club.tables:
-        return [(t.id, t.name) for t in club.tables[: max(args.tables, 1)]]
-    return [(f"t{i + 1}", f"Table {i + 1}") for i in range(args.tables)]
+        taken = club.tables[: args.tables or MAX_TABLES]
+        return tuple(dataclasses.replace(t, port="sim", serial_number=None) for t in taken)
+    count = args.tables or DEFAULT_TABLES
+    return tuple(
+        config_mod.TableConfig(f"t{i + 1}", f"Table {i + 1}", port="sim") for i in range(count)
+    )
+
+
+def _port(args: argparse.Namespace, club: config_mod.Config | None) -> int:
+    """The web port: --port, else the club's [server] port, else the default."""
+    if args.port is not None:
+        return int(args.port)
+    return club.port if club is not None else config_mod.DEFAULT_PORT
 
 
 async def _demo(
@@ -141,20 +173,20 @@ async def _demo(
     work = Path(tempfile.mkdtemp(prefix="baulk-demo-"))
     store = Path(args.store) if args.store else work / "demo.sqlite"
     token = secrets.token_urlsafe(12)
-    named = _tables(args, club)
+    tables = _tables(args, club)
+    port = _port(args, club)
     sims = []
-    for i, (table_id, _) in enumerate(named):
-        flash = work / f"flash-{table_id}"
+    for i, t in enumerate(tables):
+        flash = work / f"flash-{t.id}"
         flash.mkdir(exist_ok=True)
         sim = simulated(
-            table_id, seed=args.seed + i, speed=args.speed, flash_dir=str(flash), autoplay=True
+            t.id, seed=args.seed + i, speed=args.speed, flash_dir=str(flash), autoplay=True
         )
         sim.start()
         sims.append(sim)
-    tables = tuple(config_mod.TableConfig(tid, name, port="sim") for tid, name in named)
     cfg = config_mod.Config(
         tables=tables,
-        port=args.port,
+        port=port,
         operator_token=token,
         store_path=store,
         autodetect=False,
@@ -162,11 +194,11 @@ async def _demo(
         verify_sim_key=True,  # the simulated tables sign with a known key: /staff can check a day
     )
     locators: dict[str, Callable[[], str | None]] = {
-        tid: _locator(sim) for (tid, _), sim in zip(named, sims, strict=True)
+        t.id: _locator(sim) for t, sim in zip(tables, sims, strict=True)
     }
     try:
         async with running_venue(cfg, locators) as (_, url):
-            print(f"baulk demo: {len(named)} simulated tables; the boards are on {url}")
+            print(f"baulk demo: {len(tables)} simulated tables; the boards are on {url}")
             if club is None:
                 print(f"  the desk's tariff  {DEMO_TARIFF}")
             else:
@@ -175,15 +207,15 @@ async def _demo(
             print(f"  venue board        {url}/venue        (Persian: {url}/venue?lang=fa)")
             for t in tables:
                 print(f"  {t.name:<18} {url}/table/{t.id}   overlay {url}/overlay/{t.id}")
-            print(f"  persian table 1    {url}/table/{named[0][0]}?lang=fa")
+            print(f"  persian table 1    {url}/table/{tables[0].id}?lang=fa")
             print(f"  reports and API    {url}/   {url}/api")
             print(f"  desk (sessions)    {url}/desk   (Persian: {url}/desk?lang=fa)")
             print(f"  operator token     {token}   (store: {store})")
             print("Press Ctrl-C to stop.", flush=True)
             await wait_for_stop_signal()
     except OSError as e:
-        print(f"baulk demo: cannot serve on 127.0.0.1:{args.port}: {e}", file=sys.stderr)
-        print("  (is another baulk running? try --port 8048)", file=sys.stderr)
+        print(f"baulk demo: cannot serve on 127.0.0.1:{port}: {e}", file=sys.stderr)
+        print(f"  (is another baulk running? try --port {port + 1})", file=sys.stderr)
         return 2
     finally:
         for sim in sims:

@@ -4,11 +4,13 @@ demo runs for real: simulated tables over ptys, the daemon, the desk's API."""
 
 from __future__ import annotations
 
-import os
+import contextlib
 import re
 import signal
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,25 +67,15 @@ def test_a_bad_config_stops_the_demo_with_its_sentence(tmp_path: Path) -> None:
     assert "tariff[0].per_hour 7.555 has more than 2 decimals for GBP" in done.stderr
 
 
-def test_the_demo_bills_with_the_clubs_tariff(tmp_path: Path) -> None:
-    club = tmp_path / "club.toml"
-    club.write_text(CLUB)
-    port = 18000 + os.getpid() % 1000
+DEMO = (sys.executable, "-m", "baulk.host.cli.main", "demo")
+
+
+@contextlib.contextmanager
+def running_demo(tmp_path: Path, *extra: str) -> Iterator[tuple[str, str, list[str]]]:
+    """``baulk demo`` with ``extra`` arguments, once it printed its token:
+    (its URL, the token, what it printed)."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "baulk.host.cli.main",
-            "demo",
-            "--config",
-            str(club),
-            "--port",
-            str(port),
-            "--speed",
-            "5",
-            "--store",
-            str(tmp_path / "demo.sqlite"),
-        ],
+        [*DEMO, "--speed", "5", "--store", str(tmp_path / "demo.sqlite"), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -96,17 +88,9 @@ def test_the_demo_bills_with_the_clubs_tariff(tmp_path: Path) -> None:
             assert line, "".join(lines)
             lines.append(line)
         token = re.search(r"operator token\s+(\S+)", "".join(lines))
-        assert token is not None
-        assert any("pounds" in x for x in lines)
-        url = f"http://127.0.0.1:{port}"
-        status, reply = http(url + "/api/tables/north/session", {}, token=token.group(1))
-        assert status == 200, reply
-        bill = reply["bill"]
-        assert (bill["tariff"], bill["currency"], bill["table_id"]) == ("pounds", "GBP", "north")
-        desk = http(url + "/api/desk", token=token.group(1))[1]
-        assert desk["venue"] == "Test Club"
-        table = desk["tables"][0]
-        assert table["name"] == "North table" and table["items"][0]["name"] == "Cola"
+        url = re.search(r"the boards are on (\S+)", "".join(lines))
+        assert token is not None and url is not None
+        yield url.group(1), token.group(1), lines
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -114,3 +98,46 @@ def test_the_demo_bills_with_the_clubs_tariff(tmp_path: Path) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_demo_bills_with_the_clubs_tariff(tmp_path: Path) -> None:
+    club = tmp_path / "club.toml"
+    club.write_text(CLUB)
+    port = str(_free_port())
+    with running_demo(tmp_path, "--config", str(club), "--port", port) as (url, token, lines):
+        assert url.endswith(f":{port}")
+        assert any("pounds" in x for x in lines)
+        status, reply = http(url + "/api/tables/north/session", {}, token=token)
+        assert status == 200, reply
+        bill = reply["bill"]
+        assert (bill["tariff"], bill["currency"], bill["table_id"]) == ("pounds", "GBP", "north")
+        desk = http(url + "/api/desk", token=token)[1]
+        assert desk["venue"] == "Test Club"
+        table = desk["tables"][0]
+        assert table["name"] == "North table" and table["items"][0]["name"] == "Cola"
+
+
+def test_the_demo_simulates_every_table_of_the_config_on_its_port(tmp_path: Path) -> None:
+    """Each [[table]] (not the first two), its name and handset language, and
+    the [server] port when no --port is given."""
+    port = _free_port()
+    club = tmp_path / "club.toml"
+    more = "".join(
+        f'[[table]]\nid = "{tid}"\nname = "{tid.title()} table"\nserial_number = "S{tid}"\n'
+        for tid in ("south", "east")
+    )
+    text = CLUB.replace("[billing]", f'handset_lang = "fa"\n\n{more}\n[billing]')
+    club.write_text(f"[server]\nport = {port}\n" + text)
+    with running_demo(tmp_path, "--config", str(club)) as (url, token, _):
+        assert url == f"http://127.0.0.1:{port}"
+        tables = http(url + "/api/tables")[1]
+        named = {t["table"]: t["name"] for t in tables["tables"]}
+        assert named == {"north": "North table", "south": "South table", "east": "East table"}
+        lang = http(url + "/api/tables/north/handset", token=token)[1]
+        assert lang["lang"] == "fa", lang

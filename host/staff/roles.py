@@ -110,6 +110,17 @@ def rule_for(method: str, pattern: str | None) -> Rule | None:
     return ROUTES.get(("GET" if method == "HEAD" else method, pattern))
 
 
+def may(role: str) -> list[str]:
+    """The routes a role may use ("POST /api/sessions/{session}/void"), from
+    this table: a page offers what the signed-in role may do, and nothing
+    the gate would then refuse it (the sign-in state, host/web/auth.py)."""
+    return sorted(
+        f"{method} {pattern}"
+        for (method, pattern), rule in ROUTES.items()
+        if rule in (PUBLIC, SIGNED_IN) or (isinstance(rule, frozenset) and role in rule)
+    )
+
+
 def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, str] | None:
     """Why ``actor`` may not use a route with this rule (status, sentence),
     or None when he may."""

@@ -558,6 +558,8 @@ def _state(s: WebSession | None, enabled: bool) -> dict[str, Any]:
         "name": s.name if s is not None else None,
         "role": s.role if s is not None else None,
         "tables": sorted(s.tables) if s is not None and s.tables is not None else None,
+        # what the pages offer this role: the routes the gate lets it use
+        "may": role_table.may(s.role) if s is not None else [],
         "actions_enabled": enabled,
     }
 

@@ -181,3 +181,16 @@ def test_a_route_added_later_is_refused_until_it_is_listed(
     assert posted[0] == 403 and posted[1]["error"] == roles.UNLISTED
     assert reached == ["GET"]  # ... while an unlisted read is public
     assert read[0] == 200
+
+
+@pytest.mark.parametrize("role", roles.ROLES)
+def test_what_a_page_offers_a_role_is_what_the_gate_lets_it_use(role: str) -> None:
+    # The pages offer a button only for a route in the sign-in state's
+    # "may" (host/web/static/js/desk_common.js): exactly those the gate
+    # lets this role through, none it would then refuse.
+    actor = roles.Actor("Someone", role)
+    offered = set(roles.may(role))
+    for (method, pattern), rule in roles.ROUTES.items():
+        let_through = roles.refusal(rule, actor, None) is None
+        assert (f"{method} {pattern}" in offered) == let_through, (role, method, pattern)
+    assert ("POST /api/sessions/{session}/void" in offered) == (role == roles.OWNER)

@@ -5,14 +5,16 @@
 // first, naming the table, the players and the amount, and say afterwards
 // what was done; every change carries the bill's version, so a tap made on
 // a view another phone has changed meanwhile is refused ("the table
-// changed: look again") and the card is drawn again.
+// changed: look again") and the card is drawn again.  A card offers only
+// what the signed-in role may do (a void is the owner's: js/desk_common.js may).
 import { alertWords } from "./js/alerts.js";
 import { LANG, el, num, t } from "./js/i18n.js";
 import {
-  api, ask, dt, label, name, sentence, setup, showDone, withLang,
+  api, ask, dt, label, may, name, role, sentence, setup, showDone, withLang,
 } from "./js/desk_common.js";
 
 const REFRESH_MS = 1000;
+const OPEN = "/api/tables/{table}/session";
 const cards = new Map(); // table id -> {card, key, tb}
 const alertItems = new Map(); // alert key -> li
 
@@ -118,10 +120,11 @@ function sessionBody(entry) {
   const inFrame = el("p", "in-frame", dt("in_frame"));
   body.push(inFrame);
   const actions = el("div", "actions");
-  actions.append(button("close", "close", () => closeSession(entry)));
+  const allowed = (route) => may("POST", "/api/sessions/{session}" + route);
+  if (allowed("/close")) actions.append(button("close", "close", () => closeSession(entry)));
   const menu = el("div", "menu");
   menu.hidden = true;
-  if (tb.items.length) {
+  if (tb.items.length && allowed("/items")) {
     actions.append(button("add-item", "add_item", () => { menu.hidden = !menu.hidden; }));
     for (const item of tb.items) {
       const b = el("button", "item");
@@ -132,7 +135,7 @@ function sessionBody(entry) {
       menu.append(b);
     }
   }
-  actions.append(button("void", "void", () => voidSession(entry)));
+  if (allowed("/void")) actions.append(button("void", "void", () => voidSession(entry)));
   const receipt = el("a", "receipt-link", dt("receipt"));
   receipt.href = withLang("/desk/receipt/" + tb.bill.session_id);
   actions.append(receipt);
@@ -143,7 +146,7 @@ function sessionBody(entry) {
 function freeBody(tb) {
   const body = [el("p", "session none", dt("no_session"))];
   if (tb.tariff === null) body.push(el("p", "warn", dt("no_tariff")));
-  else body.push(button("open", "open", () => openSession(tb)));
+  else if (may("POST", OPEN)) body.push(button("open", "open", () => openSession(tb)));
   return body;
 }
 
@@ -191,7 +194,8 @@ function cardOf(tb) {
     cards.set(tb.table, entry);
   }
   entry.tb = tb;
-  const key = tb.bill ? "s" + tb.bill.session_id : "free";
+  // drawn again for another session, or another role signed in
+  const key = (tb.bill ? "s" + tb.bill.session_id : "free") + ":" + role();
   if (entry.key !== key) {
     entry.key = key;
     entry.card.dataset.session = tb.bill ? String(tb.bill.session_id) : "";
@@ -202,7 +206,7 @@ function cardOf(tb) {
 }
 
 function alertOf(a, names) {
-  const key = [a.kind, a.table, a.session].join(":");
+  const key = [a.kind, a.table, a.session, role()].join(":");
   let li = alertItems.get(key);
   const w = alertWords(a, names[a.table] || a.table);
   const text = t("desk_" + w.key, { ...w.vars, ...w.names });
@@ -210,9 +214,9 @@ function alertOf(a, names) {
     li = el("li", "alert " + a.kind);
     li.dataset.kind = a.kind;
     li.append(el("span", "text"));
-    if (a.kind === "confirm") {
+    if (a.kind === "confirm" && may("POST", "/api/sessions/{session}/confirm")) {
       li.append(" ", button("confirm", "confirm", () => act("/api/sessions/" + a.session + "/confirm")));
-    } else if (a.kind === "no_session") {
+    } else if (a.kind === "no_session" && may("POST", OPEN)) {
       const tb = { table: a.table, name: names[a.table] || a.table };
       li.append(" ", button("open", "open", () => openSession(tb)));
     }

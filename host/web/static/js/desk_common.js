@@ -12,6 +12,7 @@ import { sessionState, signInForm, signOut, whoText } from "./signin.js";
 
 let CSRF = null; // the signed-in session's CSRF token, from /console/session
 let ROLE = null; // the signed-in account's role
+let MAY = new Set(); // the routes it may use ("POST /api/sessions/{session}/void")
 
 // The desk's words: the keys of words.json that begin with "desk_".
 export function dt(key, vars) {
@@ -93,12 +94,18 @@ function clearDone() {
 // The signed-in account's role (owner, desk, referee), or null.
 export function role() { return ROLE; }
 
+// Whether the signed-in role may use a route, by the server's one role table
+// (host/staff/roles.py ROUTES, sent with the sign-in state): a page offers
+// only what it may, never a button the server would then refuse.
+export function may(method, pattern) { return MAY.has(method + " " + pattern); }
+
 function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 
 // Signed in or not: the sign-in form, or who is signed in and a sign-out.
 function showState(state) {
   CSRF = state && state.signed_in ? state.csrf : null;
   ROLE = CSRF ? state.role : null;
+  MAY = new Set(CSRF ? state.may || [] : []);
   document.getElementById("signin-box").hidden = CSRF !== null;
   document.getElementById("sign-out").hidden = CSRF === null;
   document.getElementById("who-box").replaceChildren(whoText(state));

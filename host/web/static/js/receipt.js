@@ -2,13 +2,18 @@
 // 80 mm thermal roll or A6 (the page size is set for the paper chosen, and
 // for the roll as long as the receipt), or with one tap on the desk's
 // thermal printer; corrections and refunds; and the take-backs: reopen a
-// session closed by mistake, void one opened by mistake, take back a
-// correction or an item.  Each asks first and says what was done.
+// session closed by mistake, void one opened by mistake (and, the owner's,
+// undo a void tapped by mistake), take back a correction or an item.  Each
+// asks first and says what was done.  Only what the signed-in role may do
+// is offered (js/desk_common.js may).
 import { LANG, el, params } from "./i18n.js";
 import {
-  api, ask, download, dt, label, name, parts, plainAmount, sentence, setup, showDone, showError,
-  withLang,
+  api, ask, download, dt, label, may, name, parts, plainAmount, sentence, setup, showDone,
+  showError, withLang,
 } from "./desk_common.js";
+
+const SESSION = "/api/sessions/{session}";
+const allowed = (route) => may("POST", SESSION + route);
 
 const ID = location.pathname.split("/").pop();
 const PX_PER_MM = 96 / 25.4;
@@ -78,15 +83,17 @@ function render(data) {
   box.dataset.version = b.version;
   renderTakeBacks(data);
   renderForm(b);
-  document.getElementById("print-escpos").hidden = !data.printer;
+  document.getElementById("print-escpos").hidden = !data.printer || !allowed("/print");
   setPaper(document.getElementById("paper").value);
 }
 
 function renderTakeBacks(data) {
   const b = data.bill;
   const r = data.receipt[LANG];
-  document.getElementById("reopen").hidden = b.state !== "closed";
-  document.getElementById("void").hidden = b.state === "void";
+  document.getElementById("reopen").hidden = b.state !== "closed" || !allowed("/reopen");
+  // one route both voids and (with "undo") takes a void back
+  document.getElementById("void").hidden = b.state === "void" || !allowed("/void");
+  document.getElementById("unvoid").hidden = b.state !== "void" || !allowed("/void");
   const list = [];
   for (const h of r.history) {
     const li = el("li", "done");
@@ -94,7 +101,7 @@ function renderTakeBacks(data) {
     list.push(li);
   }
   for (const c of b.corrections) {
-    if (!c.live || b.state === "void") continue;
+    if (!c.live || b.state === "void" || !allowed("/corrections/{correction}/reverse")) continue;
     const li = el("li", "take-back correction");
     li.dataset.id = String(c.id);
     const line = r.rows.find((x) => x.id === c.id && x.kind === c.kind);
@@ -106,7 +113,7 @@ function renderTakeBacks(data) {
     list.push(li);
   }
   for (const it of b.items) {
-    if (!it.live || !b.open) continue;
+    if (!it.live || !b.open || !allowed("/items/{item}/take-back")) continue;
     const li = el("li", "take-back item");
     li.dataset.id = String(it.id);
     li.append(name(LANG === "fa" ? it.item_fa : it.item), " × " + it.quantity);
@@ -132,8 +139,8 @@ function renderForm(b) {
   const keep = payer.value;
   payer.replaceChildren(...choices);
   payer.value = seen.has(keep) ? keep : "";
-  document.getElementById("kind-refund").disabled = b.state !== "closed";
-  document.getElementById("correct").hidden = b.state === "void";
+  document.getElementById("kind-refund").disabled = b.state !== "closed" || !allowed("/refunds");
+  document.getElementById("correct").hidden = b.state === "void" || !allowed("/corrections");
 }
 
 // The page size Chromium prints on: an explicit width and height (it takes
@@ -208,6 +215,18 @@ async function voidIt() {
   await post(`/api/sessions/${ID}/void`, { reason }, () => sentence("done_void", { n: b.session_id, table: tableName() }));
 }
 
+// A void tapped by mistake, taken back (the owner's, with a reason): the
+// bill stands again as it stood, and its history keeps both.
+async function unvoid() {
+  const b = current.bill;
+  const q = sentence("ask_unvoid", { n: b.session_id, table: tableName() });
+  const reason = await ask(q, { reason: true, yes: "unvoid" });
+  if (reason === null) return;
+  await post(`/api/sessions/${ID}/void`, { reason, undo: true }, (data) => sentence("done_unvoid", {
+    n: b.session_id, table: tableName(), total: document.createTextNode(data.receipt[LANG].total),
+  }));
+}
+
 async function printEscpos() {
   try {
     await api(`/api/sessions/${ID}/print`, { lang: LANG });
@@ -242,6 +261,7 @@ function init() {
     ["kind-label", "kind"], ["kind-correction", "kind_correction"], ["kind-refund", "kind_refund"],
     ["amount-label", "amount"], ["reason-label", "reason"], ["payer-label", "payer"],
     ["correct-save", "save"], ["h-actions", "take_backs"], ["reopen", "reopen"], ["void", "void"],
+    ["unvoid", "unvoid"],
     ["h-history", "history"], ["ask-reason-label", "reason"]]) label(id, key);
   const paper = document.getElementById("paper");
   paper.value = params.get("paper") === "a6" ? "a6" : "80mm";
@@ -253,6 +273,7 @@ function init() {
     download("/api/sessions/" + ID + "/bill.csv?lang=" + LANG, "session-" + ID + ".csv"));
   document.getElementById("reopen").addEventListener("click", reopen);
   document.getElementById("void").addEventListener("click", voidIt);
+  document.getElementById("unvoid").addEventListener("click", unvoid);
   document.getElementById("correct").addEventListener("submit", saveCorrection);
 }
 

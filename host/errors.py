@@ -1,6 +1,7 @@
 """The one error every layer that carries out an operator's or the desk's
 action raises: what cannot be done, as a kind of refusal and a sentence the
-person who asked can act on.  The kind says what happened (the input, a
+person who asked can act on (host/sentences.py: a message id and its
+values, said in either language).  The kind says what happened (the input, a
 thing that is not there, the state as it is, the host now); the web side
 alone chooses the status it answers with (host/web/http.py
 ``refusal_status``).  Nothing else may catch it silently."""
@@ -8,6 +9,8 @@ alone chooses the status it answers with (host/web/http.py
 from __future__ import annotations
 
 import enum
+
+from baulk.host.sentences import Message
 
 
 class Refusal(enum.Enum):
@@ -21,9 +24,11 @@ class Refusal(enum.Enum):
 
 
 class ActionError(Exception):
-    """An operator action that cannot be carried out: its kind and text."""
+    """An operator action that cannot be carried out: its kind and its
+    sentence (a :class:`Message`, by its id; ``text`` is its English)."""
 
-    def __init__(self, kind: Refusal, text: str) -> None:
-        super().__init__(text)
+    def __init__(self, kind: Refusal, message: Message | str) -> None:
+        super().__init__(str(message))
         self.kind = kind
-        self.text = text
+        self.message = message
+        self.text = str(message)

@@ -40,6 +40,8 @@ from babel.numbers import (
     is_currency,
 )
 
+from baulk.host.sentences import Message
+
 TOMAN = "IRT"
 PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 # Iran's two units read best as "1,200,000 Toman" / "۱٬۲۰۰٬۰۰۰ تومان".
@@ -56,7 +58,12 @@ _PLAIN = re.compile(r"([+-]?)([0-9]+)(?:\.([0-9]+))?")
 
 
 class MoneyError(ValueError):
-    """An amount or a currency that cannot be used (the message says why)."""
+    """An amount or a currency that cannot be used: its message says why,
+    after the name of what is refused ("amount", a tariff's key)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 def known_currency(code: object) -> bool:
@@ -75,9 +82,9 @@ def _text_of(value: object) -> str:
     Python writes it (a TOML number read exactly, as config.py reads it, or
     a JSON number)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
-        raise MoneyError(f"must be a number, not {_shown(value)}")
+        raise MoneyError(Message("must be a number, not {text}", text=_shown(value)))
     if isinstance(value, float) and not math.isfinite(value):
-        raise MoneyError(f"must be a number, not {_shown(value)}")
+        raise MoneyError(Message("must be a number, not {text}", text=_shown(value)))
     if isinstance(value, int) and abs(value) > MOST:  # no text made of a huge int
         return "9" * (TEXT_MOST + 1)  # too long: refused as what it is, too wide
     return value.strip() if isinstance(value, str) else str(value)
@@ -94,16 +101,27 @@ def parse(value: object, currency: str, least: int = -MOST, most: int = MOST) ->
     units, within [least, most]; raises MoneyError saying why (the caller
     puts the key's name in front)."""
     text = _text_of(value)
-    range_text = f"must be from {plain(least, currency)} to {plain(most, currency)}"
+    range_text = Message(
+        "must be from {text} to {id}", text=plain(least, currency), id=plain(most, currency)
+    )
     if len(text) > TEXT_MOST and isinstance(value, int):
         raise MoneyError(range_text)
     match = _PLAIN.fullmatch(text) if len(text) <= TEXT_MOST else None
     if match is None:
-        raise MoneyError(f"must be a plain decimal number such as 12.50, not {_shown(value)}")
+        raise MoneyError(
+            Message("must be a plain decimal number such as 12.50, not {text}", text=_shown(value))
+        )
     sign, whole, frac = match.group(1), match.group(2), (match.group(3) or "").rstrip("0")
     digits = minor_digits(currency)
     if len(frac) > digits:
-        raise MoneyError(f"{_shown(value)} has more than {digits} decimals for {currency}")
+        raise MoneyError(
+            Message(
+                "{text} has more than {n} decimals for {id}",
+                text=_shown(value),
+                n=digits,
+                id=currency,
+            )
+        )
     minor: int = int(whole) * 10**digits + int(frac.ljust(digits, "0") or "0")
     if sign == "-":
         minor = -minor

@@ -37,6 +37,7 @@ from baulk.host.club import bills, money
 from baulk.host.club.clock import Stamp, VenueClock, elapsed_ms
 from baulk.host.errors import ActionError, Refusal
 from baulk.host.name_rules import NAME_BYTES, TEXT_BYTES
+from baulk.host.sentences import Message
 from baulk.host.store import SessionWrite
 from baulk.host.store.club_queries import CLOSE_KEYS
 from baulk.host.store.writer import SET_UP
@@ -62,19 +63,26 @@ NOT_STROKES = (*SET_UP, "undo")
 QUANTITY_MOST = 20  # items of one kind in one tap
 
 
-def _text(value: object, what: str, missing: str) -> str:
+# What a reason's and a payer's refusals name.
+REASON = Message("reason")
+PAYER = Message("payer")
+
+
+def _text(value: object, what: Message, missing: Message | None) -> str:
     """A reason or a name: one line of text, at most TEXT_BYTES bytes (the
     shared rules', host/name_rules.py; host/web/desk.py checks its characters)."""
     if not isinstance(value, str) or not value.strip():
-        raise ActionError(Refusal.BAD_INPUT, missing or f"{what} must be text")
+        raise ActionError(Refusal.BAD_INPUT, missing or Message("{field} must be text", field=what))
     text = value.strip()
     if len(text.encode()) > TEXT_BYTES or any(ord(c) < 32 or ord(c) == 127 for c in text):
-        if what == "payer":
+        if what is PAYER:
             raise ActionError(
-                Refusal.BAD_INPUT, f"payer must be one line of at most {TEXT_BYTES} bytes"
+                Refusal.BAD_INPUT,
+                Message("payer must be one line of at most {n} bytes", n=TEXT_BYTES),
             )
         raise ActionError(
-            Refusal.BAD_INPUT, f"reason must be one line of at most {TEXT_BYTES} bytes of text"
+            Refusal.BAD_INPUT,
+            Message("reason must be one line of at most {n} bytes of text", n=TEXT_BYTES),
         )
     return text
 
@@ -84,7 +92,7 @@ def _amount(value: object, currency: str, least: int) -> int:
     try:
         return money.parse(value, currency, least, money.MOST)
     except money.MoneyError as e:
-        raise ActionError(Refusal.BAD_INPUT, f"amount {e}") from None
+        raise ActionError(Refusal.BAD_INPUT, Message("amount {reason}", reason=e.message)) from None
 
 
 class Venue(Protocol):
@@ -200,7 +208,10 @@ class TableSessions:
         if tariff is None:
             raise ActionError(
                 Refusal.CONFLICT,
-                f"table '{table_id}' has no tariff: give it one in a [[tariff]] of the config",
+                Message(
+                    "table '{id}' has no tariff: give it one in a [[tariff]] of the config",
+                    id=table_id,
+                ),
             )
         return tariff.to_json()
 
@@ -210,7 +221,7 @@ class TableSessions:
                 return d, d.session
         row = self.venue.reader.session(session_id)
         if row is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no session {session_id}")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no session {n}", n=session_id))
         return None, row
 
     def _current(
@@ -222,10 +233,11 @@ class TableSessions:
         refused and changes nothing.  Called with the table's lock held."""
         bill = self.bill(session_id)
         if version is not None and version != bill["version"]:
-            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, Message("the table changed: look again"))
         if bill["state"] == "void" and not void_ok:
             raise ActionError(
-                Refusal.CONFLICT, f"session {session_id} is void: nothing on it changes"
+                Refusal.CONFLICT,
+                Message("session {n} is void: nothing on it changes", n=session_id),
             )
         return bill
 
@@ -254,8 +266,11 @@ class TableSessions:
         if desk.session is not None:
             raise ActionError(
                 Refusal.CONFLICT,
-                f"the table changed: look again (table '{table_id}' has session "
-                f"{desk.session['id']} open)",
+                Message(
+                    "the table changed: look again (table '{id}' has session {n} open)",
+                    id=table_id,
+                    n=desk.session["id"],
+                ),
             )
         tariff = self._tariff(table_id)
         at = self.clock.now()
@@ -319,7 +334,7 @@ class TableSessions:
 
     async def open(self, table_id: str, who: str | None = None) -> dict[str, Any]:
         if table_id not in self.venue.table_ids():
-            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no table '{id}'", id=table_id))
         async with self._lock(table_id):
             session, stored = self._begin(table_id, who, "desk")
             await stored  # a refusal (an ActionError) has undone it: nothing opened
@@ -333,9 +348,11 @@ class TableSessions:
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if not bill["open"]:
-                raise ActionError(Refusal.CONFLICT, f"session {session_id} is closed")
+                raise ActionError(Refusal.CONFLICT, Message("session {n} is closed", n=session_id))
             if bill["confirmed"]:
-                raise ActionError(Refusal.CONFLICT, f"session {session_id} needs no confirmation")
+                raise ActionError(
+                    Refusal.CONFLICT, Message("session {n} needs no confirmation", n=session_id)
+                )
             at = self.clock.now()
             return await self._write(
                 SessionWrite("confirm", session_id, bill["table_id"], who, at.wall_ms)
@@ -348,7 +365,9 @@ class TableSessions:
             bill = self._current(session_id, version)
             desk, _ = self._session(session_id)
             if desk is None or not bill["open"]:
-                raise ActionError(Refusal.CONFLICT, f"session {session_id} is already closed")
+                raise ActionError(
+                    Refusal.CONFLICT, Message("session {n} is already closed", n=session_id)
+                )
             await self._end(desk, who, "desk", self.clock.now())  # refused: still open
             self.send_light(bill["table_id"])
             self._changed(bill["table_id"])
@@ -389,7 +408,7 @@ class TableSessions:
     ) -> dict[str, Any]:
         """A session opened by mistake: nothing on it is to pay.  An open one
         is closed by it; the bill keeps every line and takes the total off."""
-        why = _text(reason, "reason", "a void needs a reason: say why nothing is to pay")
+        why = _text(reason, REASON, Message("a void needs a reason: say why nothing is to pay"))
         async with self._held(session_id):
             bill = self._current(session_id, version)
             desk, _ = self._session(session_id)
@@ -409,11 +428,15 @@ class TableSessions:
         """A void tapped by mistake, taken back (the owner's): the bill stands
         again as it stood, closed; the void and its undoing both stay in its
         history, each with who and why."""
-        why = _text(reason, "reason", "undoing a void needs a reason: say why the bill stands")
+        why = _text(
+            reason, REASON, Message("undoing a void needs a reason: say why the bill stands")
+        )
         async with self._held(session_id):
             bill = self._current(session_id, version, void_ok=True)
             if bill["state"] != "void":
-                raise ActionError(Refusal.CONFLICT, f"session {session_id} is not void")
+                raise ActionError(
+                    Refusal.CONFLICT, Message("session {n} is not void", n=session_id)
+                )
             at = self.clock.now()
             return await self._write(
                 SessionWrite("unvoid", session_id, bill["table_id"], who, at.wall_ms, reason=why)
@@ -428,19 +451,22 @@ class TableSessions:
     ) -> dict[str, Any]:
         """A session closed by mistake runs on, from its first open: one
         session, one minimum, its table time to its next close."""
-        why = None if reason is None else _text(reason, "reason", "")
+        why = None if reason is None else _text(reason, REASON, None)
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if bill["open"]:
-                raise ActionError(Refusal.CONFLICT, f"session {session_id} is open")
+                raise ActionError(Refusal.CONFLICT, Message("session {n} is open", n=session_id))
             table_id = bill["table_id"]
             desk = self.desk(table_id)
             other = desk.session
             if other is not None:
                 raise ActionError(
                     Refusal.CONFLICT,
-                    f"table '{table_id}' has session {other['id']} open: close it before "
-                    "reopening this one",
+                    Message(
+                        "table '{id}' has session {n} open: close it before reopening this one",
+                        id=table_id,
+                        n=other["id"],
+                    ),
                 )
             _, row = self._session(session_id)
             # The table is this session's from now: a first stroke meanwhile
@@ -475,9 +501,13 @@ class TableSessions:
     def _parse_payer(self, payer: object) -> str | None:
         if payer is None:
             return None
-        text = _text(payer, "payer", "payer must be a player's name, or left out for the table")
+        text = _text(
+            payer, PAYER, Message("payer must be a player's name, or left out for the table")
+        )
         if len(text.encode()) > NAME_BYTES:  # a payer is a player's name
-            raise ActionError(Refusal.BAD_INPUT, f"payer is longer than {NAME_BYTES} bytes")
+            raise ActionError(
+                Refusal.BAD_INPUT, Message("payer is longer than {n} bytes", n=NAME_BYTES)
+            )
         return text
 
     def _share_of(self, bill: dict[str, Any], payer: str | None) -> int:
@@ -490,17 +520,24 @@ class TableSessions:
         if bill["total"] + minor < 0:
             total = f"{money.plain(bill['total'], cur)} {cur}"
             raise ActionError(
-                Refusal.BAD_INPUT, f"this would take the bill below zero: its total is {total}"
+                Refusal.BAD_INPUT,
+                Message("this would take the bill below zero: its total is {text}", text=total),
             )
         share = self._share_of(bill, payer)
         if minor < 0 and share + minor < 0:
             now = f"{money.plain(share, cur)} {cur}"
             if payer is None:
                 raise ActionError(
-                    Refusal.BAD_INPUT, f"this would take the table's share below zero: it is {now}"
+                    Refusal.BAD_INPUT,
+                    Message("this would take the table's share below zero: it is {text}", text=now),
                 )
             raise ActionError(
-                Refusal.BAD_INPUT, f"this would take the share of '{payer}' below zero: it is {now}"
+                Refusal.BAD_INPUT,
+                Message(
+                    "this would take the share of '{id}' below zero: it is {text}",
+                    id=payer,
+                    text=now,
+                ),
             )
 
     async def _money(
@@ -539,14 +576,17 @@ class TableSessions:
         version: str | None = None,
     ) -> dict[str, Any]:
         """The desk's correction of a bill (+ or -), appended with its reason."""
-        why = _text(reason, "reason", "a correction needs a reason: say why the bill changes")
+        why = _text(
+            reason, REASON, Message("a correction needs a reason: say why the bill changes")
+        )
         name = self._parse_payer(payer)
         async with self._held(session_id):
             bill = self._current(session_id, version)
             minor = _amount(amount, bill["currency"], -money.MOST)
             if minor == 0:
                 raise ActionError(
-                    Refusal.BAD_INPUT, "amount must not be 0: a correction changes the bill"
+                    Refusal.BAD_INPUT,
+                    Message("amount must not be 0: a correction changes the bill"),
                 )
             return await self._money("correct", bill, minor, why, name, who)
 
@@ -561,13 +601,14 @@ class TableSessions:
     ) -> dict[str, Any]:
         """Money given back on a closed bill (the owner's): ``amount`` is what
         goes back, at most what the bill (or the payer's share) comes to."""
-        why = _text(reason, "reason", "a refund needs a reason: say why money goes back")
+        why = _text(reason, REASON, Message("a refund needs a reason: say why money goes back"))
         name = self._parse_payer(payer)
         async with self._held(session_id):
             bill = self._current(session_id, version)
             if bill["open"]:
                 raise ActionError(
-                    Refusal.CONFLICT, f"session {session_id} is open: correct its bill instead"
+                    Refusal.CONFLICT,
+                    Message("session {n} is open: correct its bill instead", n=session_id),
                 )
             minor = _amount(amount, bill["currency"], 1)
             return await self._money("refund", bill, -minor, why, name, who)
@@ -581,17 +622,19 @@ class TableSessions:
         version: str | None = None,
     ) -> dict[str, Any]:
         """A correction or a refund taken back: its opposite, appended."""
-        why = _text(reason, "reason", "a reversal needs a reason: say why it is taken back")
+        why = _text(reason, REASON, Message("a reversal needs a reason: say why it is taken back"))
         async with self._held(session_id):
             bill = self._current(session_id, version)
             row = next((c for c in bill["corrections"] if c["id"] == correction_id), None)
             if row is None:
                 raise ActionError(
-                    Refusal.NOT_FOUND, f"session {session_id} has no correction {correction_id}"
+                    Refusal.NOT_FOUND,
+                    Message("session {n} has no correction {m}", n=session_id, m=correction_id),
                 )
             if not row["live"]:
                 raise ActionError(
-                    Refusal.CONFLICT, f"correction {correction_id} is already taken back"
+                    Refusal.CONFLICT,
+                    Message("correction {n} is already taken back", n=correction_id),
                 )
             return await self._money(
                 "reverse", bill, -row["amount"], why, row["payer"], who, correction_id
@@ -610,26 +653,33 @@ class TableSessions:
             bill = self._current(session_id, version)
             if not bill["open"]:
                 raise ActionError(
-                    Refusal.CONFLICT, f"session {session_id} is closed: items go on an open one"
+                    Refusal.CONFLICT,
+                    Message("session {n} is closed: items go on an open one", n=session_id),
                 )
             found = self.billing.item(item) if isinstance(item, str) else None
             if found is None:
                 raise ActionError(
-                    Refusal.BAD_INPUT, "item must be the name of an item of the price list"
+                    Refusal.BAD_INPUT,
+                    Message("item must be the name of an item of the price list"),
                 )
             if found.currency != bill["currency"]:
                 raise ActionError(
                     Refusal.BAD_INPUT,
-                    f"this table is billed in {bill['currency']}, and the item is priced in "
-                    f"{found.currency}",
+                    Message(
+                        "this table is billed in {id}, and the item is priced in {text}",
+                        id=bill["currency"],
+                        text=found.currency,
+                    ),
                 )
             if isinstance(quantity, bool) or not isinstance(quantity, int):
                 raise ActionError(
-                    Refusal.BAD_INPUT, f"quantity must be a whole number from 1 to {QUANTITY_MOST}"
+                    Refusal.BAD_INPUT,
+                    Message("quantity must be a whole number from 1 to {n}", n=QUANTITY_MOST),
                 )
             if not 1 <= quantity <= QUANTITY_MOST:
                 raise ActionError(
-                    Refusal.BAD_INPUT, f"quantity must be a whole number from 1 to {QUANTITY_MOST}"
+                    Refusal.BAD_INPUT,
+                    Message("quantity must be a whole number from 1 to {n}", n=QUANTITY_MOST),
                 )
             return await self._write(
                 SessionWrite(
@@ -653,9 +703,14 @@ class TableSessions:
             bill = self._current(session_id, version)
             row = next((i for i in bill["items"] if i["id"] == item_id), None)
             if row is None:
-                raise ActionError(Refusal.NOT_FOUND, f"session {session_id} has no item {item_id}")
+                raise ActionError(
+                    Refusal.NOT_FOUND,
+                    Message("session {n} has no item {m}", n=session_id, m=item_id),
+                )
             if not row["live"]:
-                raise ActionError(Refusal.CONFLICT, f"item {item_id} is already taken back")
+                raise ActionError(
+                    Refusal.CONFLICT, Message("item {n} is already taken back", n=item_id)
+                )
             self._keep_above_zero(bill, -row["amount"], None)
             return await self._write(
                 SessionWrite(
@@ -686,7 +741,7 @@ class TableSessions:
         reader = self.venue.reader
         row = reader.session(session_id)
         if row is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no session {session_id}")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no session {n}", n=session_id))
         frames = reader.session_frames([row])[session_id]
         fixes = reader.corrections([session_id])[session_id]
         items = reader.items([session_id])[session_id]

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from baulk.host.errors import ActionError, Refusal
 from baulk.host.link.channel import HOST_CAPACITY, wall_ms
+from baulk.host.sentences import Message, device_reason
 from baulk.host.sides import names_of
 from baulk.host.store import CommandRow, NameFixRow
 from baulk.host.venue.tables import Pending, TableRuntime
@@ -55,6 +56,17 @@ _RECORDS: dict[int, type[SetupMatch | Command]] = {
     messages.SETUP_MATCH: SetupMatch,
     messages.COMMAND: Command,
 }
+
+
+# What an action that waits for a table that is not online is told.
+NOT_ANSWERED = Message("the table has not answered yet; it gets the action when it is online")
+
+
+def table_refused(reason: str) -> ActionError:
+    """The device refused an action: its reason, as the device's message it is."""
+    return ActionError(
+        Refusal.CONFLICT, Message("the table refused: {reason}", reason=device_reason(reason))
+    )
 
 
 class Venue(Protocol):
@@ -106,7 +118,7 @@ class OperatorActions:
         starting one now, this one is refused rather than silently replacing
         it."""
         if expect is not UNCHECKED and expect != self._match_now(table_id):
-            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, Message("the table changed: look again"))
         setup = SetupMatch(players=players, best_of=best_of, breaker=breaker, reds=reds, who=who)
         return await self.forward(table_id, setup)
 
@@ -142,7 +154,7 @@ class OperatorActions:
         if rt is None:
             return  # forward says there is no such table
         if version != rt.view.events or self._waiting(rt, table_id):
-            raise ActionError(Refusal.CONFLICT, "the table changed: look again")
+            raise ActionError(Refusal.CONFLICT, Message("the table changed: look again"))
 
     async def command(
         self,
@@ -173,16 +185,20 @@ class OperatorActions:
         rt = self.venue.tables.get(table_id)
         match = rt.view.match if rt is not None else None
         if rt is None or not match or not match.get("match_id"):
-            raise ActionError(Refusal.CONFLICT, "there is no match on this table to correct")
+            raise ActionError(
+                Refusal.CONFLICT, Message("there is no match on this table to correct")
+            )
         if expect is not UNCHECKED:
             fixed = rt.view.names_fix
             shown = fixed["players"] if fixed and fixed["match_id"] == match["match_id"] else None
             if table_id in self._naming or expect != (shown or match.get("players")):
-                raise ActionError(Refusal.CONFLICT, "the table changed: look again")
+                raise ActionError(Refusal.CONFLICT, Message("the table changed: look again"))
         if not same_form(match.get("players"), players):
             raise ActionError(
                 Refusal.BAD_INPUT,
-                "the names must keep the match's form: two players, or two pairs as before",
+                Message(
+                    "the names must keep the match's form: two players, or two pairs as before"
+                ),
             )
         fix = NameFixRow(str(match["match_id"]), players, who, wall_ms())
         stored = self.venue.committer.submit_name_fix(fix)
@@ -200,7 +216,7 @@ class OperatorActions:
         the table's next hello when it is offline; the device keeps it."""
         rt = self.venue.tables.get(table_id)
         if rt is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no table '{id}'", id=table_id))
         seq = self.venue.handsets.set_lang(table_id, lang, rt.channel)
         if seq and rt.channel is not None and rt.channel.state == "online":
             return {"status": "done", "table": table_id, "lang": lang, "seq": seq}
@@ -208,7 +224,9 @@ class OperatorActions:
             "status": "queued",
             "table": table_id,
             "lang": lang,
-            "message": "the table is not online; its handset gets the language when it connects",
+            "message": Message(
+                "the table is not online; its handset gets the language when it connects"
+            ),
         }
 
     async def start_pocket_check(self, table_id: str, who: str | None = None) -> dict[str, Any]:
@@ -219,16 +237,17 @@ class OperatorActions:
         ago is no check the referee expects): the table must be online."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no table '{id}'", id=table_id))
         if rt.channel.state != "online" or rt.refused is not None:
             raise ActionError(
-                Refusal.CONFLICT, "the table is not online: a pocket check needs it connected"
+                Refusal.CONFLICT,
+                Message("the table is not online: a pocket check needs it connected"),
             )
         seq = rt.channel.send(CheckRequest(who=who))
         if not seq:
             raise ActionError(
                 Refusal.UNAVAILABLE,
-                "too many actions are waiting for this table; try again when it is online",
+                Message("too many actions are waiting for this table; try again when it is online"),
             )
         fut: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         rt.checks[seq] = fut
@@ -238,16 +257,18 @@ class OperatorActions:
             return {
                 "status": "queued",
                 "seq": seq,
-                "message": "the table has not answered yet; it gets the action when it is online",
+                "message": NOT_ANSWERED,
             }
         finally:
             rt.checks.pop(seq, None)
         if refused is not None:
-            raise ActionError(Refusal.CONFLICT, f"the table refused: {refused}")
+            raise table_refused(refused)
         return {
             "status": "done",
             "seq": seq,
-            "message": "the pocket check runs on the handset: drop the white into each pocket",
+            "message": Message(
+                "the pocket check runs on the handset: drop the white into each pocket"
+            ),
         }
 
     async def start_capture(
@@ -260,36 +281,39 @@ class OperatorActions:
         stored nor sent again after a restart: the table must be online."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no table '{id}'", id=table_id))
         if rt.channel.state != "online" or rt.refused is not None:
             raise ActionError(
-                Refusal.CONFLICT, "the table is not online: a sensor capture needs it connected"
+                Refusal.CONFLICT,
+                Message("the table is not online: a sensor capture needs it connected"),
             )
         req = CaptureRequest(on=on, during=during or None, seconds=seconds, passages=passages,
                              who=who)  # fmt: skip
         reason = messages.check(req.TYPE, body_of(req))
         if reason is not None:
-            raise ActionError(Refusal.BAD_INPUT, f"the table cannot take this: {reason}")
+            raise ActionError(
+                Refusal.BAD_INPUT, Message("the table cannot take this: {reason}", reason=reason)
+            )
         seq = rt.channel.send(req)
         if not seq:
             raise ActionError(
                 Refusal.UNAVAILABLE,
-                "too many actions are waiting for this table; try again when it is online",
+                Message("too many actions are waiting for this table; try again when it is online"),
             )
         if not on:
-            return {"status": "done", "seq": seq, "message": "the capture stops"}
+            return {"status": "done", "seq": seq, "message": Message("the capture stops")}
         fut: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         rt.checks[seq] = fut
         try:
             refused = await asyncio.wait_for(asyncio.shield(fut), COMMAND_WAIT_S)
         except TimeoutError:
             return {"status": "queued", "seq": seq,
-                    "message": "the table has not answered yet"}  # fmt: skip
+                    "message": Message("the table has not answered yet")}  # fmt: skip
         finally:
             rt.checks.pop(seq, None)
         if refused is not None:
-            raise ActionError(Refusal.CONFLICT, f"the table refused: {refused}")
-        return {"status": "done", "seq": seq, "message": "the table captures its sensors"}
+            raise table_refused(refused)
+        return {"status": "done", "seq": seq, "message": Message("the table captures its sensors")}
 
     def check_answered(self, rt: TableRuntime, seq: int, refused: str | None) -> bool:
         """The device started the check it got as ``seq`` (refused: None), or
@@ -305,20 +329,24 @@ class OperatorActions:
         """Store an action, send it to the table, and wait a little for its answer."""
         rt = self.venue.tables.get(table_id)
         if rt is None or rt.channel is None:
-            raise ActionError(Refusal.NOT_FOUND, f"there is no table '{table_id}'")
-        reason = messages.check(action.TYPE, body_of(action))
+            raise ActionError(Refusal.NOT_FOUND, Message("there is no table '{id}'", id=table_id))
+        reason: Message | str | None = messages.check(action.TYPE, body_of(action))
         if reason is None:
             # With the largest id it will carry: a device refuses a longer one
             # (SPEC.md 7.3), so it is never stored nor sent.
             size = unstuffed_size(body_of(dataclasses.replace(action, action=messages.U63)))
             if size > RAW_MOST:
-                reason = f"it takes {size} bytes framed, and a table takes at most {RAW_MOST}"
+                reason = Message(
+                    "it takes {n} bytes framed, and a table takes at most {m}", n=size, m=RAW_MOST
+                )
         if reason is not None:
-            raise ActionError(Refusal.BAD_INPUT, f"the table cannot take this: {reason}")
+            raise ActionError(
+                Refusal.BAD_INPUT, Message("the table cannot take this: {reason}", reason=reason)
+            )
         if len(rt.actions) >= HOST_CAPACITY:
             raise ActionError(
                 Refusal.UNAVAILABLE,
-                "too many actions are waiting for this table; try again when it is online",
+                Message("too many actions are waiting for this table; try again when it is online"),
             )
         loop = asyncio.get_running_loop()
         p = Pending(action, stored=loop.create_future(), result=loop.create_future())
@@ -342,10 +370,10 @@ class OperatorActions:
                 "status": "queued",
                 "action": p.action or None,
                 "seq": p.seq or None,
-                "message": "the table has not answered yet; it gets the action when it is online",
+                "message": NOT_ANSWERED,
             }
         if result["rejected"]:
-            raise ActionError(Refusal.CONFLICT, f"the table refused: {result['rejected']}")
+            raise table_refused(result["rejected"])
         return {
             "status": "done",
             "action": p.action,

@@ -24,6 +24,7 @@ from aiohttp import web
 from baulk.host.club import daily, money, receipts, views
 from baulk.host.club.sessions import TableSessions
 from baulk.host.errors import ActionError
+from baulk.host.sentences import Message
 from baulk.host.web import desk_printer
 from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import (
@@ -69,10 +70,10 @@ def _id(request: web.Request, key: str) -> int | web.Response:
         return found
     lang, shown = lang_of(request), text[:20]
     if key == "correction":
-        return error(404, f"there is no correction '{shown}'", lang)
+        return error(404, Message("there is no correction '{id}'", id=shown), lang)
     if key == "item":
-        return error(404, f"there is no item '{shown}'", lang)
-    return error(404, f"there is no session '{shown}'", lang)
+        return error(404, Message("there is no item '{id}'", id=shown), lang)
+    return error(404, Message("there is no session '{id}'", id=shown), lang)
 
 
 def actor(request: web.Request) -> str:
@@ -221,7 +222,9 @@ async def print_receipt(request: web.Request) -> web.Response:
     daemon = request.app[DAEMON_KEY]
     printer = daemon.config.billing.printer
     if printer is None:
-        return error(409, "no receipt printer is set up: add [printer] to the config", lang)
+        return error(
+            409, Message("no receipt printer is set up: add [printer] to the config"), lang
+        )
     paper_lang = data.lang or printer.lang
     try:
         bill = daemon.sessions.bill(sid)
@@ -235,7 +238,7 @@ async def print_receipt(request: web.Request) -> web.Response:
             None, desk_printer.print_receipt, printer, paper
         )
     except desk_printer.PrintError as e:
-        return error(503, str(e), lang)
+        return error(503, e.message, lang)
     return json_response({"status": "done", "printed": sid})
 
 
@@ -312,7 +315,7 @@ async def day_report(request: web.Request) -> web.StreamResponse:
     day = day_of(request, daily.business_day(now.wall_ms, billing))
     table = query_of(request, ReportQuery).table
     if table is not None and table not in daemon.tables:
-        return error(404, f"there is no table '{table[:40]}'", lang)
+        return error(404, Message("there is no table '{id}'", id=table[:40]), lang)
     names = {t: rt.view.name for t, rt in daemon.tables.items()}
     report = daily.day_report(daemon.reader, billing, day, now, names, table)
     if request.match_info.get("fmt") == "csv":

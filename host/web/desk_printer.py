@@ -28,6 +28,7 @@ from PIL import Image, ImageDraw, ImageFont
 from baulk.host.club.printing import Printer
 from baulk.host.club.receipts import text_of
 from baulk.host.handset import render
+from baulk.host.sentences import Message
 
 log = logging.getLogger("baulk.desk")
 
@@ -39,6 +40,10 @@ TIMEOUT_S = 10
 
 class PrintError(RuntimeError):
     """The receipt could not be printed (the message says why)."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(str(message))
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,9 @@ def print_receipt(printer: Printer, paper: dict[str, Any]) -> None:
         send(device, paper, printer)
     except (EscposError, OSError, ValueError) as e:
         log.warning("receipt printer: %s", e)
-        raise PrintError(f"the receipt printer did not print: {str(e)[:120]}") from None
+        raise PrintError(
+            Message("the receipt printer did not print: {text}", text=str(e)[:120])
+        ) from None
     finally:
         with contextlib.suppress(EscposError, OSError, AttributeError):
             device.close()

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from baulk.host.errors import ActionError, Refusal
+from baulk.host.sentences import Message, say
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
 from baulk.host.web.refusals import localise
@@ -39,10 +40,14 @@ FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
 BODY_KEY: web.RequestKey[dict[str, Any]] = web.RequestKey("body")
 
 
-def error(status: int, text: str, lang: str | None = None) -> web.Response:
-    body = {"error": text}
+def error(status: int, text: Message | str, lang: str | None = None) -> web.Response:
+    """A JSON error: ``error`` the English (API clients read it), ``message``
+    the same in the request's language, and ``id`` the sentence's message id."""
+    body = {"error": str(text)}
+    if isinstance(text, Message):
+        body["id"] = text.msgid
     if lang is not None:
-        body["message"] = localise(text, lang)
+        body["message"] = say(text, lang) if isinstance(text, Message) else localise(text, lang)
     return json_response(body, status=status)
 
 
@@ -70,7 +75,7 @@ def refusal_status(e: ActionError, checked: bool = True) -> int:
 
 def refused(e: ActionError, lang: str | None, checked: bool = True) -> web.Response:
     """An action's refusal as a JSON error, its status chosen here alone."""
-    return error(refusal_status(e, checked), e.text, lang)
+    return error(refusal_status(e, checked), e.message, lang)
 
 
 def path_id(text: str | None, most: int = 12) -> int | None:

@@ -10,8 +10,8 @@ one the app does not serve, and when a route's security disagrees with the
 role table (host/staff/roles.py).
 
 Errors are described once: every route may answer an error as JSON
-``{"error": "sentence", "message"?: "the sentence in ?lang="}`` (the pages:
-as plain text), with the status that says what went wrong (docs/API.md).
+``{"error": "sentence", "message"?: "the sentence in ?lang=", "id"?: "its
+message id"}`` (the pages: as plain text), with the status that says what went wrong (docs/API.md).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def listed(item: Schema) -> Schema:
     return {"type": "array", "items": item}
 
 
-ERROR: Schema = obj({"error": STR, "message": STR}, ("error",))
+ERROR: Schema = obj({"error": STR, "message": STR, "id": STR}, ("error",))
 SCHEMA_V: Schema = {"type": "integer", "const": SCHEMA_VERSION}
 
 STATUS: Schema = obj(

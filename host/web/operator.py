@@ -12,9 +12,9 @@ from aiohttp import web
 from pydantic import BaseModel
 
 from baulk.host.errors import ActionError
+from baulk.host.sentences import Message, say
 from baulk.host.web.auth import authorised, who
 from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of, refused
-from baulk.host.web.refusals import localise
 from baulk.host.web.request_models import body_of
 
 if TYPE_CHECKING:
@@ -42,11 +42,11 @@ async def run_action(
     daemon = request.app[DAEMON_KEY]
     table = request.match_info["table"]
     if table not in daemon.tables:
-        return error(404, f"there is no table '{table}'", lang)
+        return error(404, Message("there is no table '{id}'", id=table), lang)
     try:
         result = await run(daemon, table, parsed, who(request))
     except ActionError as e:
         return refused(e, lang)
     if "message" in result:
-        result = {**result, "message": localise(str(result["message"]), lang)}
+        result = {**result, "message": say(result["message"], lang)}
     return json_response(result, status=200 if result["status"] == "done" else 202)

@@ -1,0 +1,186 @@
+"""Every sentence a person reads from the host, by its id and parameters, and
+its Persian from the one gettext catalogue, ``host/locale/fa/LC_MESSAGES/baulk.po``.
+
+A :class:`Message` is what a refusal or a notice carries: its msgid, the
+English template with named placeholders (``"session {n} is closed"``, as
+gettext's python-brace-format), and the values of those placeholders.  The
+English is the template filled in (``str(message)``); the wire and the JSON
+keep that text.  The Persian is the catalogue's entry for the msgid, read
+with Babel's ``read_po`` once, filled in with each value said in Persian by
+what it is (:func:`value_in`): a number in Persian digits, a
+:class:`Message` (a word such as ``"PIN"``, or a reason) in its turn from
+the catalogue, a ball or a foul kind (a placeholder named ``ball`` or
+``kind``) by its name in the catalogue's ``ball`` and ``foul`` contexts, and
+anything else (an id, a name, what a client sent) kept as it is, in a bidi
+isolate, so that it cannot reorder the Persian words around it.  Nothing is
+parsed back: the one exception is the table's device (its rules engine and
+its own checks), whose reasons arrive as English text (:func:`device_reason`).
+
+How to add a sentence: write ``Message("the template {n}", n=...)`` where
+it is given, and its msgid with the Persian in the catalogue;
+tests/web/test_refusals.py fails on an id without its Persian and on an
+entry whose placeholders differ from its msgid's.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po
+
+CATALOGUE = Path(__file__).resolve().with_name("locale") / "fa" / "LC_MESSAGES" / "baulk.po"
+LANGS = ("en", "fa")
+FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+# Unicode isolates (FSI ... PDI): a Latin name or id inside a Persian
+# sentence keeps its own direction and does not reorder the words around it.
+FSI = "\u2068"
+PDI = "\u2069"
+# The placeholders whose value is a name from a vocabulary, said by the
+# catalogue's entry in that context (the balls and the foul kinds of
+# firmware/names.py).
+NAMED = {"ball": "ball", "kind": "foul", "key": "key", "option": "option"}
+# The flag of the catalogue's entries that are the device's reasons: its rules
+# engine's and its own (:func:`device_reason`).
+DEVICE = "device"
+
+
+class Message:
+    """One sentence: its msgid (the English template) and its values."""
+
+    __slots__ = ("msgid", "params")
+
+    def __init__(self, msgid: str, /, **params: object) -> None:
+        self.msgid = msgid
+        self.params: Mapping[str, object] = params
+
+    def __str__(self) -> str:
+        return self.msgid.format(**{k: str(v) for k, v in self.params.items()})
+
+    def __repr__(self) -> str:
+        return f"Message({self.msgid!r}, {dict(self.params)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Message) and (self.msgid, dict(self.params)) == (
+            other.msgid,
+            dict(other.params),
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.msgid)
+
+
+def placeholders(template: str) -> set[str]:
+    """The names of a template's placeholders (``{n}``, ``{ball}``)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@cache
+def catalogue() -> Catalog:
+    with CATALOGUE.open("rb") as f:
+        return read_po(f, locale="fa")
+
+
+def _entry(msgid: str, context: str | None = None) -> str | None:
+    found = catalogue().get(msgid, context=context)
+    return found.string if found is not None and isinstance(found.string, str) else None
+
+
+def digits(value: object, lang: str) -> str:
+    text = str(value)
+    return text.translate(FA_DIGITS) if lang == "fa" else text
+
+
+def isolate(text: str) -> str:
+    return f"{FSI}{text}{PDI}"
+
+
+def value_in(name: str, value: object, lang: str) -> str:
+    """One placeholder's value, said in ``lang``."""
+    if lang != "fa":
+        return str(value)
+    if isinstance(value, Message):
+        return say(value, lang)
+    if isinstance(value, int):
+        return digits(value, lang)
+    context = NAMED.get(name)
+    if context is not None and isinstance(value, str):
+        found = _entry(value, context)
+        if found:
+            return found
+    return isolate(str(value))
+
+
+def say(message: Message | str, lang: str) -> str:
+    """``message`` in ``lang``.  A msgid without its Persian yet (the
+    coverage test keeps them out of the code) is the English, isolated,
+    rather than lost; so is plain text, which no one wrote a msgid for."""
+    if lang != "fa":
+        return str(message)
+    if isinstance(message, str):
+        return isolate(message)
+    fa = _entry(message.msgid)
+    if fa is None:
+        return isolate(str(message))
+    return fa.format(**{k: value_in(k, v, lang) for k, v in message.params.items()})
+
+
+# ---------------------------------------------------------------------- the device
+@cache
+def _device_templates() -> list[tuple[list[str], list[str], str]]:
+    """The device's msgids cut into their literal parts and placeholder
+    names, the most specific first: a constant sentence before any
+    template, then the longest literal text."""
+    out = []
+    for entry in catalogue():
+        if DEVICE not in entry.flags or not isinstance(entry.id, str):
+            continue
+        parts = list(string.Formatter().parse(entry.id))
+        literals = [text for text, _, _, _ in parts]
+        names = [name for _, name, _, _ in parts if name]
+        if len(literals) == len(names):
+            literals.append("")  # the template ends with a placeholder
+        out.append((literals, names, entry.id))
+    out.sort(key=lambda t: (len(t[1]), -sum(len(x) for x in t[0])))
+    return out
+
+
+def _slots(text: str, literals: list[str]) -> list[str] | None:
+    """The values between a template's literal parts, or None when ``text``
+    is not that template filled in (each value non-empty)."""
+    if len(literals) == 1:
+        return [] if text == literals[0] else None
+    head, tail = literals[0], literals[-1]
+    if len(text) <= len(head) + len(tail) or not text.startswith(head) or not text.endswith(tail):
+        return None
+    rest = text[len(head) : len(text) - len(tail)]
+    values = []
+    for literal in literals[1:-1]:
+        at = rest.find(literal, 1)
+        if at < 1:
+            return None
+        values.append(rest[:at])
+        rest = rest[at + len(literal) :]
+    return [*values, rest] if rest else None
+
+
+def device_reason(text: str) -> Message | str:
+    """A reason the device gave, in English as it sent it (firmware/engine.py
+    ``Rejected``, firmware/app.py; the device keeps no ids, to spare its
+    heap), as the catalogue's message of the device that it is, or the text
+    itself when it is none.  The device's templates are matched by their own
+    literal parts, never by a pattern written beside them, and
+    tests/web/test_refusals.py checks that each sentence the device gives
+    is exactly one of them.  A value of digits is a number."""
+    for literals, names, msgid in _device_templates():
+        values = _slots(text, literals)
+        if values is not None and len(values) == len(names):
+            said: dict[str, object] = {
+                k: int(v) if v.isascii() and v.isdigit() else v
+                for k, v in zip(names, values, strict=True)
+            }
+            return Message(msgid, **said)
+    return text

@@ -40,9 +40,10 @@ FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
 FSI = "\u2068"
 PDI = "\u2069"
 # The placeholders whose value is a name from a vocabulary, said by the
-# catalogue's entry in that context (the balls and the foul kinds of
-# firmware/names.py).
-NAMED = {"ball": "ball", "kind": "foul", "key": "key", "option": "option"}
+# catalogue's entry in that context: the balls and the foul kinds of
+# firmware/names.py, the engine's keys, the options a referee's call needs a
+# foul for, and the kinds of row the store refuses (host/store/records.py).
+NAMED = {"ball": "ball", "kind": "foul", "key": "key", "option": "option", "row": "row"}
 # The flag of the catalogue's entries that are the device's reasons: its rules
 # engine's and its own (:func:`device_reason`).
 DEVICE = "device"

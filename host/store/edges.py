@@ -27,6 +27,7 @@ import dataclasses
 import math
 
 from baulk.host.errors import ActionError, Refusal
+from baulk.host.sentences import Message
 from baulk.protocol import messages
 
 from .records import CheckpointRow, EventRow, Projection
@@ -51,19 +52,28 @@ class StoreFailing(ActionError):
     the row was stored.  The tables keep their events until it can."""
 
     def __init__(self, why: str) -> None:
-        super().__init__(Refusal.UNAVAILABLE, f"the store cannot write: {why}; nothing was changed")
+        super().__init__(
+            Refusal.UNAVAILABLE,
+            Message("the store cannot write: {text}; nothing was changed", text=why),
+        )
         self.why = why
 
 
 def refused_at_edge(kind: str, why: str) -> StoreRefused:
     return StoreRefused(
-        Refusal.BAD_INPUT, f"the store cannot keep this {kind}: {why}; nothing was changed"
+        Refusal.BAD_INPUT,
+        Message(
+            "the store cannot keep this {row}: {text}; nothing was changed", row=kind, text=why
+        ),
     )
 
 
 def refused_by_writer(kind: str, why: str) -> StoreRefused:
     return StoreRefused(
-        Refusal.FAILED, f"the store could not write this {kind}: {why}; nothing was changed"
+        Refusal.FAILED,
+        Message(
+            "the store could not write this {row}: {text}; nothing was changed", row=kind, text=why
+        ),
     )
 
 

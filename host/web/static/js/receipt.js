@@ -154,7 +154,7 @@ function setPaper(paper) {
     document.head.append(style);
   }
   if (paper === "a6") {
-    style.textContent = "@page { size: 105mm 148mm; margin: 8mm; }";
+    style.textContent = "@page { size: 105mm 148mm; margin: 6mm; }";
     return;
   }
   const box = document.getElementById("receipt");

@@ -22,7 +22,7 @@ import logging
 import os
 import socket
 import sys
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -33,7 +33,6 @@ from baulk.host.mqtt.mirror import BrokerMirror
 from baulk.host.venue.live import LiveHub
 
 if TYPE_CHECKING:
-    from baulk.host.venue.daemon import Daemon
     from baulk.host.web.app import WebServer
 
 log = logging.getLogger("baulk.board")
@@ -70,11 +69,9 @@ class NoReports:
 
 
 class MirroredBoards:
-    """What the web app reads from a :class:`~baulk.host.venue.daemon.Daemon`
-    (``tables``, ``table_ids``, ``board``, ``store_status``, ``hub``, ``config``,
-    ``reader``),
-    filled from the broker.  Runs on the event loop; the mirror hands boards
-    over with :meth:`publish_threadsafe`."""
+    """What every server of the boards offers the web app
+    (host/web/doors.py ``Boards``), filled from the broker.  Runs on the
+    event loop; the mirror hands boards over with :meth:`publish_threadsafe`."""
 
     def __init__(self, config: config_mod.Config, loop: asyncio.AbstractEventLoop) -> None:
         # No operator token: actions go to the host the table is plugged into.
@@ -213,10 +210,9 @@ async def serve(
 ) -> tuple[WebServer, str]:
     """The daemon's web app over ``boards``, plus ``/api/mqtt``; returns the
     server and the base URL (with the real port when ``port`` was 0)."""
-    from baulk.host.web.app import build_app, serve_app
+    from baulk.host.web.app import build_boards_app, serve_app
 
-    # The web app is typed for the Daemon; MirroredBoards has every member it reads.
-    app = build_app(cast("Daemon", boards))
+    app = build_boards_app(boards)
     app[MIRROR_KEY] = mirror
     app.router.add_get("/api/mqtt", api_mqtt)
     return await serve_app(app, host, port)

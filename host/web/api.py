@@ -8,7 +8,7 @@ off the event loop, once per store version."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
@@ -18,12 +18,10 @@ from baulk.host.referee import reports
 from baulk.host.referee.name_fixes import annotated_report, fixed_match
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import public_reads, sheet
-from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
+from baulk.host.web.doors import BOARDS_KEY, Boards
+from baulk.host.web.http import error, json_response, lang_of
 from baulk.host.web.public_reads import READS_KEY, Answer, Views, dumps_in_pieces
 from baulk.host.web.request_models import BEST_OF_MAX, MatchesQuery, query_of
-
-if TYPE_CHECKING:
-    from baulk.host.venue.daemon import Daemon
 
 
 # ---------------------------------------------------------------------- worked out off the loop
@@ -82,14 +80,14 @@ def _match_list(views: Views, table: str | None, limit: int, skip_empty: bool) -
     return _json({"schema": SCHEMA_VERSION, "matches": found})
 
 
-def _table_names(daemon: Daemon) -> tuple[tuple[str, str], ...]:
+def _table_names(daemon: Boards) -> tuple[tuple[str, str], ...]:
     boards = [daemon.board(t) for t in daemon.table_ids()]
     return tuple((str(b["table"]), str(b["name"])) for b in boards if b is not None)
 
 
 async def _page(request: web.Request, sheet_of: bool) -> web.StreamResponse:
     match_id, lang = request.match_info["match"], lang_of(request)
-    names = _table_names(request.app[DAEMON_KEY])
+    names = _table_names(request.app[BOARDS_KEY])
     key = ("sheet" if sheet_of else "report", match_id, lang, names)
     found = await request.app[READS_KEY].answer(
         request, key, _report_html, match_id, lang, names, sheet_of
@@ -108,7 +106,7 @@ async def sheet_page(request: web.Request) -> web.StreamResponse:
 
 
 async def api_root(request: web.Request) -> web.Response:
-    daemon = request.app[DAEMON_KEY]
+    daemon = request.app[BOARDS_KEY]
     return json_response(
         {
             "schema": SCHEMA_VERSION,
@@ -147,13 +145,13 @@ async def api_vocabulary(request: web.Request) -> web.Response:
 
 
 async def api_tables(request: web.Request) -> web.Response:
-    daemon = request.app[DAEMON_KEY]
+    daemon = request.app[BOARDS_KEY]
     boards = [daemon.board(t) for t in daemon.table_ids()]
     return json_response({"schema": SCHEMA_VERSION, "tables": [b for b in boards if b is not None]})
 
 
 async def api_table(request: web.Request) -> web.Response:
-    daemon = request.app[DAEMON_KEY]
+    daemon = request.app[BOARDS_KEY]
     board = daemon.board(request.match_info["table"])
     if board is None:
         return error(404, f"there is no table '{request.match_info['table']}'")

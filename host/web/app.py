@@ -37,6 +37,7 @@ from baulk.host.web import (
     sensors,
     staff_pages,
 )
+from baulk.host.web.doors import BOARDS_KEY, Boards
 from baulk.host.web.guard import (
     BACKLOG,
     RESERVED_FDS,
@@ -128,7 +129,7 @@ async def store_must_write(request: web.Request, handler: Any) -> web.StreamResp
     hears the same from the store's writer (host/store/writer.py)."""
     route = request.match_info.route.resource
     if request.method in CHANGES and route is not None and route.canonical not in STORE_FREE:
-        status = request.app[DAEMON_KEY].store_status()
+        status = request.app[BOARDS_KEY].store_status()
         if not status.get("ok", True):
             return error(503, StoreFailing(str(status.get("error"))).text, lang_of(request))
     response: web.StreamResponse = await handler(request)
@@ -142,6 +143,18 @@ async def _signed_in_staff(request: web.Request) -> bool:
 
 
 def build_app(daemon: Daemon) -> web.Application:
+    """The daemon's web app: every room."""
+    return _build(daemon, daemon)
+
+
+def build_boards_app(served: Boards) -> web.Application:
+    """The boards' rooms alone (the boards, the API's reads, the players, the
+    sign-in that refuses), over what every server reads: ``baulk board``,
+    which has no store and no tables of its own to act on."""
+    return _build(served, None)
+
+
+def _build(served: Boards, daemon: Daemon | None) -> web.Application:
     # Most connections the web side may hold: the process's descriptor limit
     # (raised to its hard limit where allowed) less what the tables and the
     # store need.
@@ -166,20 +179,23 @@ def build_app(daemon: Daemon) -> web.Application:
     )
     app[GUARD_KEY] = guard
     app[FILES_KEY] = files.load(STATIC)
-    app[DAEMON_KEY] = daemon
+    app[BOARDS_KEY] = served
+    if daemon is not None:  # the rooms that act reach the daemon itself (host/web/doors.py)
+        app[DAEMON_KEY] = daemon
     app[THROTTLE_KEY] = Guessing()
     # A signed-in staff member's connection is never pushed out for room.
     guard.is_staff = _signed_in_staff
     boards.add_routes(app)  # the venue's screens and the live feed
     api.add_routes(app)  # the API's reads, the report pages
     auth.add_routes(app)  # the sign-in and sign-out; the staff registry
-    console.add_routes(app)  # the console and its match actions
-    desk.add_routes(app)  # the desk: table sessions, bills, the daily report
-    handset.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
-    players.add_routes(app, daemon.config.store_path)  # player pages and the registry
-    sensors.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
-    openapi.add_routes(app)  # GET /api/openapi.json: every route above, described
-    staff_pages.add_routes(app)  # the owner's: users, tokens, activity, verify
+    players.add_routes(app, served.config.store_path)  # player pages and the registry
+    openapi.add_routes(app)  # GET /api/openapi.json: every route, described
+    if daemon is not None:
+        console.add_routes(app)  # the console and its match actions
+        desk.add_routes(app)  # the desk: table sessions, bills, the daily report
+        handset.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
+        sensors.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
+        staff_pages.add_routes(app)  # the owner's: users, tokens, activity, verify
     return app
 
 

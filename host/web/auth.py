@@ -56,6 +56,7 @@ from baulk.host.staff.registry import Registry, StaffError, WebSession, digest
 from baulk.host.staff.roles import OWNER, Actor
 from baulk.host.store import StaffWrite
 from baulk.host.web import console_session as cookies
+from baulk.host.web.doors import BOARDS_KEY
 from baulk.host.web.http import (
     BODY_KEY,
     DAEMON_KEY,
@@ -100,11 +101,10 @@ _HASHING = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-ar
 def registry_for(app: web.Application) -> Registry:
     """The staff registry of the app's daemon, loaded from its store (a
     server without a store, ``baulk board``, keeps none)."""
-    daemon = app[DAEMON_KEY]
-    committer = getattr(daemon, "committer", None)
-    db = getattr(daemon.reader, "db", None)
-    if committer is None or db is None:
+    daemon = app.get(DAEMON_KEY)
+    if daemon is None:  # a server of the boards alone (baulk board): no store, no staff
         return Registry(None)
+    committer = daemon.committer
 
     async def save(w: StaffWrite) -> bool:
         """Stored (True), or refused or not written in time (False): the
@@ -119,9 +119,8 @@ def registry_for(app: web.Application) -> Registry:
     async def offload(work: Callable[[], str]) -> str:
         return await asyncio.get_running_loop().run_in_executor(_HASHING, work)
 
-    clock = getattr(getattr(daemon, "sessions", None), "clock", None)
-    registry = Registry(save, clock, offload, daemon.config.operator_token)
-    registry.load(db)
+    registry = Registry(save, daemon.sessions.clock, offload, daemon.config.operator_token)
+    registry.load(daemon.reader.db)
     return registry
 
 
@@ -132,8 +131,9 @@ def _seen(receipt: asyncio.Future[None]) -> None:
 
 def _log_row(app: web.Application, row: StaffWrite) -> None:
     """Hand an activity row to the store's writer; never waits, never raises."""
-    committer = getattr(app[DAEMON_KEY], "committer", None)
-    if committer is not None:
+    daemon = app.get(DAEMON_KEY)
+    if daemon is not None:
+        committer = daemon.committer
         # Not awaited: a refused row is logged once by the committer, and the
         # request's answer never waits on the log.
         try:
@@ -160,7 +160,7 @@ def _web_session(request: web.Request) -> WebSession | None:
 
 
 def _operator_token(request: web.Request) -> str | None:
-    token: str | None = request.app[DAEMON_KEY].config.operator_token
+    token: str | None = request.app[BOARDS_KEY].config.operator_token
     return token
 
 
@@ -256,7 +256,7 @@ async def authorised(request: web.Request) -> web.Response | None:
 # ---------------------------------------------------------------------- the gate
 def _pattern(request: web.Request) -> str | None:
     route = request.match_info.route
-    resource = getattr(route, "resource", None)
+    resource = route.resource
     return resource.canonical if resource is not None else None
 
 
@@ -267,8 +267,9 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
     rule = role_table.rule_for(method, pattern)
     changing = method not in role_table.SAFE_METHODS
     staff = request.app[STAFF_KEY]
-    db = getattr(request.app[DAEMON_KEY].reader, "db", None)
-    if db is not None:
+    daemon = request.app.get(DAEMON_KEY)
+    if daemon is not None:
+        db = daemon.reader.db
         # What baulk users changed in the file: at once for a request with a
         # credential (a disabled account's next request is refused; a sign-in
         # carries one in its body: a code made before a reset is refused),
@@ -523,7 +524,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
         if found[0] == 429:
             response.headers["Retry-After"] = "".join(c for c in found[1] if c.isdigit()) or "60"
         return response
-    config = request.app[DAEMON_KEY].config
+    config = request.app[BOARDS_KEY].config
     staff = request.app[STAFF_KEY]
     old = _web_session(request)
     try:
@@ -577,7 +578,7 @@ async def console_state(request: web.Request) -> web.Response:
 async def console_sign_out(request: web.Request) -> web.Response:
     lang = lang_of(request)
     s = _web_session(request)
-    config = request.app[DAEMON_KEY].config
+    config = request.app[BOARDS_KEY].config
     if s is not None:
         why = cookies.refusal(request, s.csrf)
         if why is not None:

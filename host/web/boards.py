@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from baulk.host.config import valid_table_id
 from baulk.host.web import files, public_reads
-from baulk.host.web.http import DAEMON_KEY, FILES_KEY, GUARD_KEY, error, lang_of, page
-
-if TYPE_CHECKING:
-    from baulk.host.venue.daemon import Daemon
+from baulk.host.web.doors import BOARDS_KEY, Boards
+from baulk.host.web.http import FILES_KEY, GUARD_KEY, error, lang_of, page
 
 
 async def static_file(request: web.Request) -> web.StreamResponse:
@@ -32,13 +30,13 @@ async def index(request: web.Request) -> web.StreamResponse:
 
 
 async def table_page(request: web.Request) -> web.StreamResponse:
-    if request.match_info["table"] not in request.app[DAEMON_KEY].tables:
+    if request.match_info["table"] not in request.app[BOARDS_KEY].tables:
         raise web.HTTPNotFound(text="no such table")
     return page(request, "board.html")
 
 
 async def overlay_page(request: web.Request) -> web.StreamResponse:
-    if request.match_info["table"] not in request.app[DAEMON_KEY].tables:
+    if request.match_info["table"] not in request.app[BOARDS_KEY].tables:
         raise web.HTTPNotFound(text="no such table")
     return page(request, "overlay.html")
 
@@ -57,7 +55,7 @@ FEEDS_KEY: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("live_feeds")
 
 
 async def api_live(request: web.Request) -> web.StreamResponse:
-    daemon = request.app[DAEMON_KEY]
+    daemon = request.app[BOARDS_KEY]
     tables: set[str] | None = None
     if "tables" in request.query:
         tables = {t for t in request.query["tables"].split(",") if t}
@@ -101,7 +99,7 @@ async def api_live(request: web.Request) -> web.StreamResponse:
     return ws
 
 
-async def _send_feed(ws: web.WebSocketResponse, sub: Any, daemon: Daemon) -> None:
+async def _send_feed(ws: web.WebSocketResponse, sub: Any, daemon: Boards) -> None:
     # No timeout here for each message: a send waits only once the socket's
     # buffers are full, and the guard's sweep closes a feed that stays so.
     try:

@@ -61,6 +61,7 @@ from aiohttp import web
 from baulk.host.staff import roles
 from baulk.host.store import Changes, StoreError, StoreReader, connect
 from baulk.host.web import auth
+from baulk.host.web.doors import BOARDS_KEY
 from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
 
 if TYPE_CHECKING:
@@ -558,13 +559,14 @@ def install(app: web.Application, store_path: Path | None = None) -> PublicReads
     them), over the daemon's store, or ``store_path`` in an app without one."""
     if READS_KEY in app:
         return app[READS_KEY]
-    daemon = app.get(DAEMON_KEY)
-    path = daemon.config.store_path if daemon is not None else store_path
+    served = app.get(BOARDS_KEY)
+    daemon = app.get(DAEMON_KEY)  # None on a board fed by MQTT
+    path = served.config.store_path if served is not None else store_path
     if path is None:
-        raise ValueError("public reads need the daemon or a store's path")
+        raise ValueError("public reads need the boards' server or a store's path")
 
     def open_reader() -> Views:
-        own = daemon.reader if daemon is not None else None
+        own = served.reader if served is not None else None
         if isinstance(own, StoreReader):
             return Views(StoreReader(own.path), own.path)  # connections of the worker's own
         # A board fed by MQTT has a stand-in, which holds no file.

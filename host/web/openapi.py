@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_json_schema
 from pydantic_core import core_schema
 
+from baulk.host import config
 from baulk.host.name_rules import NAME_BYTES
 from baulk.host.staff import roles
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
@@ -185,7 +186,7 @@ TOKEN_ROW: Schema = obj({"id": INT, "name": STR, "role": STR}, ("id", "name", "r
 # ---------------------------------------------------------------------- parameters
 # Each query and each body is its model's (host/web/request_models.py): the
 # document's schemas are generated from them, and the path's parameters are here.
-TABLE_ID: Schema = {"type": "string", "pattern": requests.TABLE_ID}
+TABLE_ID: Schema = {"type": "string", "pattern": config.TABLE_ID}
 TABLE = {"name": "table", "in": "path", "required": True, "schema": TABLE_ID}
 ID_PATTERN = {"type": "string", "pattern": requests.ID_PATTERN}
 

@@ -59,6 +59,7 @@ from pydantic_core import CoreSchema, PydanticCustomError
 from baulk.firmware import engine, names
 from baulk.host.club import money, views
 from baulk.host.club.sessions import QUANTITY_MOST
+from baulk.host.config import TABLE_ID  # a table id as the config declares it
 from baulk.host.handset import sync as handset
 from baulk.host.name_rules import NAME_BYTES, OPERATOR, TEXT_BYTES, problem
 from baulk.host.staff import accounts, roles
@@ -69,7 +70,6 @@ from baulk.protocol.host_codec import CaptureRequest
 BEST_OF_MAX: int = engine._MAX_BEST_OF  # the engine's (it holds a match's frames)
 VERSION_CHARS = 40  # a bill's version as the desk was shown it
 EXPECT_CHARS = 64  # a match id as the console was shown it
-TABLE_ID = r"^[A-Za-z0-9_-]{1,32}$"  # host/config.py valid_table_id
 ID_PATTERN = r"^[0-9]{1,12}$"
 WHO_CHARS = 40  # the activity log's filter by person
 SEARCH_CHARS = 100  # a player search

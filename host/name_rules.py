@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from baulk.host.sentences import Message
+
 NAME_BYTES = 48  # the device's limit for a name (UTF-8)
 # A line of free text (a reason, a payer's note): the desk's and the request
 # models' bound, declared here so the club and the web side share it.
@@ -68,21 +70,25 @@ def refused_char(c: str, free_text: bool = False) -> str | None:
     return None
 
 
-def problem(text: str, what: str, free_text: bool = False) -> str | None:
+def problem(text: str, what: str, free_text: bool = False) -> Message | None:
     """The sentence that says why ``text`` breaks the rules, or None."""
     for c in text:
         why = refused_char(c, free_text)
         if why == "invisible":
-            return (
-                f"{what} must not hold control, invisible or direction characters (U+{ord(c):04X})"
+            return Message(
+                "{what} must not hold control, invisible or direction characters ({text})",
+                what=what,
+                text=f"U+{ord(c):04X}",
             )
         if why == "picture":
-            return (
-                f"{what} must not hold emoji or symbols (U+{ord(c):04X}): "
-                "the boards and the handset cannot draw them"
+            return Message(
+                "{what} must not hold emoji or symbols ({text}): "
+                "the boards and the handset cannot draw them",
+                what=what,
+                text=f"U+{ord(c):04X}",
             )
     if not free_text and not any(unicodedata.category(c)[0] in "LN" for c in text):
-        return f"{what} must hold a letter or a digit"
+        return Message("{what} must hold a letter or a digit", what=what)
     return None
 
 

@@ -42,8 +42,19 @@ PDI = "\u2069"
 # The placeholders whose value is a name from a vocabulary, said by the
 # catalogue's entry in that context: the balls and the foul kinds of
 # firmware/names.py, the engine's keys, the options a referee's call needs a
-# foul for, and the kinds of row the store refuses (host/store/records.py).
-NAMED = {"ball": "ball", "kind": "foul", "key": "key", "option": "option", "row": "row"}
+# foul for, the kinds of row the store refuses (host/store/records.py), what
+# a name's or a text's refusal names (a body's key), a credential's field and
+# a staff role.
+NAMED = {
+    "ball": "ball",
+    "kind": "foul",
+    "key": "key",
+    "option": "option",
+    "row": "row",
+    "what": "what",
+    "field": "field",
+    "role": "role",
+}
 # The flag of the catalogue's entries that are the device's reasons: its rules
 # engine's and its own (:func:`device_reason`).
 DEVICE = "device"
@@ -57,6 +68,11 @@ class Message:
     def __init__(self, msgid: str, /, **params: object) -> None:
         self.msgid = msgid
         self.params: Mapping[str, object] = params
+
+    def but(self, **params: object) -> Message:
+        """The same sentence with some of its values changed (a name's
+        refusal, made before it knows what it names)."""
+        return Message(self.msgid, **{**self.params, **params})
 
     def __str__(self) -> str:
         return self.msgid.format(**{k: str(v) for k, v in self.params.items()})
@@ -72,6 +88,22 @@ class Message:
 
     def __hash__(self) -> int:
         return hash(self.msgid)
+
+
+def declared(text: str) -> Message:
+    """A constant sentence a module declares as data rather than where it is
+    given (the request models' rules and descriptions, which the API's
+    document shows too): its msgid is the text.  Such a module lists every
+    one it can give (host/web/request_models.py ``every_sentence``), and
+    the coverage test holds that list to the catalogue."""
+    return Message(text)
+
+
+def message_of(e: BaseException) -> Message | str:
+    """What an exception says: its Message, when it was raised with one
+    (``ValueError(Message(...))``), else its text."""
+    first = e.args[0] if e.args else None
+    return first if isinstance(first, Message) else str(e)
 
 
 def placeholders(template: str) -> set[str]:

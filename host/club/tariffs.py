@@ -257,7 +257,7 @@ def _label(value: object, key: str, default: str | None = None) -> str:
         raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
     why = name_rules.problem(text, key, free_text=True)
     if why is not None or not any(c.isalnum() for c in text):
-        raise TariffError(why or f"{key} must hold a letter or a digit")
+        raise TariffError(str(why) if why else f"{key} must hold a letter or a digit")
     return text
 
 
@@ -381,7 +381,7 @@ def parse(data: dict[str, Any], tables: set[str] | None = None) -> Billing:
         )
     why = name_rules.problem(venue, "billing.venue", free_text=True)
     if why is not None:
-        raise TariffError(why)
+        raise TariffError(str(why))
     raw_tariffs = data.get("tariff", [])
     if not isinstance(raw_tariffs, list) or len(raw_tariffs) > TARIFFS_MOST:
         raise TariffError(f"[[tariff]] entries must be an array of at most {TARIFFS_MOST} tables")

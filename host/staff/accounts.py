@@ -9,6 +9,7 @@ import unicodedata
 from typing import Any
 
 from baulk.host.name_rules import OPERATOR
+from baulk.host.sentences import Message
 from baulk.host.staff.roles import REFEREE, ROLES
 
 NAME_CHARS = 32
@@ -23,11 +24,13 @@ _TABLE = re.compile(r"[A-Za-z0-9_-]{1,32}")
 
 def _text(value: object, field: str) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{field} must be text")
+        raise ValueError(Message("{field} must be text", field=field))
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{field} must be text (it holds a broken character)") from None
+        raise ValueError(
+            Message("{field} must be text (it holds a broken character)", field=field)
+        ) from None
     return value
 
 
@@ -36,14 +39,26 @@ def check_person(value: object, field: str = "name") -> str:
     (any script: Persian names are names), 1–32 characters."""
     text = unicodedata.normalize("NFC", _text(value, field).strip())
     if not 1 <= len(text) <= NAME_CHARS:
-        raise ValueError(f"{field} must have 1 to {NAME_CHARS} characters")
+        raise ValueError(
+            Message("{field} must have 1 to {n} characters", field=field, n=NAME_CHARS)
+        )
     for c in text:
         if not (c.isalnum() or c in _PUNCT) or unicodedata.category(c) in ("Cf", "Cc"):
             raise ValueError(
-                f"{field} may hold letters, digits, spaces and . - _ ' only (not U+{ord(c):04X})"
+                Message(
+                    "{field} may hold letters, digits, spaces and . - _ ' only (not {text})",
+                    field=field,
+                    text=f"U+{ord(c):04X}",
+                )
             )
     if key_of(text) == OPERATOR:
-        raise ValueError(f"{field} '{OPERATOR}' is kept for the configured operator token")
+        raise ValueError(
+            Message(
+                "{field} '{text}' is kept for the configured operator token",
+                field=field,
+                text=OPERATOR,
+            )
+        )
     return text
 
 
@@ -54,16 +69,16 @@ def key_of(name: str) -> str:
 
 def check_role(value: object) -> str:
     if value not in ROLES:
-        raise ValueError(f"role must be one of: {', '.join(ROLES)}")
+        raise ValueError(Message("role must be one of: {text}", text=", ".join(ROLES)))
     return str(value)
 
 
 def check_password(value: object) -> str:
     text = _text(value, "password")
     if len(text) < PASSWORD_MIN:
-        raise ValueError(f"password must have at least {PASSWORD_MIN} characters")
+        raise ValueError(Message("password must have at least {n} characters", n=PASSWORD_MIN))
     if len(text.encode()) > PASSWORD_BYTES:
-        raise ValueError(f"password must be at most {PASSWORD_BYTES} bytes")
+        raise ValueError(Message("password must be at most {n} bytes", n=PASSWORD_BYTES))
     return text
 
 
@@ -72,7 +87,7 @@ def check_pin(value: object) -> str:
     text = _text(value, "pin").strip().translate(_DIGITS)
     low, high = PIN_DIGITS
     if not (low <= len(text) <= high and text.isascii() and text.isdigit()):
-        raise ValueError(f"pin must be {low} to {high} digits")
+        raise ValueError(Message("pin must be {n} to {m} digits", n=low, m=high))
     return text
 
 
@@ -108,11 +123,15 @@ def check_tables(value: object) -> list[str] | None:
     if value is None:
         return None
     if not isinstance(value, list) or not value or len(value) > 64:
-        raise ValueError("tables must be a list of 1 to 64 table ids, or null for every table")
+        raise ValueError(
+            Message("tables must be a list of 1 to 64 table ids, or null for every table")
+        )
     out: list[str] = []
     for t in value:
         if not isinstance(t, str) or not _TABLE.fullmatch(t):
-            raise ValueError("tables must be a list of table ids (letters, digits, '-' or '_')")
+            raise ValueError(
+                Message("tables must be a list of table ids (letters, digits, '-' or '_')")
+            )
         if t not in out:
             out.append(t)
     return out
@@ -121,12 +140,14 @@ def check_tables(value: object) -> list[str] | None:
 def check_token_name(value: object) -> str:
     text = _text(value, "token name").strip()
     if not 1 <= len(text) <= TOKEN_NAME_CHARS or any(not c.isprintable() for c in text):
-        raise ValueError(f"token name must be 1 to {TOKEN_NAME_CHARS} printable characters")
+        raise ValueError(
+            Message("token name must be 1 to {n} printable characters", n=TOKEN_NAME_CHARS)
+        )
     return text
 
 
 def tables_for(role: str, tables: Any) -> list[str] | None:
     """Only a referee is limited to tables."""
     if tables is not None and role != REFEREE:
-        raise ValueError("only a referee is limited to tables")
+        raise ValueError(Message("only a referee is limited to tables"))
     return check_tables(tables)

@@ -62,6 +62,7 @@ from baulk.host.club.sessions import QUANTITY_MOST
 from baulk.host.config import TABLE_ID  # a table id as the config declares it
 from baulk.host.handset import sync as handset
 from baulk.host.name_rules import NAME_BYTES, OPERATOR, TEXT_BYTES, problem
+from baulk.host.sentences import Message, declared
 from baulk.host.staff import accounts, roles
 from baulk.host.web.http import LANGS, error, lang_of, read_body
 from baulk.protocol import messages
@@ -77,7 +78,7 @@ SEARCH_MOST = 100  # players a search lists
 MATCHES_MOST = 1000  # matches a list holds
 FIRST_YEAR, LAST_YEAR = 1970, 2200  # a report's days: past these is a typing mistake
 FIRST_JYEAR, LAST_JYEAR = FIRST_YEAR - 621, LAST_YEAR - 622
-WHAT = "{what}"  # a name's or a text's sentence, before it knows what it names
+WHAT = "value"  # a name's or a text's sentence, before it knows what it names (sentence())
 
 # The formats of this document's own, each what its value must be.
 NAME_FORMAT = "baulk-name"
@@ -123,9 +124,11 @@ def _trimmed(value: object, most: int, kind: str, free_text: bool) -> str:
     """A name or a line of text as sent: a string of at most ``most`` bytes,
     trimmed, not empty, and held to host/name_rules.py."""
     if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"{WHAT} must be a non-empty {kind}")
+        if kind == "name":
+            raise ValueError(Message("{what} must be a non-empty name", what=WHAT))
+        raise ValueError(Message("{what} must be a non-empty text", what=WHAT))
     if len(value.encode("utf-8", "surrogatepass")) > most:
-        raise ValueError(f"{WHAT} is longer than {most} bytes")
+        raise ValueError(Message("{what} is longer than {n} bytes", what=WHAT, n=most))
     text = value.strip()
     why = problem(text, WHAT, free_text=free_text)
     if why is not None:
@@ -153,9 +156,14 @@ Text = Annotated[
 ]
 
 
+# The staff rules' sentences for a value longer than the document's bound.
+TOO_LONG: list[str] = []
+
+
 def _staff_rule(check: Callable[[object], str], longest: int, too_long: str) -> PlainValidator:
     """An account rule of host/staff/accounts.py, over a string of at most
     ``longest`` characters as sent (the document's bound: the rule trims)."""
+    TOO_LONG.append(too_long)
 
     def run(value: object) -> str:
         if isinstance(value, str) and len(value) > longest:
@@ -307,7 +315,7 @@ class Body(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
     # a key's own sentence when it is missing (otherwise: the key's rule)
-    MISSING: ClassVar[dict[str, str]] = {}
+    MISSING: ClassVar[dict[str, str | Message]] = {}
     # a key's own sentence for any refusal of it (otherwise: "key must be
     # <its description>"); a subclass's add to its bases'
     SAID: ClassVar[dict[str, str]] = {"who": "who must be a non-empty name"}
@@ -393,7 +401,8 @@ _T_WIRE: Any = messages._raw("t")
 T_MOST: int = int(_T_WIRE[1][3])  # the wire's bound on an input's t (a u63 of ms)
 _EVENT_NAMES = [n for n in names.EVENTS if n != "match"]  # a new match has its own route
 EV_RULE = f"ev must be one of: {', '.join(_EVENT_NAMES)}"
-NEW_MATCH_RULE = "a new match goes to POST /api/tables/{table}/match"  # ev 'match' as a command
+# ev 'match' as a command
+NEW_MATCH_RULE = Message("a new match goes to POST {path}", path="/api/tables/{table}/match")
 
 
 class Event(Body):
@@ -418,7 +427,7 @@ def _event_model(name: str) -> type[Event]:
         default: Any = ... if key in required else None
         fields[key] = (kind, Field(default, description=rule))  # given: never null
     model: type[Event] = create_model(f"Event_{name}", __base__=Event, **fields)
-    model.MISSING = {k: f"{name} needs '{k}'" for k in required}
+    model.MISSING = {k: Message("{text} needs '{key}'", text=name, key=k) for k in required}
     return model
 
 
@@ -946,11 +955,14 @@ BODIES: dict[tuple[str, str], type[BaseModel]] = {
 
 
 # ---------------------------------------------------------------------- refusals
-def _what(loc: list[int | str]) -> str:
-    """What a name's sentence names, from where it is in the body."""
+def _what(loc: list[int | str]) -> Message | str:
+    """What a name's sentence names, from where it is in the body: a key
+    (said by the catalogue's ``what`` context), or a player by his place."""
     key = str(loc[0]) if loc else "value"
-    if key == "players" and len(loc) > 1:
-        return "player " + ".".join(str(int(i) + 1) for i in loc[1:])
+    if key == "players" and len(loc) == 2:
+        return Message("player {n}", n=int(loc[1]) + 1)
+    if key == "players" and len(loc) > 2:
+        return Message("player {n}.{m}", n=int(loc[1]) + 1, m=int(loc[2]) + 1)
     return key
 
 
@@ -961,74 +973,96 @@ def _variant(model: type[BaseModel], tag: object) -> type[BaseModel] | None:
     return variants.get(str(tag))
 
 
-def _rule(model: type[BaseModel] | None, key: str) -> str:
+def _rule_text(model: type[BaseModel] | None, key: str) -> str | None:
     for base in model.__mro__ if model is not None else ():
         said: dict[str, str] = base.__dict__.get("SAID", {})
         if key in said:
             return said[key]
     field = model.model_fields.get(key) if model is not None else None
     if field is None or not field.description:
-        return f"{key} is not valid here"
+        return None
     return f"{key} must be {field.description}"
 
 
-def sentence(model: type[BaseModel], found: ValidationError) -> str:
-    """The refusal of a body or a query, as one bounded English sentence."""
+def _rule(model: type[BaseModel] | None, key: str) -> Message:
+    """A key's sentence: its own (SAID), or "key must be <its description>",
+    declared where the document takes it from (:func:`every_sentence`)."""
+    text = _rule_text(model, key)
+    return declared(text) if text else Message("{key} is not valid here", key=key[:40])
+
+
+def _custom(text: str) -> Message:
+    """A model's own sentence, as pydantic gives it back (its
+    custom_error_message: one of :func:`every_sentence`)."""
+    return declared(text[:200])
+
+
+def _missing(model: type[BaseModel] | None, key: str) -> Message | None:
+    said: str | Message | None = getattr(model, "MISSING", {}).get(key)
+    return declared(said) if isinstance(said, str) else said
+
+
+def sentence(model: type[BaseModel], found: ValidationError) -> Message:
+    """The refusal of a body or a query, as one bounded sentence."""
     e = found.errors(include_url=False)[0]
     kind, loc, ctx = e["type"], list(e["loc"]), e.get("ctx") or {}
     given = e.get("input")
     if kind == "ev" and isinstance(given, dict) and given.get("ev") == "match":
         return NEW_MATCH_RULE
     if kind in ("players_form", "ev", "role", "sign_in"):
-        return str(e["msg"])[:200]
+        return _custom(str(e["msg"]))
     if getattr(model, "VARIANTS", None) is not None:
         if not loc:
-            return str(e["msg"])[:200]
+            return _custom(str(e["msg"]))
         model_of = _variant(model, loc.pop(0))
     else:
         model_of = model
     if len(loc) > 1 and loc[0] == "players" and loc[1] in ("names", "teams"):
         tag = loc.pop(1)
         if tag == "teams" and len(loc) == 2 and kind in ("too_short", "too_long", "list_type"):
-            return f"team {int(loc[1]) + 1} must have two players"
+            return Message("team {n} must have two players", n=int(loc[1]) + 1)
     key = str(loc[0]) if loc else "body"
     if kind == "extra_forbidden":
         allowed = sorted(model_of.model_fields) if model_of is not None else []
-        return f"unknown key '{key[:40]}' (allowed: {', '.join(allowed)})"
+        return Message(
+            "unknown key '{key}' (allowed: {text})", key=key[:40], text=", ".join(allowed)
+        )
     if kind == "missing":
-        missing: dict[str, str] = getattr(model_of, "MISSING", {})
-        return missing.get(key) or _rule(model_of, key)
+        return _missing(model_of, key) or _rule(model_of, key)
     if kind == "value_error" and "error" in ctx:
-        said = str(ctx["error"])
-        missing = getattr(model_of, "MISSING", {})
-        if said.startswith(f"{WHAT} must be a non-empty") and key in missing:
-            return str(missing[key])  # a blank reason is none
-        return said.replace(WHAT, _what(loc))[:300]
+        raised = ctx["error"]
+        said = raised.args[0] if isinstance(raised, ValueError) and raised.args else None
+        if not isinstance(said, Message):
+            return declared(str(raised)[:300])  # a validator's constant (every_sentence)
+        if "what" not in said.params:
+            return said
+        blank = _missing(model_of, key)
+        if blank is not None and said.msgid.startswith("{what} must be a non-empty"):
+            return blank  # a blank reason is none
+        return said.but(what=_what(loc))
     return _rule(model_of, key)
 
 
 def every_sentence() -> list[str]:
-    """Every sentence the models give, with sample values (tests/web/test_refusals.py)."""
+    """Every sentence the models declare as data (:func:`declared`): their
+    custom messages, the validators' constant refusals, each key's own
+    sentence and "key must be <its description>" (tests/web/test_refusals.py
+    holds each to the catalogue)."""
     out: set[str] = {PLAYERS_MIXED, EV_RULE, ROLE_RULE, SIGN_IN_RULE, NOTHING_TO_CHANGE}
-    out.add(NEW_MATCH_RULE)
-    out.add("team 1 must have two players")
+    out.add(NOT_ZERO)
     out.add("occupied must be a list of spot names, each once")
-    for what in ("player 1", "player 1.2", "who", "reason", "payer"):
-        for kind in ("name", "text"):
-            out.add(f"{what} must be a non-empty {kind}")
-        out.add(f"{what} is longer than {NAME_BYTES} bytes")
-        out.add(f"{what} is longer than {TEXT_BYTES} bytes")
+    out.update(TOO_LONG)
     out.add(f"date must be {DATE_RULE}")
     out.add(f"jdate must be {JDATE_RULE}")
-    out.add("the query gives lang more than once")
     models: list[type[BaseModel]] = [*QUERIES.values(), *EVENTS.values()]
     for m in BODIES.values():
         models.extend(getattr(m, "VARIANTS", {}).values() or [m])
     for m in models:
-        out.update(getattr(m, "MISSING", {}).values())
+        out.update(v for v in getattr(m, "MISSING", {}).values() if isinstance(v, str))
         for key in m.model_fields:
-            out.add(_rule(m, key))
-        out.add(f"unknown key 'x' (allowed: {', '.join(sorted(m.model_fields))})")
+            text = _rule_text(m, key)
+            if text:
+                out.add(text)
     return sorted(out)
 
 
@@ -1071,7 +1105,7 @@ def _check_query(request: web.Request, model: type[Query]) -> Query | web.Respon
     for key in model.model_fields:
         values = request.query.getall(key, [])
         if len(values) > 1:
-            return error(400, f"the query gives {key[:40]} more than once", lang)
+            return error(400, Message("the query gives {key} more than once", key=key[:40]), lang)
         if values:
             given[key] = values[0]
     try:

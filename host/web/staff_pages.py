@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from baulk.host.club import daily, views
+from baulk.host.sentences import message_of
 from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
@@ -51,7 +52,7 @@ def _refused(e: StaffError | ValueError, lang: str) -> web.Response:
     of the state (the account as it is, a name already taken): a 409."""
     if isinstance(e, StaffError):
         return refused(e, lang)
-    return error(409, str(e), lang)
+    return error(409, message_of(e), lang)
 
 
 async def me(request: web.Request) -> web.Response:

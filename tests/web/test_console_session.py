@@ -82,7 +82,11 @@ def test_errors_come_in_the_language_asked_for(daemon: DaemonThread) -> None:
         {"X-CSRF-Token": csrf},
     )  # fmt: skip
     assert bad.status == 400  # the correction's model (host/web/request_models.py) refuses it
-    assert bad.body == {"error": "ball must be a ball name", "message": "توپ باید نام یک توپ باشد"}
+    assert bad.body == {  # its message id beside the English (host/sentences.py)
+        "error": "ball must be a ball name",
+        "message": "توپ باید نام یک توپ باشد",
+        "id": "ball must be a ball name",
+    }
 
 
 def test_sign_out_ends_the_session(daemon: DaemonThread, peer: DevicePeer) -> None:

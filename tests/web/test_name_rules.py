@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from baulk.host.name_rules import shown_name, shown_players
-from baulk.host.web.refusals import persian
+from baulk.host.sentences import catalogue, say
 from baulk.host.web.request_models import NewMatch, PocketCheck, ReopenSession, sentence
 
 
@@ -23,6 +23,13 @@ def _held(model: type[BaseModel], body: dict[str, Any]) -> BaseModel:
         return model.model_validate(body)
     except ValidationError as e:
         raise ValueError(sentence(model, e)) from None
+
+
+def persian(e: BaseException) -> str:
+    """The refusal's Persian, from its entry in the catalogue."""
+    message = e.args[0]
+    assert catalogue().get(message.msgid), message
+    return say(message, "fa")
 
 
 def check_name(value: object, what: str) -> str:
@@ -99,7 +106,7 @@ def test_emoji_and_symbols_are_refused_with_a_clear_sentence(c: str) -> None:
     text = str(e.value)
     assert text.startswith("player 2 must not hold emoji or symbols (U+")
     assert text.endswith("the boards and the handset cannot draw them")
-    assert persian(text) is not None
+    assert persian(e.value).startswith("بازیکن ۲: شکلک و نماد نمی‌پذیرد")
 
 
 @pytest.mark.parametrize(
@@ -139,7 +146,7 @@ def test_free_text_follows_the_same_rules_with_signs_besides() -> None:
         with pytest.raises(ValueError) as e:
             check_text(bad, "reason")
         assert (why in str(e.value)) or (why == "invisible" and "invisible" in str(e.value))
-        assert persian(str(e.value)) is not None, str(e.value)
+        assert persian(e.value).startswith("دلیل"), str(e.value)
 
 
 def test_a_tables_own_names_are_shown_by_the_rules() -> None:

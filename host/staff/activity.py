@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
-from baulk.host.club import views
+from baulk.host.club import bills, money, views
 from baulk.host.club.clock import Stamp
 from baulk.host.staff.accounts import key_of
 from baulk.host.staff.roles import Actor
-from baulk.host.store import StaffWrite
+from baulk.host.store import StaffWrite, StoreReader
 
 WHAT_CHARS = 300
 DEVICE_CHARS = 200
@@ -97,11 +97,17 @@ def action_of(method: str, pattern: str | None, body: dict[str, Any] | None) -> 
 # ``did_`` + the action's name (spaces and hyphens as ``_``) in
 # host/web/static/words.json, with these parameters: a ``str`` is a name
 # (drawn isolated), an ``int`` a number (in the reader's digits), a
-# :class:`Word` a word of the same table.  A console command reads as
-# ``did_command`` with the event's name.
+# :class:`Word` a word of the same table, a :class:`Money` an amount (said
+# as every amount is said, host/club/money.py ``fmt``).  A console command
+# reads as ``did_command`` with the event's name.  An action that moves money
+# says how much when its session's money rows tell it (:class:`SessionMoney`):
+# its words are then ``did_...`` + ``_amount``, with ``{amount}``.
 REFUSALS = "refusals"
 VOID_UNDONE = "session unvoid"  # a void undone (its body's ``undo``)
 SENTENCE_NAMES = frozenset({*ACTIONS.values(), REFUSALS, VOID_UNDONE})
+MONEY_NAMES = frozenset(
+    {"item add", "item take-back", "correction", "correction take-back", "refund"}
+)
 _PARAM = re.compile(r"\\\{([a-z]+)\\\}")  # a {param} of a pattern, once escaped
 _PATTERNS = [
     (pattern, re.compile("^" + _PARAM.sub(r"(?P<\1>[^/]+)", re.escape(pattern)) + "$"))
@@ -116,11 +122,77 @@ class Word:
     key: str
 
 
-Var = str | int | Word
+@dataclass(frozen=True)
+class Money:
+    """An amount in a sentence: minor units of a currency."""
+
+    minor: int
+    currency: str
+
+
+Var = str | int | Word | Money
+
+
+@dataclass(frozen=True)
+class SessionMoney:
+    """A session's money rows as the store holds them, for the amounts its
+    rows of the log say: its currency, its items and take-backs, its
+    corrections, refunds and reversals (host/store/club_queries.py)."""
+
+    currency: str
+    items: list[dict[str, Any]]
+    corrections: list[dict[str, Any]]
+
+
+def session_money(reader: StoreReader, session_ids: set[int]) -> dict[int, SessionMoney]:
+    """The money rows of these sessions, read once for a page of the log."""
+    ids = sorted(session_ids)
+    if not ids:
+        return {}
+    items, fixes = reader.items(ids), reader.corrections(ids)
+    out = {}
+    for sid in ids:
+        session = reader.session(sid)
+        if session is not None:
+            currency = bills.tariff_of(session["tariff"]).currency
+            out[sid] = SessionMoney(currency, items[sid], fixes[sid])
+    return out
 
 
 def sentence_key(name: str) -> str:
     return "did_" + re.sub(r"[ -]", "_", name)
+
+
+def _amount(
+    name: str, body: dict[str, Any], line: int, wall_ms: object, m: SessionMoney
+) -> int | None:
+    """How much a money action moved, in minor units, from the request and
+    the session's rows; None when they do not tell it (an amount that was
+    refused as typed, a row not found)."""
+    if name in ("correction", "refund"):  # a refund: what was given back
+        try:
+            return money.parse(body.get("amount"), m.currency)
+        except money.MoneyError:
+            return None
+    if name == "item add":
+        # the price of the moment: the item's newest line of the session then
+        when = wall_ms if isinstance(wall_ms, int) else None
+        sold = [
+            i["price"]
+            for i in m.items
+            if i["item"] == body.get("item")
+            and i["reverses"] is None
+            and (when is None or i["created_wall_ms"] <= when)
+        ]
+        q = body.get("quantity", 1)
+        return sold[-1] * q if sold and isinstance(q, int) and not isinstance(q, bool) else None
+    if name == "item take-back":
+        back = [i["price"] * i["quantity"] for i in m.items if i["id"] == line]
+        return -back[0] if back else None
+    if name == "correction take-back":
+        fixed = [c["amount"] for c in m.corrections if c["id"] == line]
+        return -fixed[0] if fixed else None
+    return None
 
 
 def _request(what: str) -> tuple[str, str, dict[str, Any]]:
@@ -141,11 +213,14 @@ def _int(text: object) -> int | None:
     return int(text) if isinstance(text, str) and text.isdigit() and len(text) < 16 else None
 
 
-def described(row: dict[str, Any]) -> tuple[str, dict[str, Var]]:
+def described(
+    row: dict[str, Any], session_money: SessionMoney | None = None
+) -> tuple[str, dict[str, Var]]:
     """The words a row of the log reads as (``did_...``) and their
-    parameters, from its action, table, session and request; rows written
-    before a route had its name (``POST /api/sessions/{session}/items``) read
-    as that route's sentence too."""
+    parameters, from its action, table, session and request, and the amount
+    of a money action from ``session_money`` (its session's rows); rows
+    written before a route had its name (``POST /api/sessions/{session}/items``)
+    read as that route's sentence too."""
     method, path, body = _request(str(row.get("what") or ""))
     found: dict[str, str] = {}
     pattern = None
@@ -190,6 +265,14 @@ def described(row: dict[str, Any]) -> tuple[str, dict[str, Var]]:
         out["line"] = _int(found.get("item")) or 0
     if name == "correction take-back":
         out["line"] = _int(found.get("correction")) or 0
+    if name in MONEY_NAMES and session_money is not None:
+        line = out.get("line")
+        minor = _amount(
+            name, body, line if isinstance(line, int) else 0, row.get("wall_ms"), session_money
+        )
+        if minor is not None:
+            out["amount"] = Money(minor, session_money.currency)
+            return sentence_key(name) + "_amount", out
     return sentence_key(name), out
 
 

@@ -9,12 +9,13 @@ shells that sign in through the console's form.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from aiohttp import web
 
-from baulk.host.club import daily, views
+from baulk.host.club import daily, money, views
 from baulk.host.sentences import message_of
 from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
@@ -183,11 +184,14 @@ _PLACE = re.compile(r"(\{[a-z]+\})")
 Part = str | dict[str, str]
 
 
-def sentence(row: dict[str, Any], lang: str) -> list[Part]:
+def sentence(
+    row: dict[str, Any], lang: str, session_money: activity.SessionMoney | None = None
+) -> list[Part]:
     """What a row of the log says, in ``lang`` (host/staff/activity.py
-    ``described``, its words in static/words.json): text, and names as
-    ``{"name": ...}`` for the page to draw isolated."""
-    key, values = activity.described(row)
+    ``described``, its words in static/words.json; a money action's amount
+    from ``session_money``): text, and names as ``{"name": ...}`` for the
+    page to draw isolated."""
+    key, values = activity.described(row, session_money)
     table = words()
     text = table[lang].get(key) or table["en"].get(key) or key
     out: list[Part] = []
@@ -201,6 +205,8 @@ def sentence(row: dict[str, Any], lang: str) -> list[Part]:
         if isinstance(v, activity.Word):
             said = table[lang].get(v.key) or table["en"].get(v.key)
             out.append(said if said else {"name": v.key.partition("_")[2]})
+        elif isinstance(v, activity.Money):
+            out.append(money.fmt(v.minor, v.currency, lang))
         elif isinstance(v, int):
             out.append(digits(v, lang))
         else:
@@ -208,12 +214,31 @@ def sentence(row: dict[str, Any], lang: str) -> list[Part]:
     return out
 
 
-def sentence_text(row: dict[str, Any], lang: str) -> str:
+def sentence_text(
+    row: dict[str, Any], lang: str, session_money: activity.SessionMoney | None = None
+) -> str:
     """The sentence as one line (the CSV), names isolated in Persian."""
     return "".join(
         p if isinstance(p, str) else (isolate(p["name"]) if lang == "fa" else p["name"])
-        for p in sentence(row, lang)
+        for p in sentence(row, lang, session_money)
     )
+
+
+def _said(
+    moneys: dict[int, activity.SessionMoney],
+) -> Callable[[dict[str, Any], str], str]:
+    """A row's sentence as one line, with its session's amounts."""
+
+    def said(row: dict[str, Any], lang: str) -> str:
+        return sentence_text(row, lang, moneys.get(row["session_id"]))
+
+    return said
+
+
+def _money_of(request: web.Request, rows: list[dict[str, Any]]) -> dict[int, activity.SessionMoney]:
+    """The money rows of the sessions these rows of the log are about."""
+    sids = {r["session_id"] for r in rows if r.get("session_id") is not None}
+    return activity.session_money(request.app[DAEMON_KEY].reader, sids)
 
 
 async def activity_log(request: web.Request) -> web.StreamResponse:
@@ -235,10 +260,11 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
     )
     more = len(rows) > limit
     rows = rows[:limit]
+    moneys = _money_of(request, rows)
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
         r["why_text"] = localise(r["why"], lang) if r["why"] else None
-        r["sentence"] = sentence(r, lang)
+        r["sentence"] = sentence(r, lang, moneys.get(r["session_id"]))
         key = activity.described(r)[0]  # an old row's route pattern read as its action
         r["action_name"] = r["action"] if key in ("did_command", "did_other") else key[4:]
     return json_response(
@@ -277,7 +303,7 @@ async def _csv(
             daemon.reader.db, lo, hi, table, person, most=CSV_PART, after=after
         )
         if rows or head:
-            part = activity.to_csv(rows, tz, lang, head, sentence_text)
+            part = activity.to_csv(rows, tz, lang, head, _said(_money_of(request, rows)))
             await response.write(part.encode("utf-8"))
         head = False
         if len(rows) < CSV_PART:

@@ -1,22 +1,25 @@
 """The activity log reads as sentences in the reader's language: every route
 of the role table that changes anything has its action's sentence in English
 and in Persian, an old row logged by its route pattern reads as that route's
-sentence, and every row about a session carries its table, so the table
-filter finds a table's money."""
+sentence, a money action says its amount as every amount is said, an action
+the table never answered in time reads as its sentence, queued, and every row
+about a session carries its table, so the table filter finds a table's money."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from baulk.host.club.money import fmt, parse
 from baulk.host.staff import activity
 from baulk.host.staff.roles import ROUTES, SAFE_METHODS
 from baulk.host.web.staff_pages import sentence, sentence_text
 from baulk.host.web.words import words
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, http, wait_for
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 from tests.host.test_desk_api import post_as, venue  # noqa: F401 (fixture)
 
 LATIN = re.compile(r"[A-Za-z]")
@@ -34,6 +37,14 @@ def test_every_changing_route_has_a_sentence_in_both_languages() -> None:
         en, fa = table["en"][key], table["fa"][key]
         assert not LATIN.search(re.sub(r"\{[a-z]+\}", "", fa)), (key, fa)
         assert set(re.findall(r"\{[a-z]+\}", en)) == set(re.findall(r"\{[a-z]+\}", fa)), key
+    # a money action's words with its amount, both languages
+    for name in activity.MONEY_NAMES:
+        key = activity.sentence_key(name) + "_amount"
+        assert "{amount}" in table["en"][key] and "{amount}" in table["fa"][key], key
+        assert not LATIN.search(re.sub(r"\{[a-z]+\}", "", table["fa"][key])), key
+        plain = set(re.findall(r"\{[a-z]+\}", table["en"][activity.sentence_key(name)]))
+        assert set(re.findall(r"\{[a-z]+\}", table["en"][key])) == plain | {"{amount}"}, key
+        assert set(re.findall(r"\{[a-z]+\}", table["fa"][key])) == plain | {"{amount}"}, key
     # every action word the page's action column shows, both languages
     for name in activity.SENTENCE_NAMES | {"command"}:
         key = "action_" + re.sub(r"[ -]", "_", name)
@@ -106,8 +117,8 @@ def test_the_table_filter_finds_a_sessions_money(
     status, opened = post_as("Sara", d, "/api/tables/t1/session")
     assert status == 200, opened
     n = opened["bill"]["session_id"]
-    status, got = post_as("Sara", d, f"/api/sessions/{n}/items", {"item": "Tea", "quantity": 1})
-    assert status == 200, got
+    status, got_tea = post_as("Sara", d, f"/api/sessions/{n}/items", {"item": "Tea", "quantity": 1})
+    assert status == 200, got_tea
     status, got = post_as(
         "Owner", d, f"/api/sessions/{n}/corrections", {"amount": -5000, "reason": "late start"}
     )
@@ -123,7 +134,8 @@ def test_the_table_filter_finds_a_sessions_money(
     assert {r["action_name"] for r in rows} >= {"item_add", "correction", "session_void"}
     assert all(r["table_id"] == "t1" for r in rows)
     said = {"".join(p if isinstance(p, str) else p["name"] for p in r["sentence"]) for r in rows}
-    assert f"Added 1 × Tea to session {n} on t1" in said
+    price = fmt(got_tea["bill"]["items"][0]["price"], got_tea["bill"]["currency"], "en")
+    assert f"Added 1 × Tea ({price}) to session {n} on t1" in said
     fa = [r for r in _log(d, "table=t1&limit=100&lang=fa")["rows"] if r["session_id"] == n]
     for r in fa:
         text = "".join(p for p in r["sentence"] if isinstance(p, str))
@@ -132,3 +144,119 @@ def test_the_table_filter_finds_a_sessions_money(
     status, other = http(d.url + "/api/staff/activity?table=t9&limit=100", None, TOKEN)
     assert status != 200 or all(r["session_id"] != n for r in other["rows"])
     assert sentence(rows[0], "en")
+
+
+# Session 3's money rows, as the store holds them (host/store/club_queries.py).
+SESSION_3 = activity.SessionMoney(
+    "IRT",
+    items=[
+        {"id": 7, "created_wall_ms": 1_000, "item": "Tea", "price": 20_000, "quantity": 2,
+         "reverses": None},
+        {"id": 8, "created_wall_ms": 3_000, "item": "Tea", "price": 25_000, "quantity": 1,
+         "reverses": None},
+    ],
+    corrections=[{"id": 4, "amount": -5_000}],
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("r", "en", "fa"),
+    [
+        (
+            # the price of the moment: 20,000 then (25,000 from a later line)
+            {**row("item add", 'POST /api/sessions/3/items {"item":"Tea","quantity":2}'),
+             "wall_ms": 2_000},
+            "Added 2 × Tea (40,000 Toman) to session 3 on t1",
+            "۲ × \u2068Tea\u2069 (۴۰٬۰۰۰ تومان) به جلسهٔ ۳ روی \u2068t1\u2069 افزود",
+        ),
+        (
+            row("item take-back", "POST /api/sessions/3/items/7/take-back {}"),
+            "Took back item line 7 (-40,000 Toman) of session 3 on t1",
+            "ردیف ۷ اقلام (\u200e\u2212۴۰٬۰۰۰ تومان) جلسهٔ ۳ روی \u2068t1\u2069 را پس گرفت",
+        ),
+        (
+            row("correction", 'POST /api/sessions/3/corrections {"amount":"-5000","reason":"x"}'),
+            "Corrected the bill of session 3 on t1 by -5,000 Toman",
+            "صورت‌حساب جلسهٔ ۳ روی \u2068t1\u2069 را به اندازهٔ \u200e\u2212۵٬۰۰۰ تومان اصلاح کرد",
+        ),
+        (
+            row("correction take-back", "POST /api/sessions/3/corrections/4/reverse {}"),
+            "Took back correction 4 (5,000 Toman) of session 3 on t1",
+            "اصلاح ۴ (۵٬۰۰۰ تومان) جلسهٔ ۳ روی \u2068t1\u2069 را پس گرفت",
+        ),
+        (
+            row("refund", 'POST /api/sessions/3/refunds {"amount":12000,"reason":"x"}'),
+            "Refunded 12,000 Toman on session 3 on t1",
+            "۱۲٬۰۰۰ تومان از جلسهٔ ۳ روی \u2068t1\u2069 پس داد",
+        ),
+    ],
+)  # fmt: skip
+def test_a_money_action_says_its_amount(r: Any, en: str, fa: str) -> None:
+    assert sentence_text(r, "en", SESSION_3) == en
+    assert sentence_text(r, "fa", SESSION_3) == fa
+    # each amount as every amount is said (host/club/money.py fmt)
+    assert any(fmt(n, "IRT", "fa") in fa for n in (40_000, -40_000, -5_000, 5_000, 12_000))
+
+
+def test_an_amount_the_rows_do_not_tell_is_left_out() -> None:
+    # a correction refused as typed, a line that is not the session's
+    typed = row("correction", 'POST /api/sessions/3/corrections {"amount":"5 toman","reason":"x"}')
+    assert sentence_text(typed, "en", SESSION_3) == "Corrected the bill of session 3 on t1"
+    gone = row("item take-back", "POST /api/sessions/3/items/99/take-back {}")
+    assert sentence_text(gone, "en", SESSION_3) == "Took back item line 99 of session 3 on t1"
+
+
+def test_the_log_says_the_amounts_of_a_sessions_money(
+    venue: tuple[DaemonThread, DevicePeer],  # noqa: F811
+) -> None:
+    d, _ = venue
+    status, opened = post_as("Sara", d, "/api/tables/t1/session")
+    assert status == 200, opened
+    n, cur = opened["bill"]["session_id"], opened["bill"]["currency"]
+    status, got = post_as("Sara", d, f"/api/sessions/{n}/items", {"item": "Tea", "quantity": 2})
+    assert status == 200, got
+    price = got["bill"]["items"][0]["price"]
+    status, got = post_as(
+        "Owner", d, f"/api/sessions/{n}/corrections", {"amount": -5000, "reason": "late start"}
+    )
+    assert status == 200, got
+
+    def said(lang: str) -> list[str]:
+        rows = _log(d, f"table=t1&limit=100&lang={lang}")["rows"]
+        return [
+            "".join(p if isinstance(p, str) else p["name"] for p in r["sentence"])
+            for r in rows
+            if r["session_id"] == n
+        ]
+
+    wait_for(lambda: len(said("en")) >= 2, what="the session's money rows")
+    for lang in ("en", "fa"):
+        text = " | ".join(said(lang))
+        assert fmt(2 * price, cur, lang) in text, text
+        assert fmt(-parse(5000, cur), cur, lang) in text, text
+
+
+SET_UP = {"en": "Set up a match on t1", "fa": "مسابقه‌ای روی \u2068t1\u2069 شروع کرد"}
+
+
+@pytest.mark.slow
+def test_an_action_the_table_never_answered_reads_as_its_sentence_queued(tmp_path: Path) -> None:
+    # The timeout path: no table answers on the link (none is there), so no
+    # answer comes in time and the action is stored and queued (202); its
+    # row of the log reads as the action's sentence, its result "queued".
+    d = DaemonThread(make_config(tmp_path, {"t1": tmp_path / "ttyT1"})).start()
+    try:
+        body = {"players": ["Ali", "Reza"], "best_of": 3}
+        status, reply = http(d.url + "/api/tables/t1/match", body, TOKEN)
+        assert status == 202 and reply["status"] == "queued", reply
+        d.flush()
+        wait_for(
+            lambda: any(r["action"] == "match set-up" for r in _log(d, "")["rows"]),
+            what="the set-up's row",
+        )
+        for lang, said in SET_UP.items():
+            (r,) = [r for r in _log(d, f"lang={lang}")["rows"] if r["action"] == "match set-up"]
+            assert r["result"] == "queued" and r["table_id"] == "t1", r
+            assert sentence_text(r, lang) == said
+    finally:
+        d.stop()

@@ -7,9 +7,10 @@ from, ``baulk demo --config`` (which loads a file through :func:`load`) and
 the reference in docs/CONFIG.md all come from those declarations;
 ``.venv/bin/python -m baulk.host.config > docs/CONFIG.md`` writes the
 reference again, and tests/host/test_config_reference.py fails when it is
-not current.  The club's sections (``[billing]``, ``[[tariff]]``,
-``[[item]]``, ``[printer]``) are read by host/club/tariffs.py, and
-``[mqtt]`` by host/mqtt/connection.py (docs/BILLING.md, docs/MQTT.md).
+not current.  ``[mqtt]`` is declared here too and made into the bridge's
+settings by host/mqtt/connection.py; the club's sections (``[billing]``,
+``[[tariff]]``, ``[[item]]``, ``[printer]``) are still read and checked by
+host/club/tariffs.py and host/club/printing.py (docs/BILLING.md).
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
 binary floats, so a price is what was written.
@@ -222,10 +223,46 @@ class Backup(Section):
     )
 
 
-# The club's sections and the bridge's are read by their own modules; here
-# they are only passed on (their keys: docs/BILLING.md, docs/MQTT.md).
+class Mqtt(Section):
+    """The MQTT bridge (docs/MQTT.md), off without a url here or `--mqtt`; what
+    the broker's URL gives (`mqtts://user:password@host?ca=FILE`, its options)
+    wins over these, and the command line over both
+    (host/mqtt/connection.py ``settings_from_config``)."""
+
+    TITLE = "[mqtt]"
+    url: str | None = key(
+        None, "the broker: `mqtt[s]://[user[:password]@]host[:port][?option=value&...]`"
+    )
+    venue: str = key("venue", "the venue's id, one for every host and board (`--venue` wins)")
+    host_id: str | None = key(
+        None,
+        "this host's id (unset: the broker user name, else the machine's name; "
+        "`--host-id` wins); with the venue's ACL it must be the user name",
+    )
+    username: str | None = key(None, "the broker user")
+    password: str | None = key(
+        None,
+        "its password (BAULK_MQTT_PASSWORD in the environment wins)",
+        rule="a string (in quotes)",
+        secret=True,
+    )
+    ca_file: str | None = key(None, "the CA certificate (PEM) the broker's must chain to (mqtts)")
+    cert_file: str | None = key(None, "a client certificate (PEM; mqtts), with key_file")
+    key_file: str | None = key(None, "the client certificate's key (PEM)")
+    tls_insecure: bool = key(False, "do not check the broker's host name (test brokers only)")
+    client_id: str | None = key(
+        None,
+        "the MQTT client id (unset: `baulk-host-<venue>-<host>`, "
+        "`baulk-board-<venue>-<machine>-<port>`)",
+    )
+    keepalive: int = key(
+        15, "seconds between pings: a dead broker shows in about 1.5 times this", ge=5, le=3600
+    )
+
+
+# The club's sections are read by their own modules; here they are only
+# passed on (their keys: docs/BILLING.md).
 _ELSEWHERE = {
-    "mqtt": "host/mqtt/connection.py, docs/MQTT.md",
     "billing": "host/club/tariffs.py, docs/BILLING.md",
     "tariff": "host/club/tariffs.py, docs/BILLING.md",
     "item": "host/club/tariffs.py, docs/BILLING.md",
@@ -242,7 +279,7 @@ class ConfigFile(Section):
     table: list[Table] = []
     verify: Verify = Verify()
     backup: Backup | None = None
-    mqtt: dict[str, Any] = {}
+    mqtt: Mqtt = Mqtt()
     billing: Any = None
     tariff: Any = None
     item: Any = None
@@ -263,7 +300,15 @@ class ConfigFile(Section):
         return self
 
 
-SECTIONS: tuple[type[Section], ...] = (Server, StoreSection, Autodetect, Table, Verify, Backup)
+SECTIONS: tuple[type[Section], ...] = (
+    Server,
+    StoreSection,
+    Autodetect,
+    Table,
+    Verify,
+    Backup,
+    Mqtt,
+)
 
 
 def _default(section: type[Section], name: str) -> Any:
@@ -316,7 +361,7 @@ class Config:
     store_path: Path = Path(DEFAULT_STORE)
     autodetect: bool = _default(Autodetect, "enabled")
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
-    mqtt: dict[str, Any] = field(default_factory=dict)
+    mqtt: dict[str, Any] = field(default_factory=dict)  # [mqtt] as written (host/mqtt/)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     session_hours: int = DEFAULT_SESSION_HOURS
@@ -491,7 +536,7 @@ def parse(
         store_path=store_path,
         autodetect=found.autodetect.enabled,
         usb_ids=tuple(_usb_pair(u) for u in found.autodetect.usb),
-        mqtt=dict(found.mqtt),
+        mqtt=found.mqtt.model_dump(exclude_unset=True),  # the bridge takes what was written
         tls_cert=_tls_file(server.tls_cert, "tls_cert", base),
         tls_key=_tls_file(server.tls_key, "tls_key", base),
         session_hours=server.session_hours,

@@ -30,30 +30,19 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode, MQTTProtocolVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
-from baulk.host.config import ConfigError
+from baulk.host.config import ConfigError, Mqtt
 from baulk.host.mqtt.wire import check_id, valid_id
 
 log = logging.getLogger("baulk.mqtt")
 
 PASSWORD_ENV: Final = "BAULK_MQTT_PASSWORD"
-DEFAULT_VENUE: Final = "venue"
+DEFAULT_VENUE: Final[str] = Mqtt.model_fields["venue"].default  # as host/config.py declares it
 PLAIN_PORT: Final = 1883
 TLS_PORT: Final = 8883
-DEFAULT_KEEPALIVE: Final = 15  # s; paho pings at this interval, so a dead broker shows in ~1.5x
+# s; paho pings at this interval, so a dead broker shows in ~1.5x (host/config.py)
+DEFAULT_KEEPALIVE: Final[int] = Mqtt.model_fields["keepalive"].default
 FIRST_CONNECT_TIMEOUT: Final = 5.0
-MQTT_SECTION_KEYS: Final = (
-    "url",
-    "venue",
-    "host_id",
-    "username",
-    "password",
-    "ca_file",
-    "cert_file",
-    "key_file",
-    "tls_insecure",
-    "client_id",
-    "keepalive",
-)
+MQTT_SECTION_KEYS: Final = tuple(Mqtt.model_fields)  # the [mqtt] keys host/config.py declares
 _URL_QUERY_KEYS: Final = ("ca", "cert", "key", "insecure", "client_id", "keepalive")
 
 # CONNACK reason codes (MQTT 5 numbering; paho maps 3.1.1 return codes onto

@@ -3,7 +3,7 @@ second before, during and after strangers load the public pages and the API
 as fast as the server answers.
 
     .venv/bin/python bench/ack_under_load.py [--seconds 8] [--rounds 4] [--addresses 1]
-                                             [--connections 30] [--reads all|pages|heavy]
+                                             [--connections 30] [--reads all|pages|heavy|rest]
                                              [--store FILE]
 
 ``baulk run`` serves a store of 1,300 matches (made as bench/stats_player.py
@@ -14,14 +14,24 @@ that alone (the baseline, same run), a flood process opens ``--connections``
 connections from each of ``--addresses`` loopback addresses, each loading
 in turn the boards, the index, a static file, ``/api/tables``,
 ``/api/matches?limit=1000``, a match's report (page and JSON) and the
-1,000-match player's page and JSON (``--reads``: the pages alone, or the
-heavy reads alone), as fast as the server answers, for ``--seconds``; then
+1,000-match player's page and JSON (``--reads``: the pages alone, the
+heavy reads alone, or the rest: the API's description, the console's, the
+desk's and the staff's pages, the live table's sensors and handset), as
+fast as the server answers, for ``--seconds``; then
 ``--seconds`` alone again; ``--rounds`` times, so that the machine's other
 work drifts through the quiet and the flooded phases alike.  Acks a second
 are the peer's acknowledged sequence number, sampled every 250 ms; each
 phase gives its mean and its slowest second, and the figure is the flooded
 phases' mean over the quiet phases'.  Target: the flood costs the table at
 most 20 % of its acks (host/web/public_reads.py).
+
+Then, with ``--cache-seconds``, how often the kept answers hold while the
+table streams: the same daemon in this process (its public reads' counts
+at hand), the table streaming as before, and 4 readers asking the heavy
+reads in turn for that long.  It counts the answers given from memory and
+worked out, and the worker's time; and, on the same requests, how many
+would have been kept under the store-wide version the answers had before
+(SQLite's ``data_version``, which every commit moves).
 """
 
 from __future__ import annotations
@@ -176,6 +186,8 @@ def public_paths(store: Path, reads: str = "all") -> list[str]:
         db.close()
     key = player_key(PLAYER)
     pages = ["/venue", f"/table/{TABLE}", "/", "/static/board.js", "/api/tables"]
+    rest = ["/api/openapi.json", "/console", "/desk", "/staff", f"/api/tables/{TABLE}/sensors",
+            f"/api/tables/{TABLE}/handset"]  # fmt: skip
     heavy = [
         "/api/matches?limit=1000",
         f"/report/{match}",
@@ -183,7 +195,7 @@ def public_paths(store: Path, reads: str = "all") -> list[str]:
         f"/player/{key}",
         f"/api/players/{key}",
     ]
-    return {"all": pages + heavy, "pages": pages, "heavy": heavy}[reads]
+    return {"all": pages + heavy, "pages": pages, "heavy": heavy, "rest": rest}[reads]
 
 
 def start_flood(args: argparse.Namespace, url: str, paths: list[str]) -> subprocess.Popen[str]:
@@ -252,19 +264,101 @@ def run(args: argparse.Namespace, work: Path, store: Path) -> dict[str, Any]:
     return {"quiet": quiet, "flooded": flooded, "floods": floods}
 
 
+def cache_phase(store: Path, work: Path, seconds: float) -> dict[str, Any]:
+    """The kept answers' hits while the table streams (see the docstring)."""
+    import dataclasses
+    import urllib.request
+    from collections.abc import Hashable
+
+    from baulk.host.web.public_reads import READS_KEY
+    from tests.host.device_peer import DevicePeer
+    from tests.host.harness import DaemonThread, make_config
+
+    served = work / "cache.sqlite"
+    shutil.copyfile(store, served)
+    cfg = make_config(work, {TABLE: work / "tty-cache"})
+    cfg = dataclasses.replace(cfg, store_path=served)
+    peer = DevicePeer(TABLE, link_path=work / "tty-cache", boot=778).start()
+    d = DaemonThread(cfg).start()
+    streamer = Streamer(peer)
+    old = {"hits": 0, "asked": 0}
+    try:
+        while d.board(TABLE)["status"]["link"] != "online":
+            time.sleep(0.05)
+        assert d.web is not None
+        reads = d.web.runner.app[READS_KEY]
+        answer = reads.answer
+        # What the store-wide version would have kept: one version for every
+        # answer, moved by any table's commit (Versions.of(None)).
+        kept_under: dict[Hashable, Hashable] = {}
+
+        async def counted(request: Any, key: Hashable, *args: Any, **kw: Any) -> Any:
+            versions = reads.version_of()
+            every = versions.of(None) if versions is not None else None
+            old["asked"] += 1
+            old["hits"] += kept_under.get(key) == every
+            found = await answer(request, key, *args, **kw)
+            kept_under[key] = every  # the version from before the work
+            return found
+
+        reads.answer = counted
+        streamer.thread.start()
+        time.sleep(2.0)  # past the first match's set-up
+        paths = public_paths(store, "heavy")
+        stop = time.monotonic() + seconds
+        base_hits, base_worked, base_s = reads.hits, reads.computed, reads.worker.worked_s
+        acked0 = peer.acked()
+        started = time.monotonic()
+
+        def read(n: int) -> None:
+            i = n
+            while time.monotonic() < stop:
+                with urllib.request.urlopen(d.url + paths[i % len(paths)], timeout=60) as r:
+                    r.read()
+                i += 1
+
+        readers = [threading.Thread(target=read, args=(n,)) for n in range(4)]
+        for t in readers:
+            t.start()
+        for t in readers:
+            t.join()
+        took = time.monotonic() - started
+        return {
+            "hits": reads.hits - base_hits,
+            "worked": reads.computed - base_worked,
+            "worker_s": reads.worker.worked_s - base_s,
+            "old_hits": old["hits"],
+            "asked": old["asked"],
+            "acks_per_s": (peer.acked() - acked0) / took,
+            "seconds": took,
+        }
+    finally:
+        streamer.stop.set()
+        d.stop()
+        peer.stop()
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--seconds", type=float, default=8.0)
     ap.add_argument("--addresses", type=int, default=1)
     ap.add_argument("--connections", type=int, default=30)
     ap.add_argument("--rounds", type=int, default=4, help="floods, each followed by a quiet phase")
     ap.add_argument(
         "--reads",
-        choices=("all", "pages", "heavy"),
+        choices=("all", "pages", "heavy", "rest"),
         default="all",
-        help="what the flood loads: the pages and the boards' API, the heavy reads, or both",
+        help="what the flood loads: the pages and the boards' API, the heavy reads, both, or "
+        "the rest (the API's description, the staff's pages, the sensors and the handset)",
     )
     ap.add_argument("--store", type=Path, help="keep the 1,300-match store here for reruns")
+    ap.add_argument(
+        "--cache-seconds",
+        type=float,
+        default=0.0,
+        help="then this long of heavy reads while the table streams, in this process: how "
+        "often the kept answers hold",
+    )
     ap.add_argument("--flood", help=argparse.SUPPRESS)  # the flood process: the daemon's URL
     ap.add_argument("--paths", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -288,6 +382,7 @@ def main() -> int:
                 flush=True,
             )
         r = run(args, work, store)
+        cache = cache_phase(store, work, args.cache_seconds) if args.cache_seconds else None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for n, f in enumerate(r["floods"], 1):
@@ -306,6 +401,21 @@ def main() -> int:
     print(f"acks/s before: {phase(quiet[0])}")
     for n, (during, after) in enumerate(zip(flooded, quiet[1:], strict=True), 1):
         print(f"acks/s during flood {n}: {phase(during)}; after it: {phase(after)}")
+    if cache is not None:
+        asked = cache["asked"]
+
+        def share(n: int) -> str:
+            return f"{n:,} of {asked:,} ({n / asked if asked else 0:.0%})"
+
+        worked = cache["worked"]
+        each = cache["worker_s"] / worked * 1000 if worked else 0.0
+        print(
+            f"kept answers while the table streams ({cache['seconds']:.0f} s, 4 readers of the "
+            f"heavy reads, {cache['acks_per_s']:,.0f} acks/s): from memory {share(cache['hits'])}"
+            f", worked out {worked:,} in {cache['worker_s']:.1f} s of the worker ({each:.0f} ms "
+            f"each); under the store-wide version they would have been kept "
+            f"{share(cache['old_hits'])}"
+        )
     base = statistics.mean(q[0] for q in quiet)
     under = statistics.mean(f[0] for f in flooded)
     ratio = under / base if base else float("nan")

@@ -639,27 +639,49 @@ class PlayTracker:
 
 
 class Changes:
-    """What this process's commits changed, counted where the public reads
-    can ask without reading the store (host/web/public_reads.py): a count
-    a venue table, moved by every commit that writes one of its rows (its
-    events, checkpoints, link, raw frames, commands, health, sessions); a
-    count for rows of no one table (a name correction, a session without a
-    table); and ``commits``, every commit tried.  The staff's rows (sign-ins,
-    the activity log) move none of them: no public read reads them.  A
-    streaming table thus moves its own count alone, and an answer that
-    depends on another table's rows stays good.  A commit that failed counts
-    too: what is unsure counts as changed.  ``after`` runs on the event loop
-    once each commit is counted (the public reads note there that the
-    file's change was the daemon's own)."""
+    """What changed the store's rows, counted where the public reads can ask
+    without reading the store (host/web/public_reads.py): a count a venue
+    table, moved by every commit of the daemon's that writes one of its rows
+    (its events, checkpoints, link, raw frames, commands, health, sessions);
+    ``venue``, moved by rows of no one table (a name correction, a session
+    without a table) and by every commit of another process; ``any``, moved
+    by all of them.  The staff's rows (sign-ins, the activity log) move none:
+    no public read reads them.  A streaming table thus moves its own count
+    alone, and an answer that depends on another table's rows stays good.
+
+    Another process's commits are seen by the writer's own connection:
+    SQLite's ``data_version`` there moves with every commit of another
+    connection, never with its own, and it is read before and after each
+    commit (:meth:`watch`, in the writer's thread).  While the daemon
+    commits nothing the public reads see them on their own connection.
+    A commit that failed counts too: what is unsure counts as changed."""
 
     def __init__(self) -> None:
         self.tables: dict[str, int] = {}
-        self.venue = 0  # rows of no one table
+        self.venue = 0  # rows of no one table, and other processes' commits
         self.any = 0  # every count above, summed: an answer of every table
-        self.commits = 0
-        self.after: Callable[[], None] | None = None
+        self.commits = 0  # the daemon's, counted
+        self.writing = False  # a commit of the daemon's is on its way
+        self._seen: int | None = None  # data_version on the writer's connection
+
+    def watch(self, db: sqlite3.Connection) -> None:
+        """In the writer's thread, beside each commit: another process's
+        commit since the last look moves every count."""
+        try:
+            now = int(db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            now = None
+        if now != self._seen or now is None:
+            if self._seen is not None:
+                self.moved_outside()
+            self._seen = now
+
+    def moved_outside(self) -> None:
+        self.venue += 1
+        self.any += 1
 
     def note(self, batch: Batch) -> None:
+        """On the event loop, once a commit of the daemon's is over."""
         self.commits += 1
         touched = {r.table_id for r in batch.events} | {r.table_id for r in batch.checkpoints}
         touched |= {r.table_id for r in batch.links} | {r.table_id for r in batch.raws}
@@ -673,8 +695,6 @@ class Changes:
             self.tables[table] = self.tables.get(table, 0) + 1
         self.venue += venue
         self.any += bool(touched) or venue
-        if self.after is not None:
-            self.after()
 
 
 class GroupCommitter:
@@ -833,7 +853,8 @@ class GroupCommitter:
             while len(self.pending) and not self.closed:
                 batch, self.pending = self.pending, Batch()
                 try:
-                    self._writing = loop.run_in_executor(self.executor, self.store.commit, batch)
+                    self.changes.writing = True
+                    self._writing = loop.run_in_executor(self.executor, self._commit, batch)
                     written = await self._writing
                 except Exception as e:  # StoreDown: not even the score path could be written
                     # Nothing was acked, so the devices still hold these
@@ -850,12 +871,22 @@ class GroupCommitter:
                 finally:
                     self._writing = None
                     self.changes.note(batch)
+                    self.changes.writing = False
                 self._recovered()
                 self.batches += 1
                 self._took(batch, written)
                 self._told()
             if not len(self.pending):
                 self._idle.set()
+
+    def _commit(self, batch: Batch) -> Written:
+        """In the writer's thread: the batch, and what another process
+        committed before or while it waited for the lock (Changes.watch)."""
+        self.changes.watch(self.store.db)
+        try:
+            return self.store.commit(batch)
+        finally:
+            self.changes.watch(self.store.db)
 
     def _took(self, batch: Batch, written: Written) -> None:
         refused = {id(row): why for row, why in written.refused}

@@ -58,11 +58,12 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from aiohttp import web
 
+from baulk.host.sentences import Message
 from baulk.host.staff import roles
 from baulk.host.store import Changes, StoreError, StoreReader, connect
 from baulk.host.web import auth
 from baulk.host.web.doors import BOARDS_KEY
-from baulk.host.web.http import DAEMON_KEY, json_response, lang_of
+from baulk.host.web.http import DAEMON_KEY, error, lang_of
 
 if TYPE_CHECKING:
     from baulk.host.venue.daemon import Daemon
@@ -88,20 +89,13 @@ UNLANED: Final = frozenset({"/api/live"})
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 _T = TypeVar("_T")
 
-# The refusals, in both languages (as host/web/http.py error() gives them).
-TOO_MANY = (
-    "too many reads at once from this address; try again shortly",
-    "از این نشانی خواندن‌های هم‌زمانِ زیادی رسیده است؛ کمی بعد دوباره بکوشید",
-)
-BUSY = (
-    "the server is busy with other reads; try again shortly",
-    "سرور سرگرم خواندن‌های دیگر است؛ کمی بعد دوباره بکوشید",
-)
+# The refusals (their Persian in the catalogue, host/sentences.py).
+TOO_MANY = Message("too many reads at once from this address; try again shortly")
+BUSY = Message("the server is busy with other reads; try again shortly")
 
 
-def refusal(status: int, text: tuple[str, str], request: web.Request) -> web.Response:
-    en, fa = text
-    r = json_response({"error": en, "message": fa if lang_of(request) == "fa" else en}, status)
+def refusal(status: int, message: Message, request: web.Request) -> web.Response:
+    r = error(status, message, lang_of(request))
     r.headers["Retry-After"] = "2"
     return r
 
@@ -250,6 +244,7 @@ class Worker:
         self._reader: Any = None
         self._rest_until = 0.0
         self.thread: threading.Thread | None = None  # the worker's, once it ran
+        self.worked_s = 0.0  # time spent working out answers (the benchmark's)
 
     def _run(self, compute: Callable[..., _T], args: tuple[Any, ...]) -> _T:
         self.thread = threading.current_thread()
@@ -268,6 +263,7 @@ class Worker:
         finally:
             sys.setswitchinterval(usual)
             took = time.perf_counter() - start
+            self.worked_s += took
             self._rest_until = time.perf_counter() + took * (1 / self.share - 1)
 
     async def run(self, compute: Callable[..., _T], *args: Any) -> _T:
@@ -307,7 +303,10 @@ class PublicReads:
     lane: Lane = field(default_factory=Lane)
     cache_bytes: int = CACHE_BYTES
     kept: OrderedDict[Hashable, _Kept] = field(default_factory=OrderedDict)
-    working: dict[tuple[Hashable, Hashable], asyncio.Future[Any]] = field(default_factory=dict)
+    # by key: the versions it began from, and the work
+    working: dict[Hashable, tuple[Versions | None, asyncio.Future[Any]]] = field(
+        default_factory=dict
+    )
     computing: dict[str, int] = field(default_factory=dict)  # per address
     computed = 0  # answers worked out (for tests and the benchmark)
     hits = 0  # answers given from memory
@@ -337,16 +336,25 @@ class PublicReads:
                 self.hits += 1
                 found: _T = kept.found  # kept under the key compute made it for
                 return found
-        # Work under way from the same versions of every table: the same answer.
-        started = versions.of(None) if versions is not None else None
-        job: asyncio.Future[_T] | None = self.working.get((key, started))
+        # Work under way for the same key: its answer, if what it read has
+        # not moved since it began (else this request works it out anew).
+        under_way = self.working.get(key)
+        if under_way is not None:
+            began, job = under_way
+            found = await self._wait(request, job)
+            scope = _table_of(found, table)
+            if versions is None or began is None or began.of(scope) == versions.of(scope):
+                return found
         address = request.remote or "?"
-        if job is None:
-            refused = self._refusal(request, address)
-            if refused is not None:
-                raise Refused(refused)
-            job = asyncio.ensure_future(self._work(key, versions, table, address, compute, args))
-            self.working[(key, started)] = job
+        refused = self._refusal(request, address)
+        if refused is not None:
+            raise Refused(refused)
+        job = asyncio.ensure_future(self._work(key, versions, table, address, compute, args))
+        self.working[key] = (versions, job)
+        return await self._wait(request, job)
+
+    async def _wait(self, request: web.Request, job: asyncio.Future[_T]) -> _T:
+        """The job's answer, the request's turn given back meanwhile."""
         turn = request.get(TURN_KEY)
         if turn is None or not turn.held:
             return await asyncio.shield(job)
@@ -381,13 +389,14 @@ class PublicReads:
             self.computed += 1
             answered = not isinstance(found, Answer) or found.status == 200
             if versions is not None and found is not None and answered:
-                if table is None and isinstance(found, Answer):
-                    table = found.table
+                table = _table_of(found, table)
                 # the versions from before the work began: never newer than its rows
                 self._keep(key, _Kept(found, table, versions.of(table)))
             return found
         finally:
-            self.working.pop((key, versions.of(None) if versions is not None else None), None)
+            under_way = self.working.get(key)
+            if under_way is not None and under_way[1] is asyncio.current_task():
+                del self.working[key]
             left = self.computing[address] - 1
             if left:
                 self.computing[address] = left
@@ -408,6 +417,14 @@ class PublicReads:
 
 
 DATA_BYTES: Final = 32 * 1024  # what data kept as it is (not an Answer's bytes) is counted
+
+
+def _table_of(found: Any, table: str | None) -> str | None:
+    """The venue table whose rows alone an answer reads: as the handler
+    said, else as the Answer says (a match's report), else None: any."""
+    if table is None and isinstance(found, Answer):
+        return found.table
+    return table
 
 
 def _size(kept: Any) -> int:
@@ -439,32 +456,23 @@ class _Kept:
 
 class StoreVersion:
     """The versions of the store's rows as this process sees them; None
-    without a store.  In the daemon: its commits, counted by the venue table
-    they wrote (host/store/writer.py ``Changes``); and a commit of another
-    process moves every version: SQLite's ``data_version`` on the daemon's
-    read connection moves with every commit of another connection, and is
-    read again as each of the daemon's own commits is counted, so a move
-    seen otherwise is another process's (or one of the daemon's not yet
-    counted, read in between: what is unsure counts as changed).  A server
-    without a daemon (a board fed by MQTT) has only ``data_version``: any
-    commit moves every version.
-
-    Another process's commit that lands in the moment between a commit of
-    the daemon's and its count is taken for the daemon's: the only other
-    process that writes while the daemon runs is ``baulk users`` (``baulk
-    rebuild`` and ``baulk restore`` want it stopped), and the staff's rows
-    it writes are read by no public read."""
+    without a store.  In the daemon: the counts of its committer
+    (host/store/writer.py ``Changes``), which see another process's commits
+    on the writer's connection beside each of the daemon's; and while the
+    daemon commits nothing, SQLite's ``data_version`` on the daemon's read
+    connection, which moves with every commit of another connection, says
+    so here.  A server without a daemon (a board fed by MQTT) has only
+    ``data_version``: any commit moves every version."""
 
     def __init__(self, daemon: Daemon | None, path: Path) -> None:
         self.daemon = daemon
         self.path = path
         self.own: sqlite3.Connection | None = None
         self.seen: int | None = None
-        self.outside = 0  # versions moved by other processes' commits
+        self.commits = -1  # the daemon's commits when data_version moved last
         found = getattr(getattr(daemon, "committer", None), "changes", None)
         self.changes: Changes | None = found if isinstance(found, Changes) else None
-        if self.changes is not None:
-            self.changes.after = self._own_commit
+        self.outside = 0  # without a daemon: every commit
 
     def _db(self) -> sqlite3.Connection | None:
         if self.daemon is not None:
@@ -486,20 +494,23 @@ class StoreVersion:
         except sqlite3.Error:
             return None
 
-    def _own_commit(self) -> None:
-        self.seen = self._data_version()
-
     def __call__(self) -> Versions | None:
         now = self._data_version()
         if now is None:
             return None
-        if now != self.seen:
-            self.seen = now
-            self.outside += 1
         c = self.changes
+        moved = now != self.seen
+        self.seen = now
         if c is None:
+            self.outside += moved
             return Versions({}, self.outside, self.outside)
-        return Versions(dict(c.tables), c.venue + self.outside, c.any + self.outside)
+        # Moved while the daemon neither committed nor was committing: another
+        # process wrote.  (One that wrote beside a commit of the daemon's is
+        # seen by the writer, Changes.watch.)
+        if moved and c.commits == self.commits and not c.writing:
+            c.moved_outside()
+        self.commits = c.commits
+        return Versions(dict(c.tables), c.venue, c.any)
 
     def close(self) -> None:
         if self.own is not None:

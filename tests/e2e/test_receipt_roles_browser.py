@@ -3,7 +3,8 @@ and the owner undoes a void there (issue 31), in a real headless Chromium on
 a phone, in English and Persian, with the real firmware on a simulated table
 and the real daemon: the owner takes a void back with a reason, is asked
 first and told what was done; a desk clerk is offered no void, no undoing of
-one and no correction (the server would refuse her each: host/staff/roles.py)."""
+one and no correction (the server would refuse her each: host/staff/roles.py),
+and not the owner's page."""
 
 from __future__ import annotations
 
@@ -29,12 +30,14 @@ WORDS = {
         "ask": "Undo the void of session 1 on Table t1?",
         "done": "The void of session 1 on Table t1 is undone: {total} to pay.",
         "undone": "void undone: ",
+        "not_yours": "This page is the owner's, and Dina is desk.",
     },
     "fa": {
         "unvoid": "برگرداندن ابطال",
         "ask": "ابطال جلسهٔ ۱ روی Table t1 برگردانده شود؟",
         "done": "ابطال جلسهٔ ۱ روی Table t1 برگردانده شد: {total} پرداختنی است.",
         "undone": "ابطال پس گرفته شد: ",
+        "not_yours": "این صفحه از آنِ مالک است و Dina پیشخوان است.",
     },
 }
 
@@ -143,4 +146,8 @@ def test_a_desk_clerk_is_offered_only_the_desks_work(
     owner.goto(d.url + "/desk" + q(lang))
     fill_sign_in(owner, PASSWORD, name="Omid")
     expect(owner.locator("#table-t1 button.void")).to_be_visible()
+    # the owner's page: not offered to her, and told why in her language
+    page.goto(d.url + "/staff" + q(lang))
+    expect(page.locator("#error")).to_have_text(WORDS[lang]["not_yours"])
+    expect(page.locator("#work")).to_be_hidden()
     assert errors == []

@@ -13,6 +13,10 @@ setupPage();
 const PAGE = document.body.dataset.page;
 document.title = t(PAGE === "staff" ? "staff_title" : "activity_title") + " | " + t("brand");
 let csrf = null;
+let mine = false; // the signed-in role may read this page
+// The read each page is made of: the page is offered to a role the role
+// table lets use it (the sign-in state's "may"), and to no other.
+const READS = { staff: "GET /api/staff/users", activity: "GET /api/staff/activity" };
 
 function showError(text) {
   byId("error").textContent = text || "";
@@ -20,10 +24,14 @@ function showError(text) {
 
 function showState(state) {
   csrf = state && state.signed_in ? state.csrf : null;
+  mine = csrf !== null && (state.may || []).includes(READS[PAGE]);
   byId("signin-box").hidden = csrf !== null;
-  byId("work").hidden = csrf === null;
+  byId("work").hidden = !mine;
   byId("sign-out").hidden = csrf === null;
   setKids("who-box", [whoText(state)]);
+  if (csrf !== null && !mine) {
+    setKids("error", tn("staff_not_yours", { name: state.name, role: t("role_" + state.role) }));
+  }
 }
 
 async function api(path, body) {
@@ -297,11 +305,11 @@ function initActivity() {
 async function start() {
   const load = PAGE === "staff" ? loadStaff : loadActivity;
   if (PAGE === "staff") initStaff(); else initActivity();
-  signInForm(byId("signin-box"), (state) => { showState(state); load(); });
+  signInForm(byId("signin-box"), (state) => { showState(state); if (mine) load(); });
   byId("sign-out").addEventListener("click", async () => { await signOut(csrf); showState(null); });
   const state = await sessionState();
   showState(state);
-  if (csrf) load();
+  if (mine) load();
 }
 
 start();

@@ -6,6 +6,7 @@ any key is refused with one sentence that names that key."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -81,3 +82,30 @@ def test_a_wrong_value_of_any_key_names_that_key(where: str, doc: dict[str, Any]
     assert "\n" not in said and len(said) < 400
     if where == "server.operator_token":
         assert bad not in said  # a secret is never shown back, even mistyped
+
+
+@pytest.mark.slow  # it starts baulk
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('[server]\nport = "8047"', "server.port must be an integer, not '8047'"),
+        ("[[table]]\nid = 't1'\nport = '/dev/x'\nbaud = 9601", "table[0].baud must be a serial"),
+        ("[mqtt]\nkeepalive = 1", "mqtt.keepalive must be 5..3600, not 1"),
+    ],
+)
+def test_baulk_run_stops_at_a_bad_value_with_its_sentence_and_touches_nothing(
+    tmp_path: Path, line: str, said: str
+) -> None:
+    config = tmp_path / "baulk.toml"
+    config.write_text(f'[store]\npath = "venue.sqlite"\n{line}\n', encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "baulk.host.cli.main", "run", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BAULK_TOKEN": ""},
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"baulk run: {said}") and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1  # one sentence
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["baulk.toml"]  # no store made

@@ -16,6 +16,8 @@ from typing import Any
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
+from baulk.host.sentences import say
+from baulk.host.store import Batch, Changes, LinkRow, Store
 from baulk.host.web import public_reads
 from baulk.host.web.public_reads import COMPUTING_PER_ADDRESS, READS_KEY, Answer, Lane
 from tests.host.device_peer import DevicePeer
@@ -112,8 +114,8 @@ def test_an_address_with_too_many_heavy_reads_at_once_is_told_to_wait(tmp_path: 
             r = await client.get("/slow/99?lang=fa")
             assert r.status == 429 and r.headers["Retry-After"]
             body = await r.json()
-            assert body["error"] == public_reads.TOO_MANY[0]
-            assert body["message"] == public_reads.TOO_MANY[1]
+            assert body["error"] == str(public_reads.TOO_MANY)
+            assert body["message"] == say(public_reads.TOO_MANY, "fa") != body["error"]
             release.set()
             answers = await asyncio.gather(*waiting)
             assert [await a.text() for a in answers] == [str(n) for n in range(len(waiting))]
@@ -187,3 +189,25 @@ def test_a_table_streaming_leaves_the_other_tables_answers_kept(tmp_path: Path) 
         d.stop()
         one.stop()
         two.stop()
+
+
+def test_the_writer_sees_another_process_commit_beside_its_own(tmp_path: Path) -> None:
+    """Changes.watch: data_version on the writer's own connection moves with
+    another connection's commit, never with the writer's own."""
+    store = Store(tmp_path / "venue.sqlite")
+    changes = Changes()
+    try:
+        changes.watch(store.db)
+        store.commit(Batch(links=[LinkRow("t1", name="Table 1")]))
+        changes.watch(store.db)
+        assert (changes.venue, changes.any) == (0, 0)  # its own commit moves nothing here
+        other = sqlite3.connect(tmp_path / "venue.sqlite")
+        try:
+            other.execute("INSERT INTO meta (key, value) VALUES ('outside', '1')")
+            other.commit()
+        finally:
+            other.close()
+        changes.watch(store.db)
+        assert (changes.venue, changes.any) == (1, 1)  # another's moves every version
+    finally:
+        store.close()

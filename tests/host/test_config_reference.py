@@ -47,6 +47,19 @@ def test_the_defaults_the_code_starts_from_are_the_declared_ones() -> None:
     assert backup == config_mod.BackupConfig(Path("/mnt/b"))
 
 
+SECRETS = {"server.operator_token", "mqtt.password"}
+
+
+def test_the_secrets_are_declared_so() -> None:
+    declared = {
+        f"{s.TITLE.strip('[]')}.{name}"
+        for s in config_mod.SECTIONS
+        for name, info in s.model_fields.items()
+        if isinstance(info.json_schema_extra, dict) and info.json_schema_extra.get("secret")
+    }
+    assert declared == SECRETS
+
+
 def _wrong(value: Any) -> Any:
     """A value of the wrong type for a key that holds ``value``."""
     return "x" if isinstance(value, bool | int) else 12345
@@ -80,7 +93,7 @@ def test_a_wrong_value_of_any_key_names_that_key(where: str, doc: dict[str, Any]
     said = str(why.value)
     assert said.startswith(f"{where} must be "), said
     assert "\n" not in said and len(said) < 400
-    if where == "server.operator_token":
+    if where in SECRETS:
         assert bad not in said  # a secret is never shown back, even mistyped
 
 

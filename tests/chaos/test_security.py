@@ -10,7 +10,6 @@ import hmac
 import http.client as httpclient
 import os
 import socket
-import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -170,7 +169,11 @@ def test_no_secret_appears_in_any_log(tmp_path: Path) -> None:
             == 400
         )
         peer.play([{"ev": "strike"}, {"ev": "pot", "ball": "red"}, {"ev": "rest"}])
-        time.sleep(1.0)
+        # the match and its three inputs stored (and on their way to MQTT)
+        wait_for(
+            lambda: peer.pending() == 0 and peer.acked() == peer.last_seq() >= 4,
+            what="the events acked",
+        )
     finally:
         proc.stop()
         peer.stop()
@@ -286,8 +289,15 @@ def test_a_device_with_another_table_id_is_refused_and_reported(tmp_path: Path) 
             lambda: (b := d.board("t1"))["status"]["state"] == "refused" and b, what="refused"
         )
         assert "'t9'" in board["status"]["reason"] and "'t1'" in board["status"]["reason"]
+        sender = peer.session.sender
+        sent_again = sender.retransmits
         peer.play([{"ev": "match", "players": ["A", "B"], "best_of": 1}, {"ev": "strike"}])
-        time.sleep(1.0)
+        # the daemon had them, and let them go unacknowledged long enough for
+        # the device to send them again
+        wait_for(
+            lambda: peer.pending() == 0 and sender.retransmits > sent_again,
+            what="the device sending its events again",
+        )
         d.flush()
         assert stored_events(tmp_path / "store.sqlite", "t1") == []
         assert stored_events(tmp_path / "store.sqlite", "t9") == []

@@ -60,10 +60,13 @@ def live_feed(url: str, read: bool, n: int) -> socket.socket:
     return s
 
 
-def trickle(url: str, stop: threading.Event) -> None:
-    """A request whose body comes a byte a second, whose answer is never read."""
+def trickle(url: str, stop: threading.Event, sent: threading.Semaphore) -> None:
+    """A request whose body comes a byte a second, whose answer is never
+    read; ``sent`` is released once its head and a first byte are sent."""
     with socket.create_connection(_address(url), timeout=10) as s:
         s.sendall(b"POST /api/tables/t1/match HTTP/1.1\r\nHost: x\r\nContent-Length: 9000\r\n\r\n")
+        s.sendall(b"{")
+        sent.release()
         while not stop.wait(1.0):
             try:
                 s.sendall(b"{")
@@ -116,9 +119,11 @@ def test_sigterm_ends_the_daemon_within_10_s(tmp_path: Path, state: str) -> None
                 ).start()
         elif state == "slow clients":
             held += [live_feed(daemon.url, False, 1) for _ in range(8)]
+            sent = threading.Semaphore(0)
             for _ in range(8):
-                threading.Thread(target=trickle, args=(daemon.url, stop), daemon=True).start()
-            time.sleep(0.5)  # the trickles are in their requests
+                threading.Thread(target=trickle, args=(daemon.url, stop, sent), daemon=True).start()
+            for _ in range(8):  # the trickles are in their requests
+                assert sent.acquire(timeout=30)
         acked = peer.acked()
         assert daemon.proc is not None
         start = time.monotonic()

@@ -17,6 +17,7 @@ from baulk.firmware.sim.devices import SimPin
 from baulk.host.sim.table import RealClock, SimulatedTable
 from baulk.protocol import host_codec, messages
 from baulk.protocol.session import HOST, Session
+from tests.host.harness import wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +92,8 @@ def test_unplug_replug_and_power_cut(table: SimulatedTable) -> None:
     # The port goes with the cable: a link left behind would name a pty number
     # the kernel hands to whoever opens the next pty.
     assert not Path(table.port).is_symlink()
-    time.sleep(0.5)  # it keeps scoring with the cable out
+    played = table.strokes_played
+    wait_for(lambda: table.strokes_played > played, what="it keeps scoring with the cable out")
     table.replug()
     assert Path(table.port).is_symlink()
     host = Host(table.port)  # the same path after the replug

@@ -7,32 +7,48 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
+import threading
+from typing import Any
 
 import pytest
 
+from baulk.host.cli import service
 from baulk.host.cli.service import LoopWatch
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http
 
 
-def hog() -> None:
-    time.sleep(0.6)  # as a handler doing unbounded work would
-
-
 @pytest.mark.slow  # holds the loop for real: make test
-def test_a_held_loop_is_told_with_where_it_was_held(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_held_loop_is_told_with_where_it_was_held(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     caplog.set_level(logging.WARNING, logger="baulk")
+    seen = threading.Event()  # the watch has found the loop held, and where
+    where = service._where
+
+    def found_where(frame: Any) -> str:
+        place = where(frame)
+        seen.set()
+        return place
+
+    monkeypatch.setattr(service, "_where", found_where)
+
+    def hog() -> None:
+        # as a handler doing unbounded work would: here, until the watch has
+        # seen it held, however long a busy machine takes to look
+        assert seen.wait(60)
 
     async def run() -> LoopWatch:
-        watch = LoopWatch(stall_s=0.2)
+        watch = LoopWatch(stall_s=1.0)  # a busy machine never holds a free loop this long
         watch.CHECK_S = 0.05
         watch.start()
-        await asyncio.sleep(0.2)  # a free loop is not told of
+        await asyncio.sleep(4 * watch.CHECK_S)  # a free loop, looked at a few times
         assert watch.stalls == 0
-        for _ in range(2):
+        for n in (1, 2):
+            seen.clear()
             hog()
-            await asyncio.sleep(0.2)
+            while watch.stalls < n:  # told once the loop answers again
+                await asyncio.sleep(watch.CHECK_S)
         watch.stop()
         return watch
 

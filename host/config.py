@@ -405,10 +405,10 @@ def _limits(info: FieldInfo) -> tuple[int | None, int | None, int | None]:
     """The field's least, most and shortest length, as declared."""
     lo = hi = shortest = None
     for m in info.metadata:
-        if isinstance(m, Ge):
-            lo = int(m.ge)  # type: ignore[call-overload]
-        elif isinstance(m, Le):
-            hi = int(m.le)  # type: ignore[call-overload]
+        if isinstance(m, Ge) and isinstance(m.ge, int):
+            lo = m.ge
+        elif isinstance(m, Le) and isinstance(m.le, int):
+            hi = m.le
         elif isinstance(m, MinLen):
             shortest = m.min_length
     return lo, hi, shortest
@@ -440,8 +440,8 @@ def rule_of(info: FieldInfo) -> str:
     words = _KIND_WORDS.get(kind, "a value") if kind is not None else "a value"
     if lo is not None and hi is not None:
         return f"{words} {lo}..{hi}"
-    if shortest:
-        return f"a non-empty {words[2:]}" if kind is str else words
+    if shortest and kind is str:
+        return "a non-empty string"
     return words
 
 

@@ -121,6 +121,12 @@ def may(role: str) -> list[str]:
     )
 
 
+def limited_to(role: str, tables: frozenset[str] | None) -> list[str] | None:
+    """The only tables a role's routes with ``{table}`` may name (a
+    referee's account that lists tables), or None: every table."""
+    return sorted(tables) if role == REFEREE and tables is not None else None
+
+
 def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, str] | None:
     """Why ``actor`` may not use a route with this rule (status, sentence),
     or None when he may."""
@@ -134,8 +140,8 @@ def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, st
     if actor.role not in rule:
         allowed = " or ".join(r for r in ROLES if r in rule)
         return 403, f"refused: this needs the {allowed} role, and {actor.name} is {actor.role}"
-    limited = actor.role == REFEREE and actor.tables is not None and table is not None
-    if limited and table not in (actor.tables or ()):
+    only = limited_to(actor.role, actor.tables)
+    if only is not None and table is not None and table not in only:
         return 403, f"refused: {actor.name} referees other tables, not '{table}'"
     return None
 

@@ -561,6 +561,8 @@ def _state(s: WebSession | None, enabled: bool) -> dict[str, Any]:
         "tables": sorted(s.tables) if s is not None and s.tables is not None else None,
         # what the pages offer this role: the routes the gate lets it use
         "may": role_table.may(s.role) if s is not None else [],
+        # the only tables its {table} routes may name (a referee's list), or null
+        "limited_to": role_table.limited_to(s.role, s.tables) if s is not None else None,
         "actions_enabled": enabled,
     }
 

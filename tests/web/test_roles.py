@@ -194,3 +194,15 @@ def test_what_a_page_offers_a_role_is_what_the_gate_lets_it_use(role: str) -> No
         let_through = roles.refusal(rule, actor, None) is None
         assert (f"{method} {pattern}" in offered) == let_through, (role, method, pattern)
     assert ("POST /api/sessions/{session}/void" in offered) == (role == roles.OWNER)
+
+
+def test_the_tables_a_page_offers_a_referee_are_those_the_gate_lets_him_use() -> None:
+    pattern = ("POST", "/api/tables/{table}/match")
+    rule = roles.ROUTES[pattern]
+    for role, tables in ((roles.REFEREE, frozenset({"t1"})), (roles.OWNER, frozenset({"t1"}))):
+        actor = roles.Actor("Someone", role, tables)
+        only = roles.limited_to(role, tables)
+        for table in ("t1", "t9"):
+            offered = only is None or table in only
+            assert offered == (roles.refusal(rule, actor, table) is None), (role, table)
+    assert roles.limited_to(roles.REFEREE, None) is None

@@ -23,6 +23,8 @@ const MEASURE = params.has("measure");
 if (MEASURE) window.__baulkActions = [];
 const boards = new Map();
 let csrf = null;
+let may = new Set(); // the routes the signed-in role may use (the role table's)
+let limitedTo = null; // the only tables it may act on (a referee's list), or null
 let selected = params.get("table");
 // Chosen by the address or a tap: that table, and no other, even while its
 // board has not arrived yet; else the first table in order.
@@ -383,6 +385,21 @@ function renderPockets(board) {
   showPockets(selected);
 }
 
+// Only what the signed-in role may do on this table is offered: each part
+// of the panel with the route it sends, from the sign-in state (its "may"
+// and "limited_to", host/staff/roles.py): a desk clerk gets the names, a
+// referee his own tables, nobody a button the server would refuse.
+const OFFERS = [["match-box", "match"], ["actions-box", "command"], ["keypad-box", "command"],
+  ["names-box", "names"], ["pockets-box", "pocket-check"], ["handset-box", "handset"]];
+
+function offer(board) {
+  const here = limitedTo === null || limitedTo.includes(selected);
+  for (const [id, route] of OFFERS) {
+    const yes = here && may.has("POST /api/tables/{table}/" + route);
+    byId(id).hidden = !yes || (id === "names-box" && !board.match); // names: of a match
+  }
+}
+
 function renderPanel() {
   const board = boards.get(selected);
   byId("panel").hidden = !board;
@@ -398,7 +415,7 @@ function renderPanel() {
     const doubles = !!(m && Array.isArray(m.players[0]));
     nameInputs(byId("fix-names"), doubles, m ? m.players : null);
   }
-  byId("names-box").hidden = !m;
+  offer(board);
   setText("stroke-state", st && st.stroke_open ? t("stroke_open") : "");
   setText("rest", st && st.stroke_open ? t("stroke_end") : t("stroke_nothing"));
   breakerNames();
@@ -531,6 +548,9 @@ async function showAlerts() {
 // ------------------------------------------------------------------ sign-in
 function showSignedIn(state) {
   const yes = !!(state && state.signed_in);
+  may = new Set(yes ? state.may || [] : []);
+  limitedTo = yes ? state.limited_to ?? null : null;
+  if (boards.has(selected)) renderPanel();
   byId("signin").hidden = yes;
   byId("work").hidden = !yes;
   byId("sign-out").hidden = !yes;

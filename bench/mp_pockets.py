@@ -227,6 +227,13 @@ class Player:
         truth = [names.BALLS[bp["ball"]] for bp in plan["balls"]]
         if OLD and plan.get("bounce_out") is not None:
             truth = []
+        # A colour is potted when it is on, as in a frame: after a red, which
+        # the referee keys in the stroke before (the firmware asks about a
+        # ball that is not on when a ball that is on, faded, reads the same).
+        first = plan["balls"][0]["ball"] if plan["balls"] else 0
+        after_red = 0 < first < 7
+        if after_red:
+            b.keys("red", "ok", gap=20, hold=40)
         seen_events = len(host.events)
         self.seen = []
         b.strike()  # the motion sensor sees moving balls all along (main())
@@ -282,9 +289,15 @@ class Player:
                 stuck = True
                 break  # a pot still unjudged: scored as it is
         recorded = pots(host, seen_events)
-        # The stroke taken back, open as it is: the frame stays at its start.
-        b.keys("undo", "ok", gap=20, hold=40)
-        if b.app.engine.stroke_open:
+        # The stroke taken back, open as it is, and the red before it: the
+        # frame stays at its start.
+        e = b.app.engine
+        for _ in range(4 if after_red else 1):
+            b.keys("undo", "ok", gap=20, hold=40)
+            e = b.app.engine
+            if not e.stroke_open and e.reds == 15:
+                break
+        if e.stroke_open or e.reds != 15:
             self.undo_failed += 1
         return {"i": plan["i"], "case": plan["case"], "pocket": p, "truth": truth,
                 "recorded": recorded, "answers": answers, "questions": questions,

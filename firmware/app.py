@@ -61,6 +61,10 @@ _B_COLOUR = const(-2)  # waiting for the colour reading
 _B_ASK = const(-3)  # the referee must say
 _B_ASKED = const(-4)  # ... and the handset is asking
 _B_NONE = const(-1)  # nothing after all: dropped
+# How much farther than its own faded colour a reading may be from a faded
+# ball that is on for the two to be told apart (the classifier's units; 200
+# is some three spreads squared: bench/pockets.py's "other" case).
+_FADED_MARGIN = const(200)
 _NOTHING = const(0xFF)  # a queued pot's "two likeliest": the colour sensor saw no ball
 _QUIET_MS = const(400)  # ... and such a pot is asked about once its pocket is this long quiet
 _SHAKE_MS = const(60)  # two such pots in two pockets this close: the table was shaken
@@ -69,6 +73,7 @@ _SHAKE_MS = const(60)  # two such pots in two pockets this close: the table was 
 _T_HEALTH = const(16)
 _T_CHECK_REQUEST = const(18)
 _T_CAPTURE_REQUEST = const(20)  # the sensor capture's (capture.py; private in messages.py too)
+_T_ANCHOR = const(22)  # the host's money chain head, signed at once (SPEC.md 7.8; private too)
 
 
 # -- the pockets' sensor health ----------------------------------------------------
@@ -571,6 +576,20 @@ class App:
             return _B_ASK
         ball = cl.classify(pocket, f)
         self.last_colour = (ball, cl.confidence)
+        if ball >= 0 and not self.engine.pot_is_on(ball):
+            # A ball that is not on, read where a ball that is on reads once
+            # chalked or worn (a red as a pink or a brown): the colour cannot
+            # tell the two apart, so the referee says, the one on second.
+            near = cl.faded(pocket, f, ball) + _FADED_MARGIN
+            on = -1
+            for b in range(7):
+                if b != ball and self.engine.pot_is_on(b):
+                    d = cl.faded(pocket, f, b)
+                    if d < near:
+                        near, on = d, b
+            if on >= 0:
+                item[4] = (ball + 1) | (on + 1) << 4
+                return _B_ASK
         if ball < 0:
             self.health.count(_H_UNCLEAR + pocket)
             ball = cl.classify(pocket, f, 0)
@@ -693,6 +712,15 @@ class App:
                         light.value(0 if body[0] else 1)
                 elif mtype == messages.SETTINGS or mtype == messages.NAME_BITMAP:
                     self._handset(mtype, seq, body)
+                elif mtype == _T_ANCHOR:
+                    # The host's money chain head goes into a checkpoint of
+                    # its own now, signed like the events (SPEC.md 7.8,
+                    # "Anchors"); its seq to flash first, as a light's.
+                    j = self.journal
+                    j.delivered = seq
+                    j._save_meta()
+                    at, cp = j.checkpoint(self.key, body)
+                    self._stream(messages.CHECKPOINT, cp, at)
                 elif mtype == _T_CHECK_REQUEST:
                     # Its seq goes to flash before anything else, as a light's
                     # does, so a reset does not bring the same request back.

@@ -1158,6 +1158,23 @@ class Engine:
                 out.append((deficit - remaining + per - 1) // per)
         return out
 
+    def pot_is_on(self, b):
+        """Whether potting ball b (0 red .. 7 white) now is no foul by itself.
+        The sensors ask about a ball that is not on rather than score what
+        may be a misread (firmware/app.py); it never changes a reading."""
+        on = self.st_on if self.stroke_open else self.on
+        if on == _ON_NONE or not self.active:
+            return True  # no match in play: nothing to weigh a reading against
+        if b == _WHITE:
+            return False
+        if self.st_free if self.stroke_open else self.free_ball:
+            return True  # R3.11.5: the free ball may be any colour
+        if on == _ON_RED:
+            return b == _RED
+        if on == _ON_COLOUR:
+            return b != _RED
+        return b == on
+
     def ball_on_name(self):
         if self.on == _ON_NONE or not self.active:
             return None

@@ -84,6 +84,45 @@ class Classifier:
         brightness in pocket p: no ball, but a ball's tail."""
         return f[3] * 3 < self.means[p * 32 + 6 * 4 + 3] << 4  # the black's l, in 8ths
 
+    def _brightness(self, i, ball, f):
+        # Brightness goes by ratio: a ball 1.4 times brighter or dimmer than
+        # its own (an aging LED, another ball set, where it fell in the slot)
+        # is one spread, or the calibrated spread if wider.
+        lum = (self.means[i + 3] << 3) + 4
+        x = f[3] + 4
+        r16 = x * 16 // lum if x > lum else lum * 16 // x  # the ratio, in 16ths
+        tol = (self.spread[ball * 4 + 3] << 3) * 16 // lum
+        q = (r16 - 16) * 8 // (tol if tol > 6 else 6)
+        return q * q
+
+    def faded(self, p, f, ball):
+        """The distance of features f to pocket p's ball as chalk or wear
+        fades it: its chromaticity moved toward the white's (a neutral
+        surface's) by up to 7 tenths of the way, its brightness its own.  A
+        chalked red reads as a pink and a worn one as a brown: the colour
+        alone cannot tell them apart (docs/DESIGN.md, the journey of a pot)."""
+        m = self.means
+        s = self.spread
+        i = p * 32 + ball * 4
+        w = p * 32 + 28  # the white's
+        uu = vu = 0
+        for k in range(3):
+            u = m[w + k] - m[i + k]
+            uu += u * u
+            vu += (f[k] - (m[i + k] << 2)) * u
+        # How far along the way to the white, in uu's units of 4ths.
+        if vu < 0:
+            vu = 0
+        if vu * 10 > uu * 28:
+            vu = uu * 28 // 10
+        d = 0
+        for k in range(3):
+            c = (m[i + k] << 2) + (m[w + k] - m[i + k]) * vu // (uu if uu else 1)
+            sd = s[ball * 4 + k] << 1
+            q = (f[k] - c) * 8 // (sd if sd > _CHROMA else _CHROMA)
+            d += q * q
+        return d + self._brightness(i, ball, f)
+
     def classify(self, p, f, threshold=-1):
         """Ball code of pocket p's features f (r, g, b, l), or UNKNOWN; sets
         self.confidence (0..100) and self.second (the next likeliest).
@@ -99,15 +138,7 @@ class Classifier:
                 sd = s[ball * 4 + k] << 1
                 q = (f[k] - (m[i + k] << 2)) * 8 // (sd if sd > _CHROMA else _CHROMA)
                 d += q * q
-            # Brightness goes by ratio: a ball 1.4 times brighter or dimmer
-            # than its own (an aging LED, another ball set, where it fell in
-            # the slot) is one spread, or the calibrated spread if wider.
-            lum = (m[i + 3] << 3) + 4
-            x = f[3] + 4
-            r16 = x * 16 // lum if x > lum else lum * 16 // x  # the ratio, in 16ths
-            tol = (s[ball * 4 + 3] << 3) * 16 // lum
-            q = (r16 - 16) * 8 // (tol if tol > 6 else 6)
-            d += q * q
+            d += self._brightness(i, ball, f)
             if best < 0 or d < best:
                 second, second_ball = best, best_ball
                 best, best_ball = d, ball

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from baulk.firmware import keypad_flow as kf
 from baulk.firmware.engine import Engine
 from baulk.firmware.sim.board import Config, SimBoard, between, nearest
 from baulk.firmware.sim.script import Driver
@@ -292,6 +293,42 @@ def scenario_edges():
     out["events"] = host.summary()
     out["screen"] = b.text()
     out["confidence"] = b.app.last_colour[1]
+    return out
+
+
+def faded_red():
+    """The reference red, a fifth of the way to the white and half as bright
+    (chalked, worn): its colour reads as a brown's."""
+    from baulk.firmware.sim import pocket_model as pm
+
+    s = pm.BallSet()
+    red, white = s.rho[0], s.rho[7]
+    s.rho[0] = [0.5 * (0.8 * red[k] + 0.2 * white[k]) for k in range(3)]
+    return s
+
+
+def scenario_faded():
+    # A ball that is not on, read where a ball that is on reads once faded:
+    # asked at the frame's start (reds on), named once a colour is on.
+    from baulk.firmware.sim import pocket_model as pm
+
+    b, host = started()
+    app = b.app
+    faded = faded_red()
+    out = {}
+    b.strike()
+    b.roll(2, pm.Passage(0, b.clock.now + 5, 1.5, ballset=faded))
+    b.advance(400)
+    out["reds_on"] = [app.flow.step == kf.ASK_POT, app.flow.question]
+    b.keys("red", gap=20, hold=40)
+    b.keys("ok", gap=20, hold=40)  # the balls at rest: a colour is on
+    b.settle(200)
+    b.strike()
+    b.roll(2, pm.Passage(0, b.clock.now + 5, 1.5, ballset=faded))
+    b.advance(400)
+    out["colour_on"] = app.flow.step == kf.ASK_POT
+    b.settle(200)
+    out["pots"] = [e["ball"] for e in host.summary() if e["ev"] == "pot"]
     return out
 
 

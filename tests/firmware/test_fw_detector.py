@@ -269,3 +269,32 @@ def test_breaks_with_nothing_in_view_in_two_pockets_at_once_are_a_shaken_table(
     b.beam(4, width=20, at=b.clock.now + 200)
     b.advance(800)
     assert app.flow.step == kf.ASK_POT and app.flow.pocket == 1
+
+
+def test_which_balls_are_on_for_the_sensors_question() -> None:
+    """Engine.pot_is_on, the sensors' question chooser: the red while reds
+    are on (R3.4), any colour after a red, the one colour in order once the
+    reds are gone, any colour for a free ball (R3.11.5), never the white, and
+    everything when no match is in play."""
+    from baulk.firmware.engine import Engine
+
+    e = Engine()
+    assert all(e.pot_is_on(b) for b in range(8))  # no match yet
+    e.apply({"ev": "match", "players": ["Ali", "Reza"], "best_of": 3, "reds": 6})
+    on = lambda: [b for b in range(8) if e.pot_is_on(b)]  # noqa: E731
+    assert on() == [0]
+    e.apply({"ev": "strike"})
+    for _ in range(6):
+        e.apply({"ev": "pot", "ball": "red"})
+        assert on() == [0]  # in the stroke, as it was struck: more reds
+    e.apply({"ev": "rest"})
+    assert on() == [1, 2, 3, 4, 5, 6]
+    e.apply({"ev": "strike"})
+    e.apply({"ev": "pot", "ball": "black"})
+    e.apply({"ev": "rest"})
+    assert on() == [1]  # the colours in order: the yellow
+    e.apply({"ev": "strike"})
+    e.apply({"ev": "rest"})
+    e.apply({"ev": "foul", "kind": "wrong_ball_first", "ball": "pink"})
+    e.apply({"ev": "free_ball"})
+    assert on() == [0, 1, 2, 3, 4, 5, 6]  # a free ball: any colour stands for the yellow

@@ -56,10 +56,21 @@ def scenario(name: str) -> Any:
         "light",
         "ledger",
         "restored_host",
+        "faded",
     ],
 )
 def test_micropython_and_cpython_agree(name: str, tmp_path: Path) -> None:
     assert scenario(name) == run_cpython([name, "-"], tmp_path)
+
+
+def test_a_ball_not_on_that_reads_as_a_faded_ball_on_is_asked() -> None:
+    """A chalked, worn red reads as a brown.  With the reds on, a brown would
+    be a foul: the referee is asked "brown or red?" and his red is scored.
+    After a red, a brown is on, and the same reading is the brown."""
+    out = scenario("faded")
+    assert out["reds_on"] == [True, ["brown", " or ", "red", "?"]]
+    assert out["colour_on"] is False
+    assert out["pots"] == ["red", "brown"]
 
 
 def test_the_main_loop_survives_a_handler_that_raises(tmp_path: Path) -> None:

@@ -625,6 +625,8 @@ def load(path: str | Path, env: dict[str, str] | None = None) -> Config:
         raise ConfigError(f"config {p} is not valid TOML: {e}") from None
     except ValueError:  # int() of a number of over 4300 digits, or a fraction of over 40
         raise ConfigError(f"config {p} is not valid TOML: a number is far too long") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"config {p} is not valid TOML: it is nested too deeply") from None
     config = parse(data, base=p.resolve().parent, env=env)
     tls_context(config)  # a certificate that cannot be used stops here, with its reason
     return config

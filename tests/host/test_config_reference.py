@@ -97,6 +97,14 @@ def test_a_wrong_value_of_any_key_names_that_key(where: str, doc: dict[str, Any]
         assert bad not in said  # a secret is never shown back, even mistyped
 
 
+@pytest.mark.parametrize("where", ["x = {}", "[mqtt]\nurl = {}", "[[table]]\nid = {}"])
+def test_a_file_nested_too_deeply_is_refused_with_a_sentence(tmp_path: Path, where: str) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(where.format("[" * 2000 + "]" * 2000), encoding="utf-8")
+    with pytest.raises(config_mod.ConfigError, match="nested too deeply"):
+        config_mod.load(path, env={})
+
+
 @pytest.mark.slow  # it starts baulk
 @pytest.mark.parametrize(
     ("line", "said"),

@@ -98,6 +98,16 @@ def page_size_mm(pdf: bytes) -> tuple[float, float]:
     return float(box.width) / MM, float(box.height) / MM
 
 
+def two_frames(daemon: DaemonThread, table: TableDriver) -> None:
+    """Two frames on the table: Ali pots a red and misses, Reza concedes;
+    then Reza pots a red and misses, and Ali concedes."""
+    setup_match(daemon, ["Ali", "Reza"], best_of=5)
+    for _ in range(2):
+        table.stroke("red")
+        table.stroke()
+        table.referee({"ev": "concede"})
+
+
 def answer(page: Any, yes: bool = True, reason: str | None = None) -> str:
     """The question the desk asks before a destructive tap: its words, answered."""
     page.wait_for_selector("#ask[open]")
@@ -124,15 +134,7 @@ def test_open_play_close_and_print_a_receipt(
     page.wait_for_function("document.getElementById('table-t1').dataset.light === 'true'")
     assert "Session 1 opened on Table t1" in (page.text_content("#done") or "")
     shot(page, "desk_session_open")
-    # Two frames on the table: Ali pots a red and misses, Reza concedes;
-    # then Reza pots a red and misses, and Ali concedes.
-    setup_match(daemon, ["Ali", "Reza"], best_of=5)
-    table.stroke("red")
-    table.stroke()
-    table.referee({"ev": "concede"})
-    table.stroke("red")
-    table.stroke()
-    table.referee({"ev": "concede"})
+    two_frames(daemon, table)
     page.wait_for_function("document.querySelector('#table-t1 dd.frames').textContent === '2'")
     # Close asks first, with the names and the amount; "no" changes nothing.
     page.click("#table-t1 button.close")

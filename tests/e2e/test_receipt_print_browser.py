@@ -15,8 +15,7 @@ from pypdf import PdfReader
 from tests.e2e import test_desk_browser
 from tests.e2e.chromium import shot
 from tests.e2e.sim_driver import TableDriver
-from tests.e2e.test_boards_browser import setup_match
-from tests.e2e.test_desk_browser import new_page, page_size_mm, sign_in
+from tests.e2e.test_desk_browser import new_page, page_size_mm, sign_in, two_frames
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 
 desk = test_desk_browser.desk  # the desk page's venue, a fixture of its own there
@@ -40,13 +39,7 @@ def a_normal_bill(d: DaemonThread, table: TableDriver) -> None:
     """Session 1: two frames (Reza concedes one, Ali the other), three teas
     and a coffee's worth of tea, closed, and a correction to the table."""
     post(d, "/api/tables/t1/session", {})
-    setup_match(d, ["Ali", "Reza"], best_of=5)
-    table.stroke("red")
-    table.stroke()
-    table.referee({"ev": "concede"})
-    table.stroke("red")
-    table.stroke()
-    table.referee({"ev": "concede"})
+    two_frames(d, table)
     wait_for(lambda: played(d) == 2, what="two frames played")
     for quantity in (1, 2, 1):
         post(d, "/api/sessions/1/items", {"item": "Tea", "quantity": quantity})

@@ -431,6 +431,11 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
                         "actions_enabled": BOOL,
                         "name": NULLABLE_STR,
                         "role": NULLABLE_STR,
+                        # what the pages offer: the routes its role may use
+                        # ("POST /api/sessions/{session}/void"), and a
+                        # referee's only tables (null: every table)
+                        "may": listed(STR),
+                        "limited_to": {"type": ["array", "null"], "items": STR},
                     },
                     ("signed_in",),
                 )

@@ -9,8 +9,9 @@ the reference in docs/CONFIG.md all come from those declarations;
 reference again, and tests/host/test_config_reference.py fails when it is
 not current.  ``[mqtt]`` is declared here too and made into the bridge's
 settings by host/mqtt/connection.py; the club's sections (``[billing]``,
-``[[tariff]]``, ``[[item]]``, ``[printer]``) are still read and checked by
-host/club/tariffs.py and host/club/printing.py (docs/BILLING.md).
+``[[tariff]]``, ``[[item]]``) are still read and checked by
+host/club/tariffs.py (docs/BILLING.md); ``[printer]`` is declared in
+host/club/printing.py, in the same way, and checked here with the rest.
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
 binary floats, so a price is what was written.
@@ -28,20 +29,17 @@ import re
 import ssl
 import sys
 import tomllib
-import types
-import typing
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
-from annotated_types import Ge, Le, MinLen
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic.config import JsonDict
-from pydantic.fields import FieldInfo
+from pydantic import Field, ValidationError, model_validator
 
 from baulk.firmware.names import LANGS as HANDSET_LANGS
+from baulk.host.club import printing
 from baulk.host.club import tariffs as tariffs_mod
+from baulk.host.settings_schema import Section, default_of, key, one_of, rule_of, sentence
 
 TOKEN_ENV = "BAULK_TOKEN"
 # The rates a serial port can be set to (termios's and the USB CDC ACM
@@ -61,40 +59,6 @@ class ConfigError(ValueError):
 
 
 # ---------------------------------------------------------------------- the declarations
-def key(
-    default: Any,
-    help: str,
-    *,
-    rule: str | None = None,
-    missing: str | None = None,
-    secret: bool = False,
-    **limits: Any,
-) -> Any:
-    """One key of a section: its default (``...``: it must be given), its
-    help, and for the refusal and the reference, what it must be (``rule``,
-    when its type and limits do not say it: a pattern, a list of values)
-    and what is said when it is missing.  A ``secret`` is never shown back."""
-    extra: JsonDict = {"rule": rule, "missing": missing, "secret": secret}
-    return Field(default, description=help, json_schema_extra=extra, **limits)
-
-
-def _one_of(values: tuple[Any, ...]) -> AfterValidator:
-    def check(value: Any) -> Any:
-        if value is not None and value not in values:
-            raise ValueError("not one of them")
-        return value
-
-    return AfterValidator(check)
-
-
-class Section(BaseModel):
-    """A section of baulk.toml: nothing but its own keys, each of its type
-    exactly (a port in quotes is a mistake, not a port)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-    TITLE: ClassVar[str]
-
-
 class Server(Section):
     """The boards, the API and the sign-ins."""
 
@@ -166,12 +130,12 @@ class Table(Section):
     serial_number: str | None = key(
         None, "the controller's USB serial number: found on whichever port it is plugged into"
     )
-    baud: Annotated[int, _one_of(BAUD_RATES)] = key(
+    baud: Annotated[int, one_of(BAUD_RATES)] = key(
         115200,
         "the serial port's rate",
         rule=f"a serial port's rate such as 115200 (one of {', '.join(map(str, BAUD_RATES))})",
     )
-    handset_lang: Annotated[str | None, _one_of(HANDSET_LANGS)] = key(
+    handset_lang: Annotated[str | None, one_of(HANDSET_LANGS)] = key(
         None,
         "the referee's handset in this language, sent at each connection; unset: the "
         "language the device keeps on its flash",
@@ -205,7 +169,7 @@ class Backup(Section):
         missing="must name the folder the store is copied to",
         min_length=1,
     )
-    method: Annotated[str, _one_of(BACKUP_METHODS)] = key(
+    method: Annotated[str, one_of(BACKUP_METHODS)] = key(
         "litestream",
         "`litestream`: every commit within sync_ms; `snapshots`: SQLite's online backup API, "
         "on a schedule",
@@ -266,7 +230,6 @@ _ELSEWHERE = {
     "billing": "host/club/tariffs.py, docs/BILLING.md",
     "tariff": "host/club/tariffs.py, docs/BILLING.md",
     "item": "host/club/tariffs.py, docs/BILLING.md",
-    "printer": "host/club/printing.py, docs/BILLING.md",
 }
 
 
@@ -276,14 +239,14 @@ class ConfigFile(Section):
     server: Server = Server()
     store: StoreSection = StoreSection()
     autodetect: Autodetect = Autodetect()
-    table: list[Table] = []
+    table: list[Table] = Field(default_factory=list)
     verify: Verify = Verify()
     backup: Backup | None = None
     mqtt: Mqtt = Mqtt()
     billing: Any = None
     tariff: Any = None
     item: Any = None
-    printer: Any = None
+    printer: printing.PrinterSection | None = None
 
     @model_validator(mode="after")
     def _each_once(self) -> ConfigFile:
@@ -308,12 +271,8 @@ SECTIONS: tuple[type[Section], ...] = (
     Verify,
     Backup,
     Mqtt,
+    printing.PrinterSection,
 )
-
-
-def _default(section: type[Section], name: str) -> Any:
-    """A key's default, as declared (for the code that starts from it)."""
-    return section.model_fields[name].get_default(call_default_factory=True)
 
 
 def _usb_pair(text: str) -> tuple[int, int]:
@@ -321,12 +280,12 @@ def _usb_pair(text: str) -> tuple[int, int]:
     return int(vid, 16), int(pid, 16)
 
 
-DEFAULT_BIND: str = _default(Server, "bind")
-DEFAULT_PORT: int = _default(Server, "port")
-DEFAULT_SESSION_HOURS: int = _default(Server, "session_hours")
-DEFAULT_STORE: str = _default(StoreSection, "path")
-DEFAULT_BAUD: int = _default(Table, "baud")
-DEFAULT_USB_IDS = tuple(_usb_pair(u) for u in _default(Autodetect, "usb"))
+DEFAULT_BIND: str = default_of(Server, "bind")
+DEFAULT_PORT: int = default_of(Server, "port")
+DEFAULT_SESSION_HOURS: int = default_of(Server, "session_hours")
+DEFAULT_STORE: str = default_of(StoreSection, "path")
+DEFAULT_BAUD: int = default_of(Table, "baud")
+DEFAULT_USB_IDS = tuple(_usb_pair(u) for u in default_of(Autodetect, "usb"))
 
 
 # ---------------------------------------------------------------------- what the code reads
@@ -335,10 +294,10 @@ class BackupConfig:
     """``[backup]``: where ``baulk backup`` keeps a copy of the store, and how."""
 
     replica: Path
-    method: str = _default(Backup, "method")
-    sync_ms: int = _default(Backup, "sync_ms")
-    every_min: int = _default(Backup, "every_min")
-    keep: int = _default(Backup, "keep")
+    method: str = default_of(Backup, "method")
+    sync_ms: int = default_of(Backup, "sync_ms")
+    every_min: int = default_of(Backup, "every_min")
+    keep: int = default_of(Backup, "keep")
     litestream: Path | None = None
 
 
@@ -359,14 +318,14 @@ class Config:
     port: int = DEFAULT_PORT
     operator_token: str | None = None
     store_path: Path = Path(DEFAULT_STORE)
-    autodetect: bool = _default(Autodetect, "enabled")
+    autodetect: bool = default_of(Autodetect, "enabled")
     usb_ids: tuple[tuple[int, int], ...] = DEFAULT_USB_IDS
     mqtt: dict[str, Any] = field(default_factory=dict)  # [mqtt] as written (host/mqtt/)
     tls_cert: Path | None = None
     tls_key: Path | None = None
     session_hours: int = DEFAULT_SESSION_HOURS
     verify_keys: Path | None = None  # [verify] keys: a folder of TABLE.key files
-    verify_sim_key: bool = _default(Verify, "sim_key")  # the simulated tables' key (the demo)
+    verify_sim_key: bool = default_of(Verify, "sim_key")  # the simulated tables' key (the demo)
 
     @property
     def tls(self) -> bool:
@@ -384,116 +343,6 @@ class Config:
 
 def valid_table_id(text: object) -> bool:
     return isinstance(text, str) and bool(_TABLE_ID.match(text))
-
-
-# ---------------------------------------------------------------------- refusals
-def _shown(value: object) -> str:
-    """A value as an error message shows it: short, whatever it is."""
-    try:
-        text = repr(value)
-    except ValueError:  # an integer too long for repr()
-        return "a number of thousands of digits"
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _extra(info: FieldInfo, name: str) -> Any:
-    extra = info.json_schema_extra
-    return extra.get(name) if isinstance(extra, dict) else None
-
-
-def _limits(info: FieldInfo) -> tuple[int | None, int | None, int | None]:
-    """The field's least, most and shortest length, as declared."""
-    lo = hi = shortest = None
-    for m in info.metadata:
-        if isinstance(m, Ge) and isinstance(m.ge, int):
-            lo = m.ge
-        elif isinstance(m, Le) and isinstance(m.le, int):
-            hi = m.le
-        elif isinstance(m, MinLen):
-            shortest = m.min_length
-    return lo, hi, shortest
-
-
-def _kind(info: FieldInfo) -> type[Any] | None:
-    """The plain type a key holds (None for a list or anything freer)."""
-    hint = info.annotation
-    if typing.get_origin(hint) is Annotated:
-        hint = typing.get_args(hint)[0]
-    if isinstance(hint, types.UnionType):
-        hint = next(a for a in typing.get_args(hint) if a is not type(None))
-    if typing.get_origin(hint) is Annotated:
-        hint = typing.get_args(hint)[0]
-    plain: tuple[type[Any], ...] = (bool, int, str)
-    return next((kind for kind in plain if hint is kind), None)
-
-
-_KIND_WORDS = {bool: "true or false", int: "an integer", str: "a string"}
-
-
-def rule_of(info: FieldInfo) -> str:
-    """What a key must be, in words: the reference's and every refusal's."""
-    said = _extra(info, "rule")
-    if said:
-        return str(said)
-    kind = _kind(info)
-    lo, hi, shortest = _limits(info)
-    words = _KIND_WORDS.get(kind, "a value") if kind is not None else "a value"
-    if lo is not None and hi is not None:
-        return f"{words} {lo}..{hi}"
-    if shortest and kind is str:
-        return "a non-empty string"
-    return words
-
-
-def _model_at(hint: Any) -> type[Section] | None:
-    """The section model a key holds (a section, a list of them, or one or none)."""
-    for part in (hint, *typing.get_args(hint)):
-        if isinstance(part, type) and issubclass(part, Section):
-            return part
-        for inner in typing.get_args(part):
-            if isinstance(inner, type) and issubclass(inner, Section):
-                return inner
-    return None
-
-
-def _sentence(found: ValidationError) -> str:
-    """The first mistake pydantic found, as one sentence naming its key."""
-    e = found.errors(include_url=False)[0]
-    kind, loc, given = e["type"], list(e["loc"]), e.get("input")
-    model: type[Section] = ConfigFile
-    where, info = "", None  # where the mistake is, and the key it is at (None: a section)
-    for i, step in enumerate(loc):
-        if isinstance(step, int):
-            if info is None:  # an entry of a list of tables; a list of values is one key
-                where += f"[{step}]"
-            continue
-        owner = where or "config"
-        where = f"{where}.{step}" if where else str(step)
-        info = model.model_fields.get(str(step))
-        if info is None:  # a key the section does not have
-            allowed = ", ".join(model.model_fields)
-            return f"{owner}: unknown key {str(step)[:40]!r} (allowed: {allowed})"
-        inner = _model_at(info.annotation)
-        if inner is not None and i < len(loc) - 1:
-            model, info = inner, None
-    if info is None:  # the section itself, or an entry of a list of them
-        if kind == "value_error":  # a rule across its keys
-            said = str(e.get("ctx", {}).get("error", e["msg"]))
-            return f"{where} {said}" if where else said
-        return f"{where} must be a table"
-    if _model_at(info.annotation) is not None or kind == "dict_type":
-        if typing.get_origin(info.annotation) is list:
-            return f"[[{where}]] entries must be an array of tables"
-        return f"[{where}] must be a table"
-    if kind == "missing":
-        return f"{where} {_extra(info, 'missing') or 'must be ' + rule_of(info)}"
-    shown = "" if _extra(info, "secret") else f", not {_shown(given)}"
-    lo, hi, _ = _limits(info)
-    if kind in ("greater_than_equal", "less_than_equal"):
-        return f"{where} must be {lo}..{hi}{shown}"
-    if kind in ("int_type", "bool_type", "string_type") and not _extra(info, "rule"):
-        return f"{where} must be {_KIND_WORDS[_kind(info) or str]}{shown}"
-    return f"{where} must be {rule_of(info)}{shown}"
 
 
 # ---------------------------------------------------------------------- reading
@@ -517,7 +366,7 @@ def parse(
     try:
         found = ConfigFile.model_validate(raw)
     except ValidationError as e:
-        raise ConfigError(_sentence(e)) from None
+        raise ConfigError(sentence(e, ConfigFile)) from None
     server = found.server
     store_path = _path(found.store.path, base) or Path(DEFAULT_STORE)
     tables = tuple(

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from baulk.host import config as config_mod
+from baulk.host import settings_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +35,7 @@ def test_every_declared_key_is_in_the_reference() -> None:
     for section in config_mod.SECTIONS:
         assert f"## `{section.TITLE}`" in text
         for name, info in section.model_fields.items():
-            assert f"| `{name}` | {config_mod.rule_of(info)} |" in text
+            assert f"| `{name}` | {settings_schema.rule_of(info)} |" in text
             assert info.description, f"{section.TITLE} {name} has no help"
 
 
@@ -60,29 +61,30 @@ def test_the_secrets_are_declared_so() -> None:
     assert declared == SECRETS
 
 
-def _wrong(value: Any) -> Any:
-    """A value of the wrong type for a key that holds ``value``."""
-    return "x" if isinstance(value, bool | int) else 12345
+WRONG = {"wrong": 12345}  # a value no key of any type takes
+
+
+# What a section must hold besides the key tried, so that the key's is the mistake.
+NEEDED: dict[str, dict[str, Any]] = {
+    "[[table]]": {"id": "t1", "port": "/dev/ttyACM0"},
+    "[backup]": {"replica": "/mnt/b"},
+    "[printer]": {"connection": "file", "device": "/dev/usb/lp0"},
+}
 
 
 def _cases() -> list[tuple[str, dict[str, Any], str]]:
-    table = {"id": "t1", "port": "/dev/ttyACM0"}
     cases = []
     for section in config_mod.SECTIONS:
-        for name, info in section.model_fields.items():
-            default = info.get_default(call_default_factory=True)
-            bad = _wrong(default if default is not None else "text")
-            if section is config_mod.Table:
-                doc: dict[str, Any] = {"table": [{**table, name: bad}]}
-                where = f"table[0].{name}"
-            elif section is config_mod.Backup:
-                doc = {"backup": {"replica": "/mnt/b", name: bad}}
-                where = f"backup.{name}"
+        name_of = section.TITLE.strip("[]")
+        for name in section.model_fields:
+            body = {**NEEDED.get(section.TITLE, {}), name: WRONG}
+            if section.TITLE.startswith("[["):  # an array of tables: its first
+                doc: dict[str, Any] = {name_of: [body]}
+                where = f"{name_of}[0].{name}"
             else:
-                key = section.TITLE.strip("[]")
-                doc = {key: {name: bad}}
-                where = f"{key}.{name}"
-            cases.append((where, doc, str(bad)))
+                doc = {name_of: body}
+                where = f"{name_of}.{name}"
+            cases.append((where, doc, str(WRONG)))
     return cases
 
 

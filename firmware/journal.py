@@ -302,16 +302,20 @@ class Journal:
             self.delivered = body.get(-5, self.delivered)
         return seq
 
-    def checkpoint(self, key):
+    def checkpoint(self, key, anchor=None):
         """Journal a checkpoint: the chain's head after the newest event and
-        the marks since the last checkpoint, signed with the device key.
-        Returns (seq, body)."""
+        the marks since the last checkpoint, signed with the device key; with
+        the host's `anchor` body ({0: rows, 1: head}), that head too, under a
+        MAC of its own so that a host older than anchors still checks the
+        first (SPEC.md 7.8).  Returns (seq, body)."""
         at = self.last_event
         marks = bytes(self.marks[: 4 * self.nmarks])
-        mac = hmac_sha256(
-            key, at.to_bytes(4, "big") + self.boot.to_bytes(4, "big") + self.head + marks
-        )
-        body = {0: at, 1: self.boot, 2: self.head, 3: marks, 4: mac}
+        pos = at.to_bytes(4, "big") + self.boot.to_bytes(4, "big") + self.head
+        body = {0: at, 1: self.boot, 2: self.head, 3: marks, 4: hmac_sha256(key, pos + marks)}
+        if anchor is not None:
+            body[5] = anchor[0]
+            body[6] = anchor[1]
+            body[7] = hmac_sha256(key, pos + anchor[0].to_bytes(4, "big") + anchor[1])
         self.nmarks = 0
         return self._put(body, _CHECKPOINT), body
 

@@ -19,8 +19,8 @@ from . import cbor, cobs
 from .crc import crc32
 
 VERSION_MAJOR = const(1)
-VERSION_MINOR = const(3)
-VERSION_BYTE = const(0x13)  # major << 4 | minor
+VERSION_MINOR = const(4)
+VERSION_BYTE = const(0x14)  # major << 4 | minor
 
 HEADER_LEN = const(5)
 CRC_LEN = const(4)

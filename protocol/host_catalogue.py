@@ -137,6 +137,9 @@ DEVICE_SENT = (
     "\n  head         2   bytes    32           32   req"
     "\n  marks        3   marks    32           0    req"  # journal.MARKS of them at most
     "\n  mac          4   bytes    32           32   req"
+    "\n  money_n      5   uint     1            u32  -"  # since 1.4: an anchor (SPEC.md 7.8)
+    "\n  money        6   bytes    32           32   -"
+    "\n  money_mac    7   bytes    32           32   -"
     "\ntrace:"
     "\n  capture      0   uint     1            u32  req"
     "\n  frame        1   uint     0            u16  req"

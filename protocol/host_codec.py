@@ -595,6 +595,8 @@ CHECK_REQUEST: Final = 18
 # The sensor capture's (since 1.3), private in messages.py too.
 CAPTURE_REQUEST: Final = 20
 TRACE: Final = 21
+# The money chain's anchor (since 1.4), private in messages.py too.
+ANCHOR: Final = 22
 
 
 @dataclasses.dataclass(frozen=True)
@@ -684,6 +686,21 @@ class Checkpoint:
     head: bytes
     marks: bytes
     mac: bytes
+    # since 1.4, the anchor it signs: the host's money chain of ``money_n``
+    # rows had head ``money``, and ``money_mac`` is its HMAC (SPEC.md 7.8)
+    money_n: int | None = None
+    money: bytes | None = None
+    money_mac: bytes | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Anchor:
+    """The head of the host's money rows' chain after ``n`` rows, for the
+    device to sign into a checkpoint (SPEC.md 7.8, "Anchors")."""
+
+    TYPE: ClassVar[int] = ANCHOR
+    n: int
+    head: bytes
 
 
 Record = (
@@ -708,6 +725,7 @@ Record = (
     | Checkpoint
     | CaptureRequest
     | Trace
+    | Anchor
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

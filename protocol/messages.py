@@ -54,6 +54,9 @@ CHECKPOINT = const(19)
 # without knowing the type (firmware/capture.py).
 _T_CAPTURE_REQUEST = const(20)  # start or stop a sensor capture (host -> device)
 _T_TRACE = const(21)  # a capture's raw beam edges and colour windows (device -> host)
+# 22, since 1.4: the head of the host's money rows' chain, for the device to
+# sign into a checkpoint (SPEC.md 7.8, "Anchors"); private for the same reason.
+_T_ANCHOR = const(22)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -83,6 +86,7 @@ _TYPES = (
     "\n18 check_request host reliable"
     "\n19 checkpoint device reliable"
     "\n20 capture_request host reliable"
+    "\n22 anchor host reliable"
 )
 
 
@@ -257,6 +261,9 @@ _BODIES = (
     "\n  seconds   2   uint     1      900   -"
     "\n  passages  3   uint     1      255   -"
     "\n  who       4   text     48     0     -"
+    "\nanchor:"
+    "\n  n         0   uint     1      u32   req"
+    "\n  head      1   bytes    32     32    req"
 )
 
 

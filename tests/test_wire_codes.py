@@ -99,6 +99,7 @@ MESSAGE_TYPES = {
     "checkpoint": 19,
     "capture_request": 20,
     "trace": 21,
+    "anchor": 22,
 }
 CHECK_VERDICTS = ["ok", "weak", "faulty"]
 CHECK_REASONS = [
@@ -148,7 +149,7 @@ def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
     for name, mtype in MESSAGE_TYPES.items():
         # the pocket check's and the capture's types are private on the
         # device, named by the host
-        private = ("health", "pocket_check", "check_request", "capture_request", "trace")
+        private = ("health", "pocket_check", "check_request", "capture_request", "trace", "anchor")
         where = H if name in private else M
         assert getattr(where, name.upper()) == mtype
     for const, code in {**SOURCES, **ERRORS}.items():
@@ -242,6 +243,9 @@ def test_the_copies_are_really_found() -> None:
     assert {"_T_CAPTURE_REQUEST"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert {"_T_TRACE"} <= {n for n, _, _ in copies("firmware/capture.py")}
     assert (H.CAPTURE_REQUEST, H.TRACE) == (20, 21)
+    assert {"_T_ANCHOR"} <= {n for n, _, _ in copies("protocol/messages.py")}
+    assert {"_T_ANCHOR"} <= {n for n, _, _ in copies("firmware/app.py")}
+    assert H.ANCHOR == 22
     kinds = {n for n, _, _ in copies("firmware/app.py")}
     assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
     check = {n for n, _, _ in copies("firmware/pocket_check.py")}

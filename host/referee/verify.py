@@ -138,6 +138,15 @@ def mac_of(key: bytes, at: int, boot: int, head: bytes, marks: bytes) -> bytes:
     return hmac.new(key, msg, hashlib.sha256).digest()
 
 
+def anchor_mac_of(key: bytes, at: int, boot: int, head: bytes, money_n: int, money: bytes) -> bytes:
+    """A checkpoint's anchor MAC, as the device makes it (firmware/journal.py):
+    the checkpoint's place (at, boot, head) and the money chain's head after
+    ``money_n`` rows (SPEC.md 7.8, "Anchors")."""
+    msg = at.to_bytes(4, "big") + boot.to_bytes(4, "big") + head
+    msg += money_n.to_bytes(4, "big") + money
+    return hmac.new(key, msg, hashlib.sha256).digest()
+
+
 def chain(head: bytes, body: bytes) -> bytes:
     return hashlib.sha256(head + body).digest()
 

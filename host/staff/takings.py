@@ -21,6 +21,7 @@ is the PC's clock, which no table signs: it is checked against nothing.
 
 from __future__ import annotations
 
+import hmac
 import json
 from dataclasses import dataclass, field
 from datetime import date
@@ -34,6 +35,7 @@ from baulk.host.club.tariffs import Billing
 from baulk.host.referee.verify import (
     LedgerError,
     LedgerEvent,
+    anchor_mac_of,
     read_key,
     replayed_store,
     verify_store,
@@ -432,9 +434,21 @@ def check_day(
 
 
 def anchors(reader: StoreReader, keys: Keys) -> list[money_chain.Anchor]:
-    """The money heads the tables signed, each checkpoint's MAC checked with
-    its table's key (a table without a key anchors nothing)."""
-    return []
+    """The money heads the tables signed, each anchor's MAC checked with its
+    table's key: one that fails, or a table without a key, anchors nothing."""
+    out = []
+    rows = reader.db.execute(
+        "SELECT table_id, boot_id, seq, at_seq, head, money_n, money, money_mac "
+        "FROM checkpoints WHERE money_n IS NOT NULL ORDER BY id"
+    )
+    for table, boot, seq, at, head, n, money, mac in rows:
+        key = keys.key_for(table)
+        if key is None or money is None or mac is None:
+            continue
+        made = anchor_mac_of(key, int(at), int(boot), bytes(head), int(n), bytes(money))
+        if hmac.compare_digest(made, bytes(mac)):
+            out.append(money_chain.Anchor(table, int(n), bytes(money), int(seq)))
+    return out
 
 
 def _bills_gone(

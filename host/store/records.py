@@ -131,6 +131,10 @@ class CheckpointRow:
     marks: bytes
     mac: bytes
     raw: bytes | None = None
+    # the money chain's head it signs, since 1.4 (host/store/money_chain.py)
+    money_n: int | None = None
+    money: bytes | None = None
+    money_mac: bytes | None = None
 
 
 @dataclass

@@ -137,6 +137,10 @@ _ADDED_COLUMNS = (
     ("events", "action", "INTEGER"),
     ("events", "body", "BLOB"),
     ("commands", "action", "INTEGER"),
+    # a checkpoint's anchor: the money chain's head the device signed (since 1.4)
+    ("checkpoints", "money_n", "INTEGER"),
+    ("checkpoints", "money", "BLOB"),
+    ("checkpoints", "money_mac", "BLOB"),
 )
 # Made after the columns they index exist.
 _INDEXES = """

@@ -30,10 +30,11 @@ from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
 from baulk.host.store.captures import CaptureStore
 from baulk.host.venue.actions import OperatorActions
+from baulk.host.venue.anchors import MoneyAnchors
 from baulk.host.venue.devices import DeviceHandler
 from baulk.host.venue.live import LiveHub, TableView
 from baulk.host.venue.tables import TableRuntime
-from baulk.protocol.host_codec import Light
+from baulk.protocol.host_codec import Anchor, Light
 
 log = logging.getLogger("baulk.daemon")
 
@@ -72,6 +73,9 @@ class Daemon:
             on_command=self.actions.stored,
             on_alert=self._store_alert,
         )
+        # The money chain's newest head to the tables, to sign (host/venue/anchors.py).
+        self.anchors = MoneyAnchors(self)
+        self.committer.on_money = self.anchors.written
         # What the store left out of the tables' events (host/store/edges.py),
         # the newest last: the events are stored, their projections are not.
         self.left_out: deque[dict[str, Any]] = deque(maxlen=MAX_LEFT_OUT)
@@ -310,7 +314,7 @@ class Daemon:
             rt.view.session_open = is_open
             self.mark(table_id)
 
-    def send_to_table(self, table_id: str, record: Light) -> int | None:
+    def send_to_table(self, table_id: str, record: Light | Anchor) -> int | None:
         rt = self.tables.get(table_id)
         if rt is None or rt.channel is None:
             return None

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from baulk.host.store import GroupCommitter
     from baulk.host.store.captures import CaptureStore
     from baulk.host.venue.actions import OperatorActions
+    from baulk.host.venue.anchors import MoneyAnchors
 
 log = logging.getLogger("baulk.daemon")
 _LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
@@ -99,6 +100,9 @@ class Venue(Protocol):
 
     @property
     def captures(self) -> CaptureStore: ...
+
+    @property
+    def anchors(self) -> MoneyAnchors: ...
 
     def runtime(self, table_id: str, name: str | None = None) -> TableRuntime:
         """The table's runtime, made on first use."""
@@ -187,6 +191,7 @@ class DeviceHandler:
         v.mark(channel.table_id)
         table_id = channel.table_id
         _aside("the desk's light", table_id, lambda: v.sessions.on_hello(table_id))
+        _aside("the money anchors", table_id, lambda: v.anchors.on_hello(table_id))
         # The handset's language, then the names of the match it plays.
         players = rt.shadow.engine.players
         _aside("the handset", table_id, lambda: v.handsets.on_hello(table_id, channel, players))
@@ -280,7 +285,18 @@ class DeviceHandler:
             boot = record.boot
             v.committer.submit_checkpoint(
                 CheckpointRow(
-                    table_id, boot, seq, now, record.at, record.head, record.marks, record.mac, raw
+                    table_id,
+                    boot,
+                    seq,
+                    now,
+                    record.at,
+                    record.head,
+                    record.marks,
+                    record.mac,
+                    raw,
+                    record.money_n,
+                    record.money,
+                    record.money_mac,
                 )
             )
             return
@@ -351,6 +367,7 @@ class DeviceHandler:
             table_id = channel.table_id
             error = record  # the Error as received (record is replaced below)
             _aside("the desk's light", table_id, lambda: v.sessions.on_error(table_id, error))
+            _aside("the money anchors", table_id, lambda: v.anchors.on_error(table_id, error))
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY

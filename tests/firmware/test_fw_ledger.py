@@ -212,3 +212,27 @@ def test_a_checkpoint_follows_every_frame_end_and_every_32_events(tmp_path: Path
             finished += 1
             assert stream[i + 1][0] == messages.CHECKPOINT, f"frame end at seq {seq}"
     assert t.board.app.engine.match_over and finished == t.board.app.engine.hist_len >= 2
+
+
+def test_the_device_signs_the_hosts_money_head_into_a_checkpoint_at_once(tmp_path: Path) -> None:
+    """SPEC.md 7.8, "Anchors": the checkpoint after an anchor carries the
+    host's money head under a MAC of its own, which the host's verifier
+    checks, while its plain MAC holds as before; a reset does not make the
+    device sign the same anchor again."""
+    from baulk.host.referee.verify import anchor_mac_of, mac_of
+    from baulk.protocol import host_codec
+
+    t = Table(tmp_path)
+    t.send(messages.SETUP_MATCH, {7: ["Ali", "Reza"], 8: 3})
+    money = hashlib.sha256(b"three money rows").digest()
+    t.send(host_codec.ANCHOR, {0: 3, 1: money})
+    (cp,) = [b for m, _, b in t.got if m == messages.CHECKPOINT and 5 in b]
+    key = bytes.fromhex(SIM_KEY)
+    assert (cp[5], cp[6]) == (3, money)
+    assert cp[7] == anchor_mac_of(key, cp[0], cp[1], cp[2], 3, money)
+    assert cp[4] == mac_of(key, cp[0], cp[1], cp[2], cp[3])
+    assert cp[0] == max(s for m, s, _ in t.got if m == messages.EVENT)  # after the newest event
+    signed = len(t.got)
+    t.board.reset()
+    t.board.settle(1500)
+    assert not [b for m, _, b in t.got[signed:] if m == messages.CHECKPOINT and 5 in b]

@@ -29,9 +29,13 @@ TABLE = "t1"
 ACTION = (7 << 32) | 1  # the id of the first match's set-up
 
 
-def device_stream(seed: int = 3, best_of: int = 1, matches: int = 1) -> bytes:
+def device_stream(
+    seed: int = 3, best_of: int = 1, matches: int = 1, anchor: tuple[int, bytes] | None = None
+) -> bytes:
     """Every byte the firmware wrote to its serial port while it played
-    ``matches`` matches (each set up by the host, as an operator does)."""
+    ``matches`` matches (each set up by the host, as an operator does); then,
+    given an ``anchor`` (rows, head), the host sends it the money chain's head,
+    as the daemon does after money is written (host/venue/anchors.py)."""
     with tempfile.TemporaryDirectory(prefix="baulk-ledger-") as tmp:
         board = SimBoard(flash=tmp, table=TABLE, tick_ms=5)
         board.boot()
@@ -61,6 +65,9 @@ def device_stream(seed: int = 3, best_of: int = 1, matches: int = 1) -> bytes:
             board.settle(300)
             for ev in events[1:]:
                 driver.perform(ev)
+        if anchor is not None:
+            board.settle(1000)
+            host.send(host_codec.ANCHOR, host_codec.body_of(host_codec.Anchor(*anchor)))
         board.settle(3000)  # the last acks
         return bytes(wire)
 

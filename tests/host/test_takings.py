@@ -21,9 +21,9 @@ from baulk.host.cli import main as cli
 from baulk.host.club import tariffs
 from baulk.host.club.clock import Stamp
 from baulk.host.staff import takings
-from baulk.host.store import SessionWrite, StoreReader
+from baulk.host.store import StoreReader
 from tests.host.ledger_fixture import device_stream, store_stream
-from tests.host.money_rows import desk_writes
+from tests.host.money_rows import one_bill
 
 pytestmark = pytest.mark.slow
 DAY = date(2026, 3, 21)
@@ -39,41 +39,9 @@ def billed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The match's events in one closed session of DAY."""
     path = tmp_path_factory.mktemp("takings") / "store.sqlite"
     store_stream(path, device_stream(seed=5, best_of=3))
-    db = sqlite3.connect(path, isolation_level=None)
-    try:
-        first = db.execute("SELECT boot_id, seq FROM events ORDER BY id LIMIT 1").fetchone()
-    finally:
-        db.close()
     # As the desk writes a session opened and closed (host/store/club_writer.py):
     # the session, two teas, its close as a mark, each chained.
-    desk_writes(
-        path,
-        SessionWrite(
-            "open",
-            1,
-            "t1",
-            "Dina",
-            OPENED_MS,
-            0,
-            "b",
-            tariff=BILLING.tariffs[0].to_json(),
-            from_event=(first[0], first[1]),
-        ),
-        SessionWrite(
-            "item",
-            1,
-            "t1",
-            "Dina",
-            OPENED_MS + 60_000,
-            item="Tea",
-            item_fa="چای",
-            price=113_000,
-            quantity=2,
-        ),
-        SessionWrite(
-            "close", 1, "t1", "Dina", OPENED_MS + 5_400_000, 5_400_000, "b", reason="desk"
-        ),
-    )
+    one_bill(path, BILLING.tariffs[0].to_json(), OPENED_MS)
     return path
 
 

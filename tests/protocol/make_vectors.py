@@ -32,7 +32,7 @@ OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.js
 # The key of the checkpoint vector: the simulated boards' known key
 # (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
 CHECKPOINT_KEY = b"baulk simulator key, not secret!"
-VERSION = frame.VERSION_BYTE  # 1.3
+VERSION = frame.VERSION_BYTE  # 1.4
 REL = 1
 
 
@@ -124,6 +124,35 @@ def checkpoint_vector() -> dict[str, Any]:
         "their CRC-32 marks, HMAC-SHA256 under chain_key",
     )
     v["chain_events"] = [e.hex() for e in events]
+    v["chain_key"] = CHECKPOINT_KEY.hex()
+    return v
+
+
+# The money chain's head the anchor vectors carry: after three rows (SPEC.md 7.8).
+MONEY_N = 3
+MONEY_HEAD = hashlib.sha256(b"the host's money chain after 3 rows").digest()
+
+
+def anchored_checkpoint_vector(plain: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint vector's checkpoint again, made when the device took
+    the anchor: the same place (at, boot, head), no marks since, and the
+    money head under an anchor MAC of its own (SPEC.md 7.8, "Anchors")."""
+    at, boot = 2, 7
+    head = bytes.fromhex(plain["body"]["map"][2][1]["bytes"])
+    place = at.to_bytes(4, "big") + boot.to_bytes(4, "big") + head
+    mac = hmac.new(CHECKPOINT_KEY, place, hashlib.sha256).digest()
+    money_mac = hmac.new(
+        CHECKPOINT_KEY, place + MONEY_N.to_bytes(4, "big") + MONEY_HEAD, hashlib.sha256
+    ).digest()
+    v = valid(
+        "checkpoint_anchored",
+        M.CHECKPOINT,
+        {0: at, 1: boot, 2: head, 3: b"", 4: mac, 5: MONEY_N, 6: MONEY_HEAD, 7: money_mac},
+        4,
+        "since 1.4: the checkpoint the device makes on taking the anchor vector's head, "
+        "no event since the checkpoint vector; money_mac is HMAC-SHA256 under chain_key of "
+        "at, boot, head, money_n (4 bytes each but head) and money",
+    )
     v["chain_key"] = CHECKPOINT_KEY.hex()
     return v
 
@@ -593,7 +622,16 @@ def valid_vectors() -> list[dict[str, Any]]:
             },
         ),
         checkpoint_vector(),
+        valid(
+            "anchor",
+            H.ANCHOR,
+            {0: MONEY_N, 1: MONEY_HEAD},
+            24,
+            "since 1.4: the host's money chain after 3 rows; the device signs it into a "
+            "checkpoint at once (checkpoint_anchored)",
+        ),
     ]
+    out.append(anchored_checkpoint_vector(out[-2]))
     return out
 
 
@@ -941,6 +979,18 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "a head of 31 bytes",
         ),
         invalid(
+            "anchor_short_head",
+            cobs_encode(build(H.ANCHOR, REL, 3, cbor2.dumps({0: 3, 1: bytes(31)}, canonical=True))),
+            "body",
+            "a money head of 31 bytes",
+        ),
+        invalid(
+            "anchor_no_rows",
+            cobs_encode(build(H.ANCHOR, REL, 3, cbor2.dumps({0: 0, 1: bytes(32)}, canonical=True))),
+            "body",
+            "an anchor is sent once a row is chained: n is at least 1",
+        ),
+        invalid(
             "action_zero",
             cobs_encode(build(M.COMMAND, REL, 3, cbor2.dumps({0: 15, -6: 0}, canonical=True))),
             "body",
@@ -952,7 +1002,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate() -> dict[str, Any]:
     v = valid_vectors()
     return {
-        "protocol": "baulk wire protocol 1.3",
+        "protocol": "baulk wire protocol 1.4",
         "spec": "protocol/SPEC.md",
         "body_notation": (
             "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"
@@ -981,6 +1031,7 @@ def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, 
         ("health", "device", 0),
         ("trace", "device", 0),
         ("capture_request", "host", 1),
+        ("anchor", "host", 1),
     ):
         v = by_name[name]
         body = cbor2.loads(bytes.fromhex(v["body_hex"]))

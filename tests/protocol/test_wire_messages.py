@@ -264,6 +264,7 @@ def test_type_ids_are_unique_and_frozen() -> None:
         18,  # check_request
         M.CHECKPOINT,
         20,  # capture_request (host_codec.CAPTURE_REQUEST; 21 trace is unreliable)
+        22,  # anchor (host_codec.ANCHOR, since 1.4)
     }
 
 
@@ -327,7 +328,8 @@ def test_a_type_is_found_by_its_whole_id() -> None:
     assert M.type_of(1)[0] == "hello"
     assert M.type_of(17)[0] == "pocket_check"
     assert M.type_of(20)[0] == "capture_request"  # since 1.3
-    for mtype in (0, 22, 23, 99, 255, -1):
+    assert M.type_of(22)[0] == "anchor"  # since 1.4
+    for mtype in (0, 23, 99, 255, -1):
         assert M.type_of(mtype) is None
         assert M.schema(mtype) is None
     assert M.type_of(16) == ("health", M.DEVICE, False)  # host_catalogue, loaded here, adds it

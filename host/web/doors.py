@@ -46,13 +46,11 @@ class Reports(Protocol):
 
 class Boards(Protocol):
     """What every server of the boards reads: the config, the live boards,
-    the tables it knows and the stored matches."""
+    the tables it knows and the stored matches (the last two read-only: a
+    server holds its own kind of each)."""
 
-    @property
-    def config(self) -> Config: ...
-
-    @property
-    def hub(self) -> LiveHub: ...
+    config: Config
+    hub: LiveHub
 
     @property
     def tables(self) -> Mapping[str, object]: ...

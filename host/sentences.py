@@ -54,7 +54,10 @@ NAMED = {
     "what": "what",
     "field": "field",
     "role": "role",
+    "roles": "role",
 }
+# A value that is a tuple is a choice of its words: "owner or desk".
+OR = "or"
 # The flag of the catalogue's entries that are the device's reasons: its rules
 # engine's and its own (:func:`device_reason`).
 DEVICE = "device"
@@ -75,7 +78,7 @@ class Message:
         return Message(self.msgid, **{**self.params, **params})
 
     def __str__(self) -> str:
-        return self.msgid.format(**{k: str(v) for k, v in self.params.items()})
+        return self.msgid.format(**{k: value_in(k, v, "en") for k, v in self.params.items()})
 
     def __repr__(self) -> str:
         return f"Message({self.msgid!r}, {dict(self.params)!r})"
@@ -133,6 +136,9 @@ def isolate(text: str) -> str:
 
 def value_in(name: str, value: object, lang: str) -> str:
     """One placeholder's value, said in ``lang``."""
+    if isinstance(value, tuple):
+        joint = f" {_entry(OR, 'join') or OR} " if lang == "fa" else f" {OR} "
+        return joint.join(value_in(name, v, lang) for v in value)
     if lang != "fa":
         return str(value)
     if isinstance(value, Message):
@@ -163,13 +169,15 @@ def say(message: Message | str, lang: str) -> str:
 
 # ---------------------------------------------------------------------- the device
 @cache
-def _device_templates() -> list[tuple[list[str], list[str], str]]:
-    """The device's msgids cut into their literal parts and placeholder
-    names, the most specific first: a constant sentence before any
-    template, then the longest literal text."""
+def _templates(device: bool) -> list[tuple[list[str], list[str], str]]:
+    """The msgids (the device's alone, or every sentence's) cut into their
+    literal parts and placeholder names, the most specific first: a
+    constant sentence before any template, then the longest literal text."""
     out = []
     for entry in catalogue():
-        if DEVICE not in entry.flags or not isinstance(entry.id, str):
+        if entry.context is not None or not entry.id or not isinstance(entry.id, str):
+            continue
+        if device and DEVICE not in entry.flags:
             continue
         parts = list(string.Formatter().parse(entry.id))
         literals = [text for text, _, _, _ in parts]
@@ -208,12 +216,27 @@ def device_reason(text: str) -> Message | str:
     literal parts, never by a pattern written beside them, and
     tests/web/test_refusals.py checks that each sentence the device gives
     is exactly one of them.  A value of digits is a number."""
-    for literals, names, msgid in _device_templates():
+    return _read(text, device=True)
+
+
+def read_back(text: str) -> Message | str:
+    """A sentence kept as English text (the activity log's rows keep a
+    refusal's English, and older rows have nothing else), as the message it
+    is, by the catalogue's own templates as :func:`device_reason` reads the
+    device's; the text itself when it is none.  A reason inside is read in
+    its turn."""
+    return _read(text, device=False)
+
+
+def _read(text: str, device: bool) -> Message | str:
+    for literals, names, msgid in _templates(device):
         values = _slots(text, literals)
         if values is not None and len(values) == len(names):
-            said: dict[str, object] = {
-                k: int(v) if v.isascii() and v.isdigit() else v
-                for k, v in zip(names, values, strict=True)
-            }
+            said: dict[str, object] = {}
+            for k, v in zip(names, values, strict=True):
+                if v.isascii() and v.isdigit():
+                    said[k] = int(v)
+                else:
+                    said[k] = _read(v, device) if k == "reason" else v
             return Message(msgid, **said)
     return text

@@ -40,10 +40,10 @@ from babel.numbers import (
     is_currency,
 )
 
-from baulk.host.sentences import Message
+from baulk.host.sentences import FA_DIGITS, Message
 
 TOMAN = "IRT"
-PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+PERSIAN_DIGITS = FA_DIGITS  # the one table (host/sentences.py)
 # Iran's two units read best as "1,200,000 Toman" / "۱٬۲۰۰٬۰۰۰ تومان".
 _IRANIAN = {"IRR": {"en": "Rial", "fa": "ریال"}, TOMAN: {"en": "Toman", "fa": "تومان"}}
 # The English locale each currency is written in at home (grouping, symbol).

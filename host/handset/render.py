@@ -27,6 +27,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont, features
 
+from baulk.host.sentences import FA_DIGITS
+
 ROOT = Path(__file__).resolve().parents[2]
 FONT_ENV = "BAULK_FONT"
 FONT_FILE = Path("vazirmatn") / "fonts" / "ttf" / "Vazirmatn-Regular.ttf"
@@ -34,7 +36,7 @@ SIZE = 12
 HEIGHT = 16  # a Persian row of the handset: two SSD1306 pages
 BASELINE = 12
 ELLIPSIS = "…"
-PERSIAN_DIGITS = "۰۱۲۳۴۵۶۷۸۹"
+PERSIAN_DIGITS = "0123456789".translate(FA_DIGITS)  # the one table (host/sentences.py)
 
 
 class FontError(RuntimeError):

@@ -16,9 +16,11 @@ from typing import Any
 from urllib.parse import quote
 
 from baulk.firmware import names
+from baulk.host.sentences import digits
 
 LANGS = ("en", "fa")
-_FA_DIGITS = str.maketrans("0123456789.", "۰۱۲۳۴۵۶۷۸۹٫")
+# The digits' one table (host/sentences.py), and the Persian decimal sign.
+_FA_DIGITS = str.maketrans("0123456789.", digits("0123456789", "fa") + "٫")
 
 TEXT: dict[str, dict[str, str]] = {
     "en": {

@@ -34,6 +34,7 @@ from urllib.parse import unquote
 
 from baulk.host.club import bills, money, views
 from baulk.host.club.clock import Stamp
+from baulk.host.sentences import Message
 from baulk.host.staff.accounts import key_of
 from baulk.host.staff.roles import Actor
 from baulk.host.store import StaffWrite, StoreReader
@@ -362,11 +363,27 @@ class _Tried:
             self.addresses.add(address)
 
     def why(self) -> str:
-        """What the row says (host/web/refusals.py has its Persian)."""
-        names = " under other names" if self.names else ""
-        return (
-            f"{self.count} more attempts{names} in this minute, {self.held} held back, "
-            f"from {len(self.addresses)} addresses: not logged one by one"
+        """What the row says: a sentence's English, as the log keeps it (its
+        Persian: host/sentences.py read_back)."""
+        n, held, m = self.count, self.held, len(self.addresses)
+        if self.names:
+            return str(
+                Message(
+                    "{n} more attempts under other names in this minute, {held} held back, "
+                    "from {m} addresses: not logged one by one",
+                    n=n,
+                    held=held,
+                    m=m,
+                )
+            )
+        return str(
+            Message(
+                "{n} more attempts in this minute, {held} held back, "
+                "from {m} addresses: not logged one by one",
+                n=n,
+                held=held,
+                m=m,
+            )
         )
 
 

@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 
 from baulk.host.club.clock import VenueClock
 from baulk.host.errors import ActionError, Refusal
+from baulk.host.sentences import Message
 from baulk.host.staff import accounts as rules
 from baulk.host.staff.passwords import hash_secret
 from baulk.host.staff.roles import OWNER, REFEREE, Actor
@@ -51,6 +52,9 @@ SESSIONS_MOST = 2000  # sign-ins held at once; the oldest gives way
 DEVICE_BYTES = 200  # how much of a User-Agent is kept
 
 Save = Callable[[StaffWrite], Awaitable[bool]]
+
+
+ONLY_DESK_PIN = Message("only a desk account signs in with a PIN")
 
 
 class StaffError(ActionError):
@@ -345,11 +349,12 @@ class Registry:
     async def _save(self, w: StaffWrite) -> None:
         if self.save is None:
             raise StaffError(
-                Refusal.UNAVAILABLE, "this server keeps no staff accounts (it has no store)"
+                Refusal.UNAVAILABLE,
+                Message("this server keeps no staff accounts (it has no store)"),
             )
         if not await self.save(w):
             raise StaffError(
-                Refusal.UNAVAILABLE, "the store could not save this now; nothing changed"
+                Refusal.UNAVAILABLE, Message("the store could not save this now; nothing changed")
             )
 
     async def add(
@@ -363,15 +368,18 @@ class Registry:
     ) -> Account:
         clean = rules.check_person(name)
         if self.account(clean) is not None:
-            raise StaffError(Refusal.CONFLICT, f"there is already an account '{clean}'")
+            raise StaffError(
+                Refusal.CONFLICT, Message("there is already an account '{id}'", id=clean)
+            )
         kind = rules.check_role(role)
         limited = rules.tables_for(kind, tables)
         if password is None and pin is None:
             raise StaffError(
-                Refusal.BAD_INPUT, "an account needs a password (and a desk clerk may have a PIN)"
+                Refusal.BAD_INPUT,
+                Message("an account needs a password (and a desk clerk may have a PIN)"),
             )
         if pin is not None and kind != "desk":
-            raise StaffError(Refusal.BAD_INPUT, "only a desk account signs in with a PIN")
+            raise StaffError(Refusal.BAD_INPUT, ONLY_DESK_PIN)
         hashed = await self._hash(rules.check_password(password)) if password is not None else None
         pin_hash = await self._hash(rules.check_pin(pin)) if pin is not None else None
         now = self.clock.wall_ms()
@@ -419,11 +427,13 @@ class Registry:
         role or tables.  Any of them ends its sign-ins: each is a new
         generation of the account."""
         if not isinstance(name, str) or (a := self.account(name)) is None:
-            raise StaffError(Refusal.NOT_FOUND, f"there is no account '{str(name)[:40]}'")
+            raise StaffError(
+                Refusal.NOT_FOUND, Message("there is no account '{id}'", id=str(name)[:40])
+            )
         new = a
         if disabled is not None:
             if not isinstance(disabled, bool):
-                raise StaffError(Refusal.BAD_INPUT, "disabled must be true or false")
+                raise StaffError(Refusal.BAD_INPUT, Message("disabled must be true or false"))
             new = replace(new, disabled=disabled)
         if role is not None:
             new = replace(new, role=rules.check_role(role))
@@ -435,11 +445,12 @@ class Registry:
             new = replace(new, password=await self._hash(rules.check_password(password)))
         if pin is not None:
             if new.role != "desk":
-                raise StaffError(Refusal.BAD_INPUT, "only a desk account signs in with a PIN")
+                raise StaffError(Refusal.BAD_INPUT, ONLY_DESK_PIN)
             new = replace(new, pin=await self._hash(rules.check_pin(pin)))
         if new == a:
             raise StaffError(
-                Refusal.BAD_INPUT, "nothing to change: give disabled, password, pin, role or tables"
+                Refusal.BAD_INPUT,
+                Message("nothing to change: give disabled, password, pin, role or tables"),
             )
         now = self.clock.wall_ms()
         w = StaffWrite(
@@ -502,9 +513,11 @@ class Registry:
         once, here), the account, and when it ends (wall ms)."""
         a = self.account(name) if isinstance(name, str) else None
         if a is None:
-            raise StaffError(Refusal.NOT_FOUND, "there is no such account")
+            raise StaffError(Refusal.NOT_FOUND, Message("there is no such account"))
         if a.disabled:
-            raise StaffError(Refusal.CONFLICT, f"{a.name} is disabled: enable the account first")
+            raise StaffError(
+                Refusal.CONFLICT, Message("{id} is disabled: enable the account first", id=a.name)
+            )
         code = rules.new_code()
         key = rules.code_key(code)
         assert key is not None
@@ -551,7 +564,9 @@ class Registry:
     async def revoke_token(self, token_id: int, by: str | None) -> Token:
         t = next((t for t in self.tokens.values() if t.id == token_id), None)
         if t is None or t.revoked:
-            raise StaffError(Refusal.NOT_FOUND, f"there is no token {token_id} in use")
+            raise StaffError(
+                Refusal.NOT_FOUND, Message("there is no token {id} in use", id=token_id)
+            )
         await self._save(
             StaffWrite("token", {"id": t.id, "revoked_ms": self.clock.wall_ms(), "revoked_by": by})
         )
@@ -582,7 +597,7 @@ class Registry:
         why = self.ended_why(s)
         if why is not None:  # changed while the secret was being checked
             raise StaffError(
-                Refusal.CONFLICT, "the account changed while signing in: sign in again"
+                Refusal.CONFLICT, Message("the account changed while signing in: sign in again")
             )
         await self._save(
             StaffWrite(

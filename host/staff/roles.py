@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from baulk.host.sentences import Message
+
 OWNER = "owner"
 DESK = "desk"
 REFEREE = "referee"
@@ -127,25 +129,32 @@ def limited_to(role: str, tables: frozenset[str] | None) -> list[str] | None:
     return sorted(tables) if role == REFEREE and tables is not None else None
 
 
-def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, str] | None:
+def refusal(rule: Rule, actor: Actor | None, table: str | None) -> tuple[int, Message] | None:
     """Why ``actor`` may not use a route with this rule (status, sentence),
     or None when he may."""
     if rule == PUBLIC:
         return None
     if actor is None:
-        return 401, "sign in first: this needs a staff sign-in or an API token"
+        return 401, Message("sign in first: this needs a staff sign-in or an API token")
     if rule == SIGNED_IN:
         return None
     assert isinstance(rule, frozenset)
     if actor.role not in rule:
-        allowed = " or ".join(r for r in ROLES if r in rule)
-        return 403, f"refused: this needs the {allowed} role, and {actor.name} is {actor.role}"
+        allowed = tuple(r for r in ROLES if r in rule)  # said "owner or desk"
+        return 403, Message(
+            "refused: this needs the {roles} role, and {id} is {role}",
+            roles=allowed,
+            id=actor.name,
+            role=actor.role,
+        )
     only = limited_to(actor.role, actor.tables)
     if only is not None and table is not None and table not in only:
-        return 403, f"refused: {actor.name} referees other tables, not '{table}'"
+        return 403, Message(
+            "refused: {id} referees other tables, not '{text}'", id=actor.name, text=table
+        )
     return None
 
 
-UNLISTED = (
+UNLISTED = Message(
     "refused: this route is not in the role table (host/staff/roles.py), so nobody may use it yet"
 )

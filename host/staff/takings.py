@@ -40,6 +40,7 @@ from baulk.host.referee.verify import (
     replayed_store,
     verify_store,
 )
+from baulk.host.sentences import Message
 from baulk.host.staff import activity
 from baulk.host.store import StoreReader, money_chain
 
@@ -109,7 +110,9 @@ def keys_from(folder: Path | None, sim_key: bool) -> Keys:
         return Keys(everyone=bytes.fromhex(SIM_KEY))
     if folder is None:
         raise ValueError(
-            "no device keys to check with: set [verify] keys to a folder of TABLE.key files"
+            Message(
+                "no device keys to check with: set [verify] keys to a folder of TABLE.key files"
+            )
         )
     return Keys(folder=folder)
 

@@ -16,6 +16,7 @@ from baulk.firmware import names
 from baulk.host.name_rules import NAME_BYTES
 from baulk.host.referee import reports
 from baulk.host.referee.name_fixes import annotated_report, fixed_match
+from baulk.host.sentences import Message
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import public_reads, sheet
 from baulk.host.web.doors import BOARDS_KEY, Boards
@@ -154,7 +155,7 @@ async def api_table(request: web.Request) -> web.Response:
     daemon = request.app[BOARDS_KEY]
     board = daemon.board(request.match_info["table"])
     if board is None:
-        return error(404, f"there is no table '{request.match_info['table']}'")
+        return error(404, Message("there is no table '{id}'", id=request.match_info["table"]))
     return json_response({"schema": SCHEMA_VERSION, "board": board})
 
 
@@ -175,7 +176,7 @@ async def api_match(request: web.Request) -> web.StreamResponse:
         request, ("report data", match_id, fmt), _report_data, match_id, fmt
     )
     if found is None:
-        return error(404, f"there is no match '{match_id[:100]}'")
+        return error(404, Message("there is no match '{id}'", id=match_id[:100]))
     return found.response()
 
 

@@ -131,7 +131,7 @@ async def store_must_write(request: web.Request, handler: Any) -> web.StreamResp
     if request.method in CHANGES and route is not None and route.canonical not in STORE_FREE:
         status = request.app[BOARDS_KEY].store_status()
         if not status.get("ok", True):
-            return error(503, StoreFailing(str(status.get("error"))).text, lang_of(request))
+            return error(503, StoreFailing(str(status.get("error"))).message, lang_of(request))
     response: web.StreamResponse = await handler(request)
     return response
 

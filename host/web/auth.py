@@ -48,6 +48,7 @@ from aiohttp import web
 from baulk.host.errors import ActionError
 from baulk.host.logsafe import Tally, printable
 from baulk.host.name_rules import OPERATOR
+from baulk.host.sentences import Message
 from baulk.host.staff import activity
 from baulk.host.staff import roles as role_table
 from baulk.host.staff.accounts import check_pin
@@ -90,7 +91,9 @@ SAVE_WAIT_S = 5.0  # how long a change waits for the store before it is refused
 SUM_EVERY_S = 5.0  # how often the strangers' minutes over are summed up in the log
 SIGN_IN_PATH = "/console/signin"  # every way of signing in: a token, a password, a PIN, a code
 OPERATOR_KEY = "operator-token"  # the guessing cap's key for the operator token
-SWITCHED_OFF = "operator actions are switched off: set operator_token in the config or BAULK_TOKEN"
+SWITCHED_OFF = Message(
+    "operator actions are switched off: set operator_token in the config or BAULK_TOKEN"
+)
 
 # argon2 on one thread of its own: one sign-in is checked at a time, on one
 # core, and never on the event loop.
@@ -168,15 +171,22 @@ def _operator(trusted_via: str = "operator") -> Actor:
     return Actor(OPERATOR, OWNER, None, trusted_via, None)
 
 
-async def _held(wait: float, secret_word: str) -> tuple[int, str]:
+async def _held(wait: float, secret_word: str) -> tuple[int, Message]:
     """The guessing cap's answer: a short pause, then 429 with the wait."""
     await asyncio.sleep(PAUSE_S)
     if wait == LOCKED:
-        return 429, f"too many wrong {secret_word}s: sign in with the password, or ask the owner"
-    return 429, f"too many attempts with a wrong {secret_word}; try again in {int(wait) + 1} s"
+        return 429, Message(
+            "too many wrong {field}s: sign in with the password, or ask the owner",
+            field=secret_word,
+        )
+    return 429, Message(
+        "too many attempts with a wrong {field}; try again in {n} s",
+        field=secret_word,
+        n=int(wait) + 1,
+    )
 
 
-async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, str]:
+async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, Message]:
     """The actor of a bearer token, or why not.  Named API tokens are 32
     random bytes: no guess finds one, so they are never held back.  Wrong
     tokens count against the operator token's guessing cap, and a right
@@ -200,12 +210,12 @@ async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, s
     if wait > 0:
         return await _held(wait, "operator token")
     guessing.end(OPERATOR_KEY, False)
-    return 401, (
+    return 401, Message(
         "this action needs the operator token (Authorization: Bearer TOKEN) or a console sign-in"
     )
 
 
-async def identify(request: web.Request, checks_csrf: bool) -> Actor | tuple[int, str] | None:
+async def identify(request: web.Request, checks_csrf: bool) -> Actor | tuple[int, Message] | None:
     """Who the request comes from: an Actor, a refusal (status, sentence)
     when it carries a credential that does not hold, or None without any."""
     token = _bearer(request)
@@ -284,7 +294,7 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
         response: web.StreamResponse = await handler(request)
         return response
     lang = lang_of(request)
-    refused: tuple[int, str] | None
+    refused: tuple[int, Message] | None
     who_is: Actor | None = None
     if rule is None:
         refused = (403, role_table.UNLISTED)
@@ -297,9 +307,7 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
             refused = role_table.refusal(rule, found, request.match_info.get(role_table.TABLE_KEY))
     request[ACTOR] = who_is
     if refused is not None:
-        response = error(*refused, lang)
-        if refused[0] == 429:
-            response.headers["Retry-After"] = "".join(c for c in refused[1] if c.isdigit()) or "60"
+        response = _refusal(refused, lang)
     else:
         try:
             response = await handler(request)
@@ -309,10 +317,19 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
             raise
         except Exception:
             if changing:
-                _audit(request, pattern, 500, "the server failed (see its log)")
+                _audit(request, pattern, 500, str(Message("the server failed (see its log)")))
             raise
     if changing:
         _audit(request, pattern, response.status, _why(response))
+    return response
+
+
+def _refusal(refused: tuple[int, Message], lang: str) -> web.Response:
+    """A refused credential's answer; the guessing cap's says when to come back."""
+    response = error(*refused, lang)
+    if refused[0] == 429:
+        wait = refused[1].params.get("n")  # the seconds it names (_held)
+        response.headers["Retry-After"] = str(wait) if isinstance(wait, int) else "60"
     return response
 
 
@@ -407,12 +424,12 @@ async def _check(hashed: str | None, secret: str) -> bool:
 
 async def _sign_in_account(
     request: web.Request, name: object, secret: object, with_pin: bool
-) -> Actor | tuple[int, str]:
+) -> Actor | tuple[int, Message]:
     staff = request.app[STAFF_KEY]
     guessing: Guessing = request.app[THROTTLE_KEY]
     secret_word = "PIN" if with_pin else "password"
     if not isinstance(name, str) or not isinstance(secret, str) or len(name) > 200:
-        return 400, f"name and {secret_word.lower()} must be text"
+        return 400, Message("name and {field} must be text", field=secret_word.lower())
     request[TRIED] = name.strip()[:40] or None
     account = staff.account(name)
     device = _device(request)
@@ -446,7 +463,7 @@ async def _sign_in_account(
             logging.WARNING,
             f"sign-in refused for {printable(name, 40)!r} (from {request.remote or '?'})",
         )
-        return 401, f"the name or {secret_word.lower()} is wrong"
+        return 401, Message("the name or {field} is wrong", field=secret_word.lower())
     if not with_pin:
         guessing.clear(f"pin:{account.id}")  # the password unlocks a locked PIN
     # The account as its secret was checked: a change meanwhile ends this sign-in.
@@ -455,9 +472,9 @@ async def _sign_in_account(
     )
 
 
-async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[int, str]:
+async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[int, Message]:
     if not isinstance(given, str):
-        return 400, "token must be a string"
+        return 400, Message("token must be a string")
     operator = _operator_token(request)
     if operator is None:
         return 403, SWITCHED_OFF
@@ -476,11 +493,11 @@ async def _sign_in_token(request: web.Request, given: object) -> Actor | tuple[i
             logging.WARNING,
             f"operator refused: wrong token (from {request.remote or '?'})",
         )
-        return 401, "the operator token is wrong"
+        return 401, Message("the operator token is wrong")
     return _operator("session")
 
 
-async def _sign_in_code(request: web.Request, given: object) -> Actor | tuple[int, str]:
+async def _sign_in_code(request: web.Request, given: object) -> Actor | tuple[int, Message]:
     """A one-time code from the owner, for a phone the account never signed
     in from: 59 random bits live for 15 minutes, so no guess finds one and
     the guessing cap never holds it back (host/staff/accounts.py).  The
@@ -491,7 +508,7 @@ async def _sign_in_code(request: web.Request, given: object) -> Actor | tuple[in
         _REFUSED.tell(
             "code", logging.WARNING, f"sign-in code refused (from {request.remote or '?'})"
         )
-        return 401, "that sign-in code is wrong, used already or out of date"
+        return 401, Message("that sign-in code is wrong, used already or out of date")
     request[TRIED] = account.name
     request.app[THROTTLE_KEY].clear(f"pin:{account.id}")  # as the password does
     return Actor(
@@ -503,7 +520,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
     lang = lang_of(request)
     origin = cookies.foreign_origin(request)
     if origin is not None:
-        return error(403, f"refused: this action came from another site ({origin})", lang)
+        return error(403, cookies.from_another_site(origin), lang)
     body = await body_of(request, SignIn)  # one of the four ways (request_models.py)
     if isinstance(body, web.Response):
         return body
@@ -520,10 +537,7 @@ async def console_sign_in(request: web.Request) -> web.Response:
     else:
         found = await _sign_in_account(request, data.name, data.password, False)
     if isinstance(found, tuple):
-        response = error(*found, lang)
-        if found[0] == 429:
-            response.headers["Retry-After"] = "".join(c for c in found[1] if c.isdigit()) or "60"
-        return response
+        return _refusal(found, lang)
     config = request.app[BOARDS_KEY].config
     staff = request.app[STAFF_KEY]
     old = _web_session(request)

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from baulk.host.config import valid_table_id
+from baulk.host.sentences import Message
 from baulk.host.web import files, public_reads
 from baulk.host.web.doors import BOARDS_KEY, Boards
 from baulk.host.web.http import FILES_KEY, GUARD_KEY, error, lang_of, page
@@ -61,12 +62,12 @@ async def api_live(request: web.Request) -> web.StreamResponse:
         tables = {t for t in request.query["tables"].split(",") if t}
         bad = [t for t in tables if not valid_table_id(t)]
         if bad:
-            return error(400, f"'{bad[0][:40]}' is not a table id")
+            return error(400, Message("'{id}' is not a table id", id=bad[0][:40]))
     guard = request.app[GUARD_KEY]
     if not guard.may_feed(request.transport):
         return error(
             429,
-            "too many live feeds from this address; close a board and try again",
+            Message("too many live feeds from this address; close a board and try again"),
             lang_of(request),
         )
     # compress=False: every client gets the same bytes; deflating them once

@@ -25,14 +25,16 @@ import hmac
 
 from aiohttp import web
 
+from baulk.host.sentences import Message
+
 SESSION_COOKIE = "baulk_session"
 DEVICE_COOKIE = "baulk_device"
 CSRF_HEADER = "X-CSRF-Token"
 DEVICE_DAYS = 365
 SECRET_CHARS = 100  # a cookie's secret is 43 characters; anything longer is none
 
-SIGN_IN_FIRST = "sign in first: there is no console sign-in, or it has ended"
-NOT_FROM_CONSOLE = (
+SIGN_IN_FIRST = Message("sign in first: there is no console sign-in, or it has ended")
+NOT_FROM_CONSOLE = Message(
     "refused: this action did not come from the console page (CSRF token missing or wrong)"
 )
 
@@ -85,12 +87,16 @@ def same_secret(given: str, expected: str) -> bool:
     return hmac.compare_digest(_bytes(given), _bytes(expected))
 
 
-def refusal(request: web.Request, csrf: str) -> tuple[int, str] | None:
+def from_another_site(origin: str) -> Message:
+    return Message("refused: this action came from another site ({text})", text=origin)
+
+
+def refusal(request: web.Request, csrf: str) -> tuple[int, Message] | None:
     """Why a request of a signed-in page may not go on (status, sentence),
     or None: it must come from this server's own page with its CSRF token."""
     origin = foreign_origin(request)
     if origin is not None:
-        return 403, f"refused: this action came from another site ({origin})"
+        return 403, from_another_site(origin)
     if not same_secret(request.headers.get(CSRF_HEADER, ""), csrf):
         return 403, NOT_FROM_CONSOLE
     return None

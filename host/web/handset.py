@@ -17,6 +17,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from baulk.host.handset import sync as handset
+from baulk.host.sentences import Message
 from baulk.host.web.http import DAEMON_KEY, error, json_response
 from baulk.host.web.operator import run_action
 from baulk.host.web.request_models import HandsetLang
@@ -26,7 +27,7 @@ async def get_handset(request: web.Request) -> web.Response:
     daemon = request.app[DAEMON_KEY]
     table = request.match_info["table"]
     if table not in daemon.tables:
-        return error(404, f"there is no table '{table}'")
+        return error(404, Message("there is no table '{id}'", id=table))
     return json_response(
         {"table": table, "lang": daemon.handsets.lang(table), "langs": list(handset.LANGS)}
     )

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from baulk.host.errors import ActionError, Refusal
-from baulk.host.sentences import Message, say
+from baulk.host.sentences import Message, message_of, say
 from baulk.host.web import files
 from baulk.host.web.guard import ConnectionGuard
-from baulk.host.web.refusals import localise
 from baulk.host.web.throttle import Guessing
 
 if TYPE_CHECKING:
@@ -47,7 +46,7 @@ def error(status: int, text: Message | str, lang: str | None = None) -> web.Resp
     if isinstance(text, Message):
         body["id"] = text.msgid
     if lang is not None:
-        body["message"] = say(text, lang) if isinstance(text, Message) else localise(text, lang)
+        body["message"] = say(text, lang)
     return json_response(body, status=status)
 
 
@@ -120,10 +119,10 @@ def _bounded(kind: Callable[[str], Any]) -> Callable[[str], Any]:
 
     def parse(text: str) -> Any:
         if len(text) > NUMBER_CHARS:
-            raise ValueError(f"a number is longer than {NUMBER_CHARS} characters")
+            raise ValueError(Message("a number is longer than {n} characters", n=NUMBER_CHARS))
         value = kind(text)
         if value in (math.inf, -math.inf):
-            raise ValueError(f"{text[:20]} is not a finite number")
+            raise ValueError(Message("{text} is not a finite number", text=text[:20]))
         return value
 
     return parse
@@ -143,18 +142,28 @@ def _fraction(text: str) -> float | int:
 
 
 def _no_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not a number")
+    raise ValueError(Message("{text} is not a number", text=text[:20]))
+
+
+TOO_BIG = Message("the request body is over {n} bytes", n=MAX_BODY)
+
+
+def _said(e: ValueError) -> Message | str:
+    """Why the JSON was refused: a number's bound (a Message), or the
+    parser's own English, cut short."""
+    said = message_of(e)
+    return said if isinstance(said, Message) else said[:120]
 
 
 async def read_body(request: web.Request, lang: str | None = None) -> dict[str, Any] | web.Response:
     if request.content_length is not None and request.content_length > MAX_BODY:
-        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
+        return error(413, TOO_BIG, lang)
     try:
         raw = await request.content.read(MAX_BODY + 1)
     except (TimeoutError, ConnectionError):
-        return error(400, "the request body could not be read", lang)
+        return error(400, Message("the request body could not be read"), lang)
     if len(raw) > MAX_BODY:
-        return error(413, f"the request body is over {MAX_BODY} bytes", lang)
+        return error(413, TOO_BIG, lang)
     try:
         data = json.loads(
             raw.decode("utf-8"),
@@ -163,10 +172,12 @@ async def read_body(request: web.Request, lang: str | None = None) -> dict[str, 
             parse_constant=_no_constant,
         )
     except (UnicodeDecodeError, ValueError) as e:
-        return error(400, f"the body must be a JSON object: {str(e)[:120]}", lang)
+        return error(
+            400, Message("the body must be a JSON object: {reason}", reason=_said(e)), lang
+        )
     except RecursionError:
-        return error(400, "the body must be a JSON object: it is nested too deeply", lang)
+        return error(400, Message("the body must be a JSON object: it is nested too deeply"), lang)
     if not isinstance(data, dict):
-        return error(400, "the body must be a JSON object", lang)
+        return error(400, Message("the body must be a JSON object"), lang)
     request[BODY_KEY] = data
     return data

@@ -244,7 +244,7 @@ assert tuple(roles.ROLES) == ("owner", "desk", "referee")
 
 def _spots(value: list[str]) -> list[str]:
     if len(set(value)) != len(value):
-        raise ValueError("occupied must be a list of spot names, each once")
+        raise ValueError(declared("occupied must be a list of spot names, each once"))
     return value
 
 
@@ -792,21 +792,21 @@ JDATE_RULE = f"a day of the Solar Hijri calendar, YYYY-MM-DD ({FIRST_JYEAR} to {
 
 def _day(value: object) -> date:
     if not isinstance(value, str) or not re.fullmatch(_YEARS + _MONTH_DAY, value):
-        raise ValueError(f"date must be {DATE_RULE}")
+        raise ValueError(declared(f"date must be {DATE_RULE}"))
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"date must be {DATE_RULE}") from None
+        raise ValueError(declared(f"date must be {DATE_RULE}")) from None
 
 
 def _jday(value: object) -> date:
     if not isinstance(value, str) or not re.fullmatch(_JYEARS + _MONTH_DAY, value):
-        raise ValueError(f"jdate must be {JDATE_RULE}")
+        raise ValueError(declared(f"jdate must be {JDATE_RULE}"))
     y, m, d = (int(x) for x in value.split("-"))
     try:
         return views.gregorian(y, m, d)
     except ValueError:
-        raise ValueError(f"jdate must be {JDATE_RULE}") from None
+        raise ValueError(declared(f"jdate must be {JDATE_RULE}")) from None
 
 
 Day = Annotated[

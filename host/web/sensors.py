@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from baulk.host.sentences import Message
 from baulk.host.store import sensor_queries
 from baulk.host.venue.live import SCHEMA_VERSION
 from baulk.host.web import public_reads
@@ -27,14 +28,14 @@ from baulk.host.web.http import DAEMON_KEY, error, json_response, lang_of
 from baulk.host.web.operator import run_action
 from baulk.host.web.request_models import PocketCheck, SensorCapture
 
-UNREADABLE = "the store cannot be read now; try again shortly"
+UNREADABLE = Message("the store cannot be read now; try again shortly")
 
 
 async def get_sensors(request: web.Request) -> web.Response:
     daemon = request.app[DAEMON_KEY]
     table = request.match_info["table"]
     if table not in daemon.tables:
-        return error(404, f"there is no table '{table}'", lang_of(request))
+        return error(404, Message("there is no table '{id}'", id=table), lang_of(request))
     found = await public_reads.read(request, sensor_queries.table_sensors, table, table=table)
     if found is None:
         return error(503, UNREADABLE, lang_of(request))

@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from baulk.host.club import daily, money, views
-from baulk.host.sentences import message_of
+from baulk.host.sentences import Message, message_of, read_back, say
 from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
@@ -31,7 +31,6 @@ from baulk.host.web.http import (
     path_id,
     refused,
 )
-from baulk.host.web.refusals import localise
 from baulk.host.web.request_models import (
     ActivityQuery,
     ChangeAccount,
@@ -146,7 +145,7 @@ async def revoke_token(request: web.Request) -> web.Response:
     text = request.match_info["token"]
     token_id = path_id(text)
     if token_id is None:
-        return error(404, f"there is no token {text[:20]} in use", lang_of(request))
+        return error(404, Message("there is no token {id} in use", id=text[:20]), lang_of(request))
     try:
         t = await request.app[STAFF_KEY].revoke_token(token_id, who(request))
     except StaffError as e:
@@ -263,7 +262,7 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
     moneys = _money_of(request, rows)
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
-        r["why_text"] = localise(r["why"], lang) if r["why"] else None
+        r["why_text"] = say(read_back(r["why"]), lang) if r["why"] else None
         r["sentence"] = sentence(r, lang, moneys.get(r["session_id"]))
         key = activity.described(r)[0]  # an old row's route pattern read as its action
         r["action_name"] = r["action"] if key in ("did_command", "did_other") else key[4:]
@@ -319,7 +318,7 @@ async def verify_day(request: web.Request) -> web.Response:
     try:
         keys = takings.keys_from(daemon.config.verify_keys, daemon.config.verify_sim_key)
     except ValueError as e:
-        return error(409, str(e), lang_of(request))
+        return error(409, message_of(e), lang_of(request))
     result = takings.check_day(
         daemon.reader, daemon.config.billing, day, keys, daemon.sessions.clock.now()
     )

@@ -8,13 +8,13 @@ import json
 from functools import cache
 from pathlib import Path
 
+# Persian digits and bidi isolates, declared once with the sentences' Persian.
+from baulk.host.sentences import FA_DIGITS, FSI, PDI, digits, isolate
+
+__all__ = ["FA_DIGITS", "FSI", "LANGS", "PDI", "digits", "isolate", "word", "words"]
+
 WORDS_FILE = Path(__file__).resolve().with_name("static") / "words.json"
 LANGS = ("en", "fa")
-FA_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
-# Unicode isolates (FSI ... PDI): a Latin name or id inside a Persian
-# sentence keeps its own direction and does not reorder the words around it.
-FSI = "\u2068"
-PDI = "\u2069"
 
 
 @cache
@@ -26,12 +26,3 @@ def words() -> dict[str, dict[str, str]]:
 def word(key: str, lang: str) -> str:
     table = words()
     return table.get(lang, table["en"]).get(key) or table["en"][key]
-
-
-def digits(value: object, lang: str) -> str:
-    text = str(value)
-    return text.translate(FA_DIGITS) if lang == "fa" else text
-
-
-def isolate(text: str) -> str:
-    return f"{FSI}{text}{PDI}"

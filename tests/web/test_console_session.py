@@ -75,6 +75,7 @@ def test_errors_come_in_the_language_asked_for(daemon: DaemonThread) -> None:
     assert wrong.body == {
         "error": "the operator token is wrong",
         "message": "رمز اپراتور نادرست است",
+        "id": "the operator token is wrong",
     }
     csrf = b.sign_in(TOKEN).body["csrf"]
     bad = b.send(

@@ -22,152 +22,66 @@ from baulk.host.handset import texts as handset_texts
 from baulk.host.sentences import DEVICE, Message, device_reason, placeholders, say
 from baulk.host.store import records, staff_schema
 from baulk.host.venue.actions import table_refused
-from baulk.host.web.refusals import localise, persian
 from baulk.host.web.request_models import every_sentence
 from baulk.host.web.words import FSI, PDI
 
 ROOT = Path(__file__).resolve().parents[2]
-# A sample for each value a sentence is formatted with, by the code that
-# gives it (anything else becomes "x").
-SAMPLES = {
-    "what": "player 1",
-    "MAX_BODY": "16384",
-    "NAME_BYTES": "48",
-    "int(wait) + 1": "3",
-    "origin": "http://127.0.0.1:9",
-    "e": "Expecting value: line 1 column 1 (char 0)",
-    "i + 1": "2",
-    "result['rejected']": "nothing to undo",
-    "reason": "command: key 12 (ev) must be int",
-    "most": "48",
-    # the desk's (host/club/sessions.py)
-    "session_id": "3",
-    "correction_id": "4",
-    "item_id": "5",
-    "other['id']": "2",
-    "desk.session['id']": "2",
-    "TEXT_BYTES": "200",
-    "QUANTITY_MOST": "20",
-    "allowed": "owner or desk",
-    # the days a report may ask for (host/web/http.py)
-    "FIRST_YEAR": "1970",
-    "LAST_YEAR": "2200",
-    "FIRST_JYEAR": "1349",
-    "LAST_JYEAR": "1578",
-    "actor.role": "desk",
-    "secret_word": "password",
-    "secret_word.lower()": "password",
-    "field": "name",
-    "OPERATOR": "operator",
-    "NAME_CHARS": "32",
-    "low": "4",
-    "high": "8",
-    "PASSWORD_MIN": "8",
-    "PASSWORD_BYTES": "256",
-    "TOKEN_NAME_CHARS": "40",
-    "ord(c)": "200B",
-    "kind": "table session change",
-}
 PERCENT = re.compile(r"%[sd]")
-
-
-def _sample(node: ast.expr) -> str | None:
-    """The sentence a string expression makes, with sample values."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        out = []
-        for part in node.values:
-            if isinstance(part, ast.Constant):
-                out.append(str(part.value))
-            elif isinstance(part, ast.FormattedValue):
-                out.append(SAMPLES.get(ast.unparse(part.value), "x"))
-        return "".join(out)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        text = _sample(node.left)
-        return PERCENT.sub(lambda m: "48" if m.group() == "%d" else "pink", text) if text else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        a, b = _sample(node.left), _sample(node.right)
-        return a + b if a is not None and b is not None else None
-    return None
-
-
-def sentences(path: Path, calls: set[str], position: int = 0) -> list[str]:
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if not isinstance(node, ast.Call):
-            continue
-        name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-        if name in calls and len(node.args) > position:
-            text = _sample(node.args[position])
-            if text:
-                found.append(text)
-    return found
-
-
-# The server's own refusals, from each area the operator acts through.
-WEB_AREAS = ("app", "http", "auth", "operator", "boards", "api", "console", "desk")
-WEB = [
-    text
-    for area in WEB_AREAS
-    for text in sentences(ROOT / "host" / "web" / f"{area}.py", {"error", "Refused"}, 1)
-] + [
-    node.value.value
-    for node in ast.parse((ROOT / "host/web/console_session.py").read_text()).body
-    if isinstance(node, ast.Assign)
-    and isinstance(node.value, ast.Constant)
-    and isinstance(node.value.value, str)
-    and " " in node.value.value
-]
-
-
-def tuples(path: Path) -> list[str]:
-    """The sentences of ``(status, sentence)`` refusals a module returns."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if (
-            isinstance(node, ast.Tuple)
-            and len(node.elts) == 2
-            and isinstance(node.elts[0], ast.Constant)
-            and isinstance(node.elts[0].value, int)
-        ):
-            text = _sample(node.elts[1])
-            if text and " " in text:
-                found.append(text)
-    return found
-
-
-STAFF = ROOT / "host" / "staff"
-WEB += (
-    sentences(STAFF / "registry.py", {"StaffError"}, 1)
-    + sentences(ROOT / "host" / "web" / "staff_pages.py", {"error"}, 1)
-    + tuples(STAFF / "roles.py")
-    + tuples(ROOT / "host" / "web" / "auth.py")
-    + [
-        node.value.value
-        for path in (STAFF / "roles.py", ROOT / "host" / "web" / "auth.py")
-        for node in ast.parse(path.read_text()).body
-        if isinstance(node, ast.Assign)
-        and isinstance(node.value, ast.Constant)
-        and isinstance(node.value.value, str)
-        and len(node.value.value.split()) > 3  # a sentence, not a word like "public"
-    ]
+# The calls a refusal is given through, and where in them its sentence is.
+REFUSING = {"error": 1, "ActionError": 1, "StaffError": 1, "StoreRefused": 1, "MoneyError": 0,
+            "PrintError": 0, "refusal": 1}  # fmt: skip
+# Where a ValueError's text reaches a person (a body's model, a name's rules,
+# an account's checks): it must be a Message there too.
+VALUE_ERRORS = (
+    "host/web/request_models.py",
+    "host/web/http.py",
+    "host/staff/accounts.py",
+    "host/name_rules.py",
 )
+
+
+def _plain_text(node: ast.expr) -> bool:
+    """A sentence written as plain text: a string or an f-string with a space."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return " " in node.value
+    return isinstance(node, ast.JoinedStr)
+
+
+def _unsaid() -> list[str]:
+    """Every refusal in the host given as plain text rather than a Message."""
+    found = []
+    for path in sorted((ROOT / "host").rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        if where.startswith(("host/cli/", "host/sim/")):
+            continue  # a terminal's English, not a page's
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+                at = REFUSING.get(name)
+                if name == "ValueError" and where.startswith(VALUE_ERRORS):
+                    at = 0
+                if at is not None and len(node.args) > at and _plain_text(node.args[at]):
+                    found.append(f"{where}:{node.lineno}")
+            # a refusal returned as (status, sentence)
+            if (
+                isinstance(node, ast.Tuple)
+                and len(node.elts) == 2
+                and isinstance(node.elts[0], ast.Constant)
+                and node.elts[0].value in range(400, 600)
+                and _plain_text(node.elts[1])
+            ):
+                found.append(f"{where}:{node.lineno}")
+    return found
+
+
+def test_no_refusal_is_given_as_plain_text() -> None:
+    """A new sentence written as English text would have no id and no
+    Persian: every refusal is a Message (and so has its entry)."""
+    assert not _unsaid()
 
 
 def outside_isolates(text: str) -> str:
     return re.sub(f"{FSI}[^{PDI}]*{PDI}", "", text)
-
-
-def test_the_sentences_were_found() -> None:
-    assert len(WEB) >= 25
-
-
-@pytest.mark.parametrize("sentence", sorted(set(WEB)))
-def test_every_refusal_has_its_persian(sentence: str) -> None:
-    fa = persian(sentence)
-    assert fa is not None, f"no Persian for: {sentence!r}"
-    assert not re.search("[A-Za-z0-9]", outside_isolates(fa)), (sentence, fa)
 
 
 def test_a_refusal_from_the_table_is_translated_with_its_reason() -> None:
@@ -183,7 +97,6 @@ def test_a_refusal_from_the_table_is_translated_with_its_reason() -> None:
 
 def test_an_unknown_sentence_stays_whole_and_isolated() -> None:
     text = "a sentence nobody wrote yet"
-    assert localise(text, "fa") == f"{FSI}{text}{PDI}"
     assert say(device_reason(text), "fa") == f"{FSI}{text}{PDI}"
     assert say(Message(text), "fa") == f"{FSI}{text}{PDI}"
 
@@ -191,7 +104,7 @@ def test_an_unknown_sentence_stays_whole_and_isolated() -> None:
 # ---------------------------------------------------------------------- the catalogue
 CATALOGUE = list(said.catalogue())[1:]  # the header is the first
 # The words a placeholder is said by (host/sentences.py NAMED), by context.
-WORDS = set(said.NAMED.values())
+WORDS = {*said.NAMED.values(), "join"}
 
 
 def _messages() -> list[tuple[str, ast.Call]]:
@@ -295,6 +208,12 @@ def test_every_entry_has_the_placeholders_of_its_id(entry: Any) -> None:
     # Persian words and digits outside the placeholders: a Latin letter left
     # in would be English on a Persian page.
     assert not re.search("[A-Za-z0-9]", outside_isolates(re.sub(r"\{\w+\}", "", fa))), (msgid, fa)
+
+
+def test_each_entry_is_declared_once() -> None:
+    """Babel keeps the last of two entries of one msgid; the file must not hold two."""
+    text = said.CATALOGUE.read_text(encoding="utf-8")
+    assert len(re.findall(r"^msgid ", text, re.M)) == len(CATALOGUE) + 1  # and the header's
 
 
 def test_every_entry_is_used() -> None:

@@ -40,7 +40,7 @@ ROLE_SENTENCES = (
     "sign in first: this needs a staff sign-in or an API token",
     "refused: this needs the ",
     "refused: Rana",  # a referee (or his token) on another table
-    roles.UNLISTED,
+    str(roles.UNLISTED),
 )
 
 
@@ -178,7 +178,7 @@ def test_a_route_added_later_is_refused_until_it_is_listed(
 
     (posted, read) = d.call(try_it())
     # even the owner is refused a state-changing route nobody listed ...
-    assert posted[0] == 403 and posted[1]["error"] == roles.UNLISTED
+    assert posted[0] == 403 and posted[1]["error"] == str(roles.UNLISTED)
     assert reached == ["GET"]  # ... while an unlisted read is public
     assert read[0] == 200
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from baulk.firmware import app as fw_app
 from baulk.firmware import names
+from baulk.firmware.engine import Engine
 from baulk.firmware.hw import colour
 from baulk.firmware.hw.pockets import Pockets
 
@@ -130,6 +131,9 @@ class Detector:
         self.health = fw_app.Health(None)
         self.rgbc = fw_app.array("H", (0, 0, 0, 0))
         self.last_colour = (-1, 0)
+        # No match in play: a capture's readings are judged by themselves,
+        # with no ball on to choose a question by.
+        self.engine = Engine()
 
     def say(self, text: str) -> None:
         pass

@@ -13,11 +13,12 @@ event's keys and their vocabularies from the rules engine
 catalogue (protocol/messages.py), an account's from host/staff/accounts.py,
 a bill's from host/club/sessions.py and host/club/money.py.
 
-A refusal is one bounded English sentence (:func:`sentence`): for a field
-``key``, "``key`` must be ``<its description>``", the same words the document
-gives the field; a name's or a text's own problem, as host/name_rules.py
-says it; an unknown key, naming the keys allowed.  host/web/refusals.py has
-their Persian.  A body that passed its model may still be refused by a rule
+A refusal is one bounded sentence, a message of host/sentences.py
+(:func:`sentence`): for a field ``key``, "``key`` must be ``<its
+description>``", the same words the document gives the field (declared as
+data, listed by :func:`every_sentence`); a name's or a text's own problem,
+as host/name_rules.py says it; an unknown key, naming the keys allowed.  The
+catalogue has their Persian.  A body that passed its model may still be refused by a rule
 that depends on the state (no such item on the price list, a session
 already closed, the bill's currency): that is the club's, answered 409.
 

@@ -3,9 +3,8 @@ one catalogue (host/locale/fa/LC_MESSAGES/baulk.po, read by host/sentences.py):
 every ``Message`` in the code names a msgid with its entry and gives exactly
 its placeholders, every entry's Persian has the same placeholders as its
 msgid and is used, and each sentence the device gives (firmware/engine.py,
-firmware/app.py) is exactly one of the catalogue's device entries.  The
-sentences not yet given as a Message are read from the code itself and
-checked against host/web/refusals.py until they are."""
+firmware/app.py) is exactly one of the catalogue's device entries.  A
+sweep of the host finds any refusal still given as plain text."""
 
 from __future__ import annotations
 

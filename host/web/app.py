@@ -162,18 +162,19 @@ def _build(served: Boards, daemon: Daemon | None) -> web.Application:
     # The gate holds every request to the role table (host/web/auth.py), then
     # its query is held to its model (host/web/request_models.py); while the
     # store cannot write, a write is refused at once after them; a public
-    # read waits for its turn last (host/web/public_reads.py).
+    # read waits for its turn before all of them (host/web/public_reads.py).
     app = web.Application(
         middlewares=[
             guard.middleware(),
+            # every public read in its turn after the score path, the work of
+            # the middlewares below counted in the turn
+            public_reads.lane,
             security_headers,
             errors_as_json,
             auth.gate,
             request_models.queries,  # each route's query held to its model
             store_must_write,
             guard.staff_middleware(),
-            # innermost: every public read in its turn after the score path
-            public_reads.lane,
         ],
         client_max_size=MAX_BODY,
     )

@@ -71,8 +71,8 @@ if TYPE_CHECKING:
 LOOP_SHARE: Final = 0.05  # of the event loop's time, for public reads at most
 WORKER_SHARE: Final = 0.10  # of the time the worker may work out heavy reads
 SWITCH_S: Final = 0.0005  # the interpreter's switch interval while it does
-# What a request costs the loop outside its handler (its head parsed, the
-# middlewares, the answer written), counted into its turn: about 1 ms on the
+# What a request costs the loop outside its turn (its head parsed, the
+# answer written), counted into it: about 1 ms on the
 # project's 2-core machine at a load average of 5 (bench/ack_under_load.py
 # --reads pages cut the acks by 18 % with 0.3 ms counted here).
 TURN_OVERHEAD_S: Final = 0.001
@@ -610,8 +610,11 @@ def is_public_read(request: web.Request) -> bool:
 
 @web.middleware
 async def lane(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Every public read served in the lane (staff go straight); the app's
-    innermost middleware, so that a turn costs what the handler does."""
+    """Every public read served in the lane (staff go straight).  The app's
+    outermost middleware but the guard's, so that a turn counts what the
+    other middlewares cost too (the gate, the query's model), not the
+    handler alone.  The answer is sent after the turn: a stranger who reads
+    it slowly must not hold the lane for everyone while his socket drains."""
     reads = request.app.get(READS_KEY)
     staff = auth.STAFF_KEY in request.app and auth.signed_in(request)
     if reads is None or staff or not is_public_read(request):

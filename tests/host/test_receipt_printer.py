@@ -141,7 +141,10 @@ def test_a_printer_that_cannot_be_reached_is_a_sentence(tmp_path: Path) -> None:
     [
         ('connection = "fax"', "printer.connection must be one of network, usb, serial, file"),
         ('connection = "network"', "printer.host is missing"),
-        ('connection = "network"\nhost = "p"\nport = 70000', "printer.port must be 1..65535, not 70000"),
+        (
+            'connection = "network"\nhost = "p"\nport = 70000',
+            "printer.port must be 1..65535, not 70000",
+        ),
         ('connection = "usb"\nvendor = 1208', "printer.product is missing: its USB product id"),
         (
             'connection = "file"\ndevice = "/dev/usb/lp0"\nwidth = 500',

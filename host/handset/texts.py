@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from baulk.firmware import keypad_flow, menu, names
 from baulk.host.referee.stats_html import BALL_NAMES
+from baulk.host.sentences import DEVICE, catalogue, placeholders
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
@@ -205,13 +206,8 @@ FA = {
     "edge replace": "لبه",
     "order (dbl)": "ترتیب تیم",
     "link info": "اتصال",
-    # the device's own refusals
+    # the device's own message (its refusals are the catalogue's: refusals())
     "too many sensor events: check the sensors": "رویداد حسگر زیاد است: حسگرها را ببینید",
-    "a pocket check is already running": "بررسی جیب‌ها همین حالا در جریان است",
-    "no pocket check mid-frame: check before the match or between frames": (
-        "بررسی جیب‌ها در میانه‌ی فریم نمی‌شود: پیش از مسابقه یا میان دو فریم"
-    ),
-    "a pot waits for the referee: name its ball first": "گلی منتظر داور است: اول توپش را بگویید",
     # the pocket check (firmware/pocket_check.py)
     "pocket check": "تست جیب",  # a list option: at most half a row
     "POCKET CHECK": "بررسی جیب‌ها",
@@ -226,100 +222,37 @@ FA = {
     "which ball? (pocket faulty)": "کدام توپ؟ (جیب خراب)",
 }
 
-# The rules engine's refusals (firmware/engine.py, class Engine), shown on the
-# handset when a keypad entry or an operator's command is refused.
-REFUSALS = {
-    "no match has been set up: send a match event first": (
-        "مسابقه‌ای تعریف نشده: اول مسابقه را بسازید"
-    ),
-    "the undo log is full": "فهرست برگرداندن پر است",
-    "nothing to undo": "چیزی برای برگرداندن نیست",
-    "the match is over": "مسابقه تمام شده است",
-    "a stroke is already being played: waiting for the balls to come to rest": (
-        "ضربه‌ای در جریان است: صبر تا توپ‌ها بایستند"
-    ),
-    "the balls are still moving: wait until they are at rest": (
-        "توپ‌ها هنوز حرکت می‌کنند: صبر کنید تا بایستند"
-    ),
-    "too many events in one stroke": "رویدادهای یک ضربه بیش از حد است",
-    "unknown event": "رویداد ناشناخته",
-    "no red is left on the table": "قرمزی روی میز نمانده است",
-    "no red was on the table in this stroke": "در این ضربه قرمزی روی میز نبود",
-    "the cue ball has already left the table in this stroke": (
-        "توپ سفید در این ضربه پیش‌تر از میز بیرون رفته است"
-    ),
-    "a ball is forced off only during a stroke: strike first": (
-        "توپ فقط در ضربه بیرون می‌رود: اول ضربه بزنید"
-    ),
-    "there is no stroke to call a foul on": "ضربه‌ای برای اعلام خطا نیست",
-    "hitting two reds at once is not a foul (R3.8)": "زدن هم‌زمان دو قرمز خطا نیست (قانون ۳.۸)",
-    "hitting the free ball and the ball on together is not a foul (R3.8)": (
-        "زدن هم‌زمان توپ آزاد و توپ هدف خطا نیست (قانون ۳.۸)"
-    ),
-    "free_ball_snooker applies only to a free ball stroke": (
-        "اسنوکر آزاد فقط در ضربهٔ توپ آزاد است"
-    ),
-    "snookering behind the free ball is no foul with only pink and black left (R3.11.3)": (
-        "با صورتی و سیاه تنها، اسنوکر پشت توپ آزاد خطا نیست (قانون ۳.۱۱.۳)"
-    ),
-    "outside_d applies only when the cue ball was in hand": "بیرون دی فقط وقتی سفید در دست بود",
-    "there is no stroke to call a miss on": "ضربه‌ای برای اعلام میس نیست",
-    "a miss is called with a foul: call the foul first": (
-        "میس همراه خطا اعلام می‌شود: اول خطا را بگویید"
-    ),
-    "a miss has already been called on this stroke": "میس این ضربه پیش‌تر اعلام شده است",
-    "a miss is not called when only the black remains (R3.15)": (
-        "با سیاه تنها میس اعلام نمی‌شود (قانون ۳.۱۵)"
-    ),
-    "no stroke is being played: rest comes after a strike": (
-        "ضربه‌ای در جریان نیست: ایست پس از ضربه می‌آید"
-    ),
-    "a free ball has already been declared": "توپ آزاد پیش‌تر اعلام شده است",
-    "there is no free ball with only the black left": "با سیاه تنها توپ آزاد نیست",
-    "the cue ball cannot be nominated": "توپ سفید اعلام نمی‌شود",
-    "a red cannot be the free ball": "قرمز توپ آزاد نمی‌شود",
-    "after a red the ball on is a colour (R3.4a)": "پس از قرمز، هدف یک رنگی است (قانون ۳.۴ الف)",
-    "nothing to nominate: the ball on is a red": "چیزی برای اعلام نیست: هدف قرمز است",
-    "replace needs a foul and a miss on the last stroke": (
-        "بازگردانی خطا و میس ضربهٔ قبل را می‌خواهد"
-    ),
-    "edge_replace must follow the stroke it replaces": "بازگردانی لبه باید درست پس از آن ضربه باشد",
-    "a frame can be claimed only when just the black remains": "ادعای فریم فقط با سیاه تنها است",
-    "the striker must lead by more than 7 points to claim the frame": (
-        "برای ادعای فریم، ضربه‌زن باید بیش از ۷ امتیاز جلو باشد"
-    ),
-    "a toss is made only for a re-spotted black": "قرعه فقط برای سیاه دوباره‌چیده است",
-    "the re-spotted black has already been played": "سیاه دوباره‌چیده پیش‌تر بازی شده است",
-    "player is given only in doubles": "بازیکن فقط در بازی دونفره گفته می‌شود",
-    "no colour is waiting to be spotted": "رنگی منتظر چیدن نیست",
-    "the order of partners applies only in doubles": "ترتیب هم‌تیمی‌ها فقط در بازی دونفره است",
-    "the order of play is fixed once the frame has started (R3.18.1)": (
-        "پس از شروع فریم ترتیب بازی ثابت است (قانون ۳.۱۸.۱)"
-    ),
+# The device's refusals (firmware/engine.py, class Engine; firmware/app.py's
+# pocket check), shown on the handset when a keypad entry or an operator's
+# command is refused: their Persian is the catalogue's, the same the web
+# shows (host/sentences.py, its entries flagged "device").
+# The values the engine puts into its templates, by placeholder.
+REFUSAL_VALUES = {
+    "ball": names.BALLS,
+    "kind": ("red_after_red", "foul_before_nomination"),
+    "option": ("a free ball", "play again"),
 }
+_CONTEXT = {"ball": "ball", "kind": "foul", "option": "option"}
 
-# Refusals with a name in them: (English with %s, Persian with %s, the values
-# the engine puts in, English to Persian).
-REFUSAL_TEMPLATES = (
-    ("the %s is not on the table", "%s روی میز نیست", BALLS),
-    ("the %s was not on the table in this stroke", "%s در این ضربه روی میز نبود", BALLS),
-    ("the %s is already the ball on", "%s همین حالا هدف است", BALLS),
-    (
-        "nothing to nominate: the colours are taken in order and the %s is on",
-        "چیزی برای اعلام نیست: رنگی‌ها به ترتیب‌اند و هدف %s است",
-        BALLS,
-    ),
-    (
-        "%s applies only after a red was potted",
-        "%s فقط پس از گل شدن قرمز است",
-        {k: FOULS[k] for k in ("red_after_red", "foul_before_nomination")},
-    ),
-    (
-        "%s needs a foul on the last stroke",
-        "%s خطای ضربهٔ قبل را می‌خواهد",
-        {"a free ball": "توپ آزاد", "play again": "دوباره زدن"},
-    ),
-)
+
+def refusals() -> dict[str, str]:
+    """Every refusal the device can show, with its Persian from the catalogue."""
+    out: dict[str, str] = {}
+    for entry in catalogue():
+        if DEVICE not in entry.flags or not isinstance(entry.id, str):
+            continue
+        names_in = placeholders(entry.id)
+        if not names_in:
+            out[entry.id] = str(entry.string)
+            continue
+        if len(names_in) != 1 or next(iter(names_in)) not in REFUSAL_VALUES:
+            continue  # a key or a text a client sent: never from the keypad
+        name = next(iter(names_in))
+        for value in REFUSAL_VALUES[name]:
+            word = catalogue().get(value, context=_CONTEXT[name])
+            said = word.string if word is not None else value
+            out[entry.id.format(**{name: value})] = str(entry.string).format(**{name: said})
+    return out
 
 
 def entries() -> dict[str, str]:
@@ -332,10 +265,7 @@ def entries() -> dict[str, str]:
     for kind in names.FOUL_KINDS:
         out[keypad_flow.foul_text(kind)] = FOULS[kind]
     out.update(FA)
-    out.update(REFUSALS)
-    for english, persian, values in REFUSAL_TEMPLATES:
-        for word, word_fa in values.items():
-            out[english % word] = persian % word_fa
+    out.update(refusals())
     return out
 
 

@@ -14,16 +14,17 @@ from baulk.firmware import keypad_flow, names, painter
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.handset import texts as handset_texts
+from baulk.host.sentences import Message, device_reason
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def engine_refusals() -> list[str]:
     """Every refusal the rules engine's class Engine can raise, its %s
-    expanded over the values the engine puts in (handset_texts' templates)."""
+    expanded over the values the engine puts in (handset_texts.REFUSAL_VALUES,
+    by the placeholder of the catalogue's message it is)."""
     tree = ast.parse((ROOT / "firmware" / "engine.py").read_text(encoding="utf-8"))
     engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
-    templates = {english: values for english, _, values in handset_texts.REFUSAL_TEMPLATES}
     out = []
     for node in ast.walk(engine):
         if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Rejected"):
@@ -34,8 +35,11 @@ def engine_refusals() -> list[str]:
         else:
             assert isinstance(arg, ast.BinOp) and isinstance(arg.left, ast.Constant)
             template = arg.left.value
-            assert template in templates, f"no Persian template for {template!r}"
-            out += [template % v for v in templates[template]]
+            assert isinstance(template, str)
+            found = device_reason(template % "pink")
+            assert isinstance(found, Message), f"no Persian template for {template!r}"
+            (name,) = found.params
+            out += [template % v for v in handset_texts.REFUSAL_VALUES[name]]
     return out
 
 

@@ -134,6 +134,12 @@ def isolate(text: str) -> str:
     return f"{FSI}{text}{PDI}"
 
 
+def say_word(word: str, context: str) -> str:
+    """A vocabulary's word in Persian (a ball, a foul kind: the catalogue's
+    contexts), or the word itself when it has none."""
+    return _entry(word, context) or word
+
+
 def value_in(name: str, value: object, lang: str) -> str:
     """One placeholder's value, said in ``lang``."""
     if isinstance(value, tuple):

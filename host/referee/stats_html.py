@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from baulk.firmware import names
-from baulk.host.sentences import digits
+from baulk.host.sentences import digits, say_word
 
 LANGS = ("en", "fa")
 # The digits' one table (host/sentences.py), and the Persian decimal sign.
@@ -192,32 +192,9 @@ FOUL_NAMES: dict[str, dict[str, str]] = {
         "no_declaration": "ball not nominated",
         "foul_before_nomination": "foul before nominating",
     },
-    "fa": {
-        "double_hit": "دوبار زدن",
-        "feet_off_floor": "هر دو پا بالای زمین",
-        "out_of_turn": "بازی خارج از نوبت",
-        "outside_d": "سفید بیرون از نیم‌دایره",
-        "no_contact": "برخورد نکردن با هیچ توپی",
-        "in_off": "افتادن توپ سفید",
-        "free_ball_snooker": "اسنوکر پشت توپ آزاد",
-        "jump": "پراندن توپ سفید",
-        "cue": "ضربه‌ی نادرست به سفید",
-        "conferring": "مشورت",
-        "before_rest": "ضربه پیش از ایستادن توپ‌ها",
-        "before_spot": "ضربه پیش از گذاشتن توپ روی خال",
-        "pot_not_on": "انداختن توپی که هدف نبود",
-        "wrong_ball_first": "برخورد نخست با توپ نادرست",
-        "push": "ضربه‌ی هل‌دادن",
-        "touch": "دست زدن به توپ",
-        "off_table": "بیرون انداختن توپ از میز",
-        "two_balls": "برخورد هم‌زمان با دو توپ",
-        "ball_off_table_used": "استفاده از توپ بیرون از میز",
-        "measuring": "اندازه‌گیری با توپ",
-        "red_after_red": "قرمز پس از قرمز",
-        "non_cue_ball": "ضربه به توپی جز سفید",
-        "no_declaration": "اعلام نکردن توپ",
-        "foul_before_nomination": "خطا پیش از اعلام توپ",
-    },
+    # the Persian is the catalogue's, one wording for every page, the
+    # refusals and the activity log (host/sentences.py, context "foul")
+    "fa": {kind: say_word(kind, "foul") for kind in names.FOUL_KINDS},
 }
 
 BALL_NAMES: dict[str, dict[str, str]] = {

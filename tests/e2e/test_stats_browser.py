@@ -121,7 +121,7 @@ def test_player_page_in_persian(browser: Any, site: tuple[str, str]) -> None:
     assert page.text_content("#matches-won") == "۱"
     assert figure(page, "زمان ضربه (میانه)") == "۸ ثانیه"
     assert figure(page, "امتیاز در هر نوبت") == "۶"
-    assert "افتادن توپ سفید" in figure(page, "خطاها به تفکیک نوع")
+    assert "توپ سفید در جیب افتاد" in figure(page, "خطاها به تفکیک نوع")
     # The opponent's Latin name is isolated inside the Persian row.
     assert page.locator("#matches-list td bdi").first.text_content() == ALI
     shot(page, "player_page_persian", full_page=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from baulk.firmware import names
 from baulk.host.referee import reports
+from baulk.host.sentences import say_word
 from baulk.host.web.words import words
 
 STATIC = Path(__file__).resolve().parents[2] / "host" / "web" / "static"
@@ -78,3 +79,14 @@ def test_the_report_and_sheet_words_are_in_both_languages() -> None:
         if key == "lang_switch":
             continue
         assert not LATIN.search(PLACEHOLDER.sub("", text)), (key, text)
+
+
+def test_the_pages_ball_and_foul_names_are_the_catalogues() -> None:
+    """The pages read their words from words.json in the browser; its
+    Persian ball and foul names are a copy of the one catalogue's
+    (host/locale/fa/LC_MESSAGES/baulk.po, contexts ball and foul)."""
+    fa = words()["fa"]
+    for ball in names.BALLS:
+        assert fa[ball] == say_word(ball, "ball"), ball
+    for kind in names.FOUL_KINDS:
+        assert fa["foul_" + kind] == say_word(kind, "foul"), kind

@@ -254,12 +254,17 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
     lo, hi = daily.day_bounds(day, billing)
     if request.match_info.get("fmt") == "csv":
         return await _csv(request, day, lo, hi, table, person)
-    rows = staff_queries.activity(
-        db, lo, hi, table, person, most=limit + 1, before=before, newest_first=True
-    )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    moneys = _money_of(request, rows)
+    # the page, the day's count and the money rows at one moment: a row
+    # committed between them would be counted and never shown
+    with daemon.reader.snapshot():
+        rows = staff_queries.activity(
+            db, lo, hi, table, person, most=limit + 1, before=before, newest_first=True
+        )
+        more = len(rows) > limit
+        rows = rows[:limit]
+        moneys = _money_of(request, rows)
+        count = staff_queries.activity_count(db, lo, hi, table, person)
+        people = staff_queries.activity_people(db, lo, hi)
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
         r["why_text"] = say(read_back(r["why"]), lang) if r["why"] else None
@@ -271,9 +276,9 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
             "day": day.isoformat(),
             "label": views.day_label(day, lang),
             "rows": rows,
-            "count": staff_queries.activity_count(db, lo, hi, table, person),
+            "count": count,
             "next": rows[-1]["id"] if more else None,
-            "people": staff_queries.activity_people(db, lo, hi),
+            "people": people,
             "tables": daemon.table_ids(),
         }
     )

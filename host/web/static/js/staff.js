@@ -235,6 +235,10 @@ function query() {
 }
 
 let shown = 0;
+// The day's rows when its first page was read: the older pages page through
+// exactly those (the log is only appended to), so a row logged since is no
+// row of this reading (the day read again shows it).
+let total = 0;
 
 // One page of the log (the newest first): a new day or filter starts again,
 // "Older rows" adds the next page below.
@@ -271,7 +275,8 @@ async function loadActivity(event, before) {
   });
   if (before) byId("rows").append(...rows); else setKids("rows", rows);
   shown = (before ? shown : 0) + rows.length;
-  byId("shown").textContent = data.count ? t("activity_shown", { shown, n: data.count }) : "";
+  if (!before) total = data.count;
+  byId("shown").textContent = total ? t("activity_shown", { shown, n: total }) : "";
   const older = byId("older");
   older.hidden = data.next === null;
   older.dataset.before = data.next === null ? "" : String(data.next);

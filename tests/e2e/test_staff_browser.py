@@ -23,7 +23,7 @@ import pytest
 
 from baulk.host.club import tariffs
 from tests.e2e.chromium import PHONE, expect, page_errors, shot
-from tests.e2e.signing import fill_sign_in
+from tests.e2e.signing import fill_sign_in, signed_in_page
 from tests.e2e.sim_driver import TableDriver, simulated_venue
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
 from tests.web.client import Browser
@@ -244,11 +244,7 @@ def test_a_clerk_on_a_new_phone_gets_in_with_the_owners_code_while_guessed_at(
     guesser = threading.Thread(target=guess, daemon=True)
     guesser.start()
     try:
-        owner = phone.new_page()
-        errors = page_errors(owner)
-        owner.set_default_timeout(60_000)
-        owner.goto(d.url + "/staff" + q(lang))
-        fill_sign_in(owner, PASSWORD, name="Omid")
+        owner, errors = signed_in_page(phone, d.url + "/staff" + q(lang), PASSWORD, name="Omid")
         row = owner.locator("#user-rows tr[data-name='Dina']")
         label = "Code for a new phone" if lang == "en" else "کد ورود برای گوشی تازه"
         row.locator("button", has_text=label).click()

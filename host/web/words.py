@@ -1,6 +1,7 @@
 """The boards' and the console's words in English and Persian, declared once
 in ``static/words.json`` (the pages import it; the server reads it for the
-ball and foul names in its Persian refusals)."""
+activity log's sentences).  Its Persian ball and foul names are a copy of the
+one catalogue's, which a test holds to it (host/sentences.py)."""
 
 from __future__ import annotations
 

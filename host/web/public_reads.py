@@ -237,11 +237,11 @@ class Worker:
     """One thread, its own read-only view of the store, working
     ``share`` of the time at most."""
 
-    def __init__(self, open_reader: Callable[[], Any], share: float = WORKER_SHARE) -> None:
+    def __init__(self, open_reader: Callable[[], Views], share: float = WORKER_SHARE) -> None:
         self.open_reader = open_reader
         self.share = share
         self.executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="baulk-public")
-        self._reader: Any = None
+        self._reader: Views | None = None
         self._rest_until = 0.0
         self.thread: threading.Thread | None = None  # the worker's, once it ran
         self.worked_s = 0.0  # time spent working out answers (the benchmark's)
@@ -272,9 +272,8 @@ class Worker:
 
     async def close(self) -> None:
         def shut() -> None:
-            close = getattr(self._reader, "close", None)
-            if close is not None:
-                close()
+            if self._reader is not None:
+                self._reader.close()
             self._reader = None
 
         await asyncio.get_running_loop().run_in_executor(self.executor, shut)
@@ -470,14 +469,12 @@ class StoreVersion:
         self.own: sqlite3.Connection | None = None
         self.seen: int | None = None
         self.commits = -1  # the daemon's commits when data_version moved last
-        found = getattr(getattr(daemon, "committer", None), "changes", None)
-        self.changes: Changes | None = found if isinstance(found, Changes) else None
+        self.changes: Changes | None = daemon.committer.changes if daemon is not None else None
         self.outside = 0  # without a daemon: every commit
 
     def _db(self) -> sqlite3.Connection | None:
         if self.daemon is not None:
-            db = getattr(self.daemon.reader, "db", None)
-            return db if isinstance(db, sqlite3.Connection) else None
+            return self.daemon.reader.db
         if self.own is None:
             try:
                 self.own = connect(self.path, readonly=True)
@@ -600,7 +597,7 @@ def is_public_read(request: web.Request) -> bool:
     route too: its 404 is a read like any other), but the live feed."""
     if request.method not in ("GET", "HEAD"):
         return False
-    resource = getattr(request.match_info.route, "resource", None)  # None: no route
+    resource = request.match_info.route.resource  # None: no route
     pattern = resource.canonical if resource is not None else None
     if pattern in UNLANED:
         return False

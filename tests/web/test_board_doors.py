@@ -6,9 +6,11 @@ the mirror does not have), and nobody can sign in."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from baulk.host import config as config_mod
@@ -17,6 +19,7 @@ from baulk.host.web.app import build_boards_app
 from baulk.host.web.doors import BOARDS_KEY
 from baulk.host.web.http import DAEMON_KEY
 
+ROOT = Path(__file__).resolve().parents[2]
 BOARD = {"table": "t1", "name": "Table 1", "status": {"link": "online"}, "state": {}}
 
 
@@ -44,3 +47,23 @@ def test_the_boards_alone_answer_their_reads_and_have_no_daemons_rooms(tmp_path:
             assert signin.status in (401, 403), await signin.text()
 
     asyncio.run(run())
+
+
+DOORS = ("host/cli/board.py", "host/web/app.py", "host/web/auth.py", "host/web/public_reads.py")
+
+
+@pytest.mark.parametrize("path", DOORS)
+def test_what_is_served_is_reached_through_its_door_not_around_it(path: str) -> None:
+    """No getattr() probing for a member the other server lacks, and no cast()
+    telling the type checker one server is the other."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    called = {
+        node.func.id if isinstance(node.func, ast.Name) else ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+    } | {
+        node.func.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+    }
+    assert not called & {"getattr", "cast"}, path

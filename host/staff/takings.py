@@ -461,21 +461,27 @@ def _bills_gone(
     money: money_chain.MoneyCheck,
     listed: set[int],
 ) -> list[dict[str, Any]]:
-    """The bills the day's list no longer shows (a session's own row deleted,
-    or moved to another day), flagged with their findings: found by the
-    opening the chain holds for them."""
+    """The bills the day's list does not show (a session's own row deleted,
+    or moved to another day; a bill no session row names), flagged with
+    their findings: found by the opening the chain holds for them, or by
+    the times of their rows."""
     lo, hi = daily.day_bounds(day, billing)
     opened = money_chain.opened(reader.db)
     out = []
     for sid in sorted({f.session_id for f in money.findings} - listed):
         was = opened.get(sid)
-        if was is None or not lo <= int(was["opened_wall_ms"]) < hi:
+        if was is not None:
+            on_day = lo <= int(was["opened_wall_ms"]) < hi
+        else:  # a bill no chained opening names (a row moved to it): by its rows' own times
+            times = [f.wall_ms for f in money.findings if f.session_id == sid]
+            on_day = any(t is not None and lo <= t < hi for t in times)
+        if not on_day:
             continue
         out.append(
             {
                 "session_id": sid,
-                "table_id": was["table_id"],
-                "opened_by": was["opened_by"],
+                "table_id": was["table_id"] if was else None,
+                "opened_by": was["opened_by"] if was else None,
                 "closed_by": None,
                 "total": None,
                 "charged": None,

@@ -44,8 +44,9 @@ BEGIN SELECT RAISE(ABORT, 'money_chain is append-only'); END;
 """
 
 # Each kind of money row: its table, the columns that are its content (every
-# column written with it: a column outside this list could be changed
-# unseen), and the column naming its session.  ``confirm`` is the one later
+# column of the table between them: a column outside these lists could be
+# changed unseen, tests/host/test_money_chain.py holds them to the schema),
+# and the column naming its session.  ``confirm`` is the one later
 # write to a session's own row (an auto-opened session confirmed at the desk).
 KINDS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "open": (
@@ -60,6 +61,14 @@ KINDS: dict[str, tuple[str, tuple[str, ...], str]] = {
             "opened_boot",
             "open_event_id",
             "tariff",
+            # a close as stores before the marks kept it (copied into a mark,
+            # never written again): in the content, so no column is unchained
+            "closed_wall_ms",
+            "closed_mono_ms",
+            "closed_boot",
+            "close_event_id",
+            "closed_by",
+            "close_reason",
         ),
         "id",
     ),
@@ -190,6 +199,7 @@ class MoneyFinding:
     since: int = 0  # anchor: the newest signed head before it that holds
     was: str = ""  # changed: the row as chained, and as it is
     now: str = ""
+    wall_ms: int | None = None  # when the row says it was written (as chained, else as it is)
 
 
 @dataclass
@@ -208,6 +218,16 @@ class MoneyCheck:
     rows: int = 0  # chained rows
     anchored: int = 0  # rows up to the newest signed head that holds
     unanchored_sessions: set[int] = field(default_factory=set)  # rows after it
+
+
+def _written(kind: str, body: bytes) -> int | None:
+    """The wall-clock ms a row's content says it was written at."""
+    try:
+        values = json.loads(body)[1]
+        when = values[KINDS[kind][1].index(_WHEN[kind])]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None
+    return when if isinstance(when, int) else None
 
 
 def opened(db: sqlite3.Connection) -> dict[int, dict[str, Any]]:
@@ -231,11 +251,13 @@ def check(db: sqlite3.Connection, anchors: list[Anchor]) -> MoneyCheck:
     made: dict[int, bytes] = {0: GENESIS}  # n -> the head the rows make
     stored = head = GENESIS
     session_of_n: dict[int, int] = {}
+    written_of_n: dict[int, int | None] = {}
     for n, kind, row_id, session, body, said in entries:
         n, row_id, session, body = int(n), int(row_id), int(session), bytes(body)
         chained.add((kind, row_id))
         session_of_n[n] = session
-        at = MoneyFinding("", session, kind, row_id, n)
+        written_of_n[n] = _written(kind, body)
+        at = MoneyFinding("", session, kind, row_id, n, wall_ms=_written(kind, body))
         if n != len(session_of_n) or bytes(said) != link(stored, body):
             out.findings.append(replace(at, kind="chain"))
         stored = bytes(said)
@@ -251,7 +273,9 @@ def check(db: sqlite3.Connection, anchors: list[Anchor]) -> MoneyCheck:
         where = _PRESENT.get(kind, "1")
         for row_id, session in db.execute(f"SELECT id, {session_col} FROM {table} WHERE {where}"):
             if (kind, int(row_id)) not in chained:
-                out.findings.append(MoneyFinding("inserted", int(session), kind, int(row_id)))
+                body = row_body(db, kind, int(row_id)) or b""
+                found = MoneyFinding("inserted", int(session), kind, int(row_id))
+                out.findings.append(replace(found, wall_ms=_written(kind, body)))
     held = [a.n for a in anchors if made.get(a.n) == a.head]
     failed = [a.n for a in anchors if made.get(a.n) != a.head]
     good = max(held, default=0)
@@ -260,8 +284,11 @@ def check(db: sqlite3.Connection, anchors: list[Anchor]) -> MoneyCheck:
         # locate it to the entries after the newest one before it that holds.
         bad = min(failed)
         since = max((n for n in held if n < bad), default=0)
-        for s in sorted({session_of_n[n] for n in range(since + 1, bad + 1) if n in session_of_n}):
-            out.findings.append(MoneyFinding("anchor", s, n=bad, since=since))
+        span = range(since + 1, bad + 1)
+        for s in sorted({session_of_n[n] for n in span if n in session_of_n}):
+            times = [written_of_n[n] for n in span if session_of_n.get(n) == s]
+            when = min((t for t in times if t is not None), default=None)
+            out.findings.append(MoneyFinding("anchor", s, n=bad, since=since, wall_ms=when))
         good = since
     out.anchored = good
     out.unanchored_sessions = {s for n, s in session_of_n.items() if n > good}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,16 @@ ACTION = (7 << 32) | 1  # the id of the first match's set-up
 
 
 def device_stream(
-    seed: int = 3, best_of: int = 1, matches: int = 1, anchor: tuple[int, bytes] | None = None
+    seed: int = 3,
+    best_of: int = 1,
+    matches: int = 1,
+    anchors: Sequence[tuple[int, bytes]] = (),
 ) -> bytes:
     """Every byte the firmware wrote to its serial port while it played
-    ``matches`` matches (each set up by the host, as an operator does); then,
-    given an ``anchor`` (rows, head), the host sends it the money chain's head,
-    as the daemon does after money is written (host/venue/anchors.py)."""
+    ``matches`` matches (each set up by the host, as an operator does); then
+    the host sends it each of ``anchors`` (rows, head) in turn: the money
+    chain's heads, as the daemon does after each commit of money rows
+    (host/venue/anchors.py)."""
     with tempfile.TemporaryDirectory(prefix="baulk-ledger-") as tmp:
         board = SimBoard(flash=tmp, table=TABLE, tick_ms=5)
         board.boot()
@@ -65,9 +70,11 @@ def device_stream(
             board.settle(300)
             for ev in events[1:]:
                 driver.perform(ev)
-        if anchor is not None:
+        if anchors:
             board.settle(1000)
-            host.send(host_codec.ANCHOR, host_codec.body_of(host_codec.Anchor(*anchor)))
+        for n, head in anchors:
+            assert host.send(host_codec.ANCHOR, host_codec.body_of(host_codec.Anchor(n, head)))
+            board.settle(100)
         board.settle(3000)  # the last acks
         return bytes(wire)
 

@@ -34,7 +34,7 @@ def days(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     store_stream(unanchored, device_stream(seed=5, best_of=3))
     head = one_bill(unanchored, BILLING.tariffs[0].to_json(), OPENED_MS)
     anchored = where / "anchored.sqlite"
-    store_stream(anchored, device_stream(seed=5, best_of=3, anchor=head))
+    store_stream(anchored, device_stream(seed=5, best_of=3, anchors=[head]))
     assert (
         one_bill(anchored, BILLING.tariffs[0].to_json(), OPENED_MS) == head
     )  # the same rows make the same chain

@@ -44,3 +44,12 @@ def test_an_old_stores_money_rows_are_chained_once_in_the_order_written(tmp_path
     assert (f.kind, f.session_id, f.row_kind, f.row_id) == ("changed", 1, "mark", 1)
     assert '"Sara"' in f.was and '"Omid"' in f.now
     db.close()
+
+
+def test_every_column_of_every_money_table_is_chained(tmp_path: Path) -> None:
+    db = connect(tmp_path / "store.sqlite")
+    for table in {t for t, _, _ in money_chain.KINDS.values()}:
+        columns = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+        chained = {c for t, cols, _ in money_chain.KINDS.values() if t == table for c in cols}
+        assert columns == chained, table
+    db.close()

@@ -123,9 +123,10 @@ def test_a_correction_behind_the_desks_back_is_not_audited(store: Path) -> None:
     assert "not made through the desk" in bill["findings"][1]["text"]
 
 
-def by_hand(store: Path, table: str, *statements: str) -> None:
+def by_hand(store: Path, table: str, statement: str, args: tuple[Any, ...] = ()) -> None:
     """What someone with the file does: the append-only triggers dropped,
-    the change, the triggers made again (so the schema looks untouched)."""
+    the change, the triggers made again (so the schema looks untouched),
+    also when the store's CHECKs refuse the change."""
     db = sqlite3.connect(store, isolation_level=None)
     try:
         triggers = db.execute(
@@ -133,10 +134,11 @@ def by_hand(store: Path, table: str, *statements: str) -> None:
         ).fetchall()
         for name, _ in triggers:
             db.execute(f"DROP TRIGGER {name}")
-        for text in statements:
-            db.execute(text)
-        for _, text in triggers:
-            db.execute(text)
+        try:
+            db.execute(statement, args)
+        finally:
+            for _, text in triggers:
+                db.execute(text)
     finally:
         db.close()
 

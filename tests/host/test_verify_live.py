@@ -30,7 +30,7 @@ from baulk.host.club import tariffs
 from baulk.host.link.channel import TableChannel
 from baulk.host.referee.rebuild import rebuild
 from baulk.host.referee.verify import TAMPERED, UNCOVERED, verify_store
-from baulk.host.store import StoreReader, money_chain
+from baulk.host.store import SessionWrite, StoreReader, money_chain
 from baulk.host.venue.daemon import Daemon
 from baulk.protocol import host_codec
 from tests.host.ledger_fixture import TABLE, device_stream, store_stream
@@ -74,15 +74,23 @@ class LivePlay:
         self._call(make())
         return self
 
-    def feed(self, size: int) -> bool:
+    def feed(self, size: int, sell: bool = False) -> bool:
         """The next ``size`` bytes, stored (committed) before this returns;
-        False when the device has nothing more to send."""
+        False when the device has nothing more to send.  ``sell``: and a tea
+        sold onto the day's bill in the same commit, as the desk sells during
+        play (a money row, chained by the writer)."""
         chunk = self.wire[self.at : self.at + size]
         self.at += len(chunk)
 
         async def store() -> None:
             assert self.channel is not None and self.daemon is not None
             self.channel.feed(self.splitter.feed_raw(chunk))
+            if sell:
+                tea = SessionWrite(
+                    "item", 1, TABLE, "Dina", OPENED_MS + self.at, item="Tea", item_fa="چای",
+                    price=113_000, quantity=1,
+                )  # fmt: skip
+                self.daemon.committer.submit_session(tea)
             await self.daemon.committer.flush()
 
         self._call(store())
@@ -146,8 +154,8 @@ def test_verify_during_live_play_raises_no_false_alarm(
 
     def read_on(self: StoreReader, match_id: str) -> dict[str, Any] | None:
         got = ledger(self, match_id)
-        if threading.current_thread() is threading.main_thread() and live.feed(chunk):
-            landed[-1] += 1  # the writer commits while this run reads on
+        if threading.current_thread() is threading.main_thread() and live.feed(chunk, sell=True):
+            landed[-1] += 1  # the writer commits events and a money row while this run reads on
         return got
 
     monkeypatch.setattr(StoreReader, "ledger", read_on)
@@ -169,6 +177,13 @@ def test_verify_during_live_play_raises_no_false_alarm(
         assert "tampered" not in said.lower() and '"flagged"' not in said, (run, said)
         statuses.append(status)
     assert all(landed), landed  # every run was a run during play
+    db = sqlite3.connect(f"file:{live.path}?mode=ro", uri=True)
+    try:  # and the desk sold while verify read on, every row chained
+        assert (
+            db.execute("SELECT count(*) FROM money_chain WHERE kind = 'item'").fetchone()[0] >= RUNS
+        )
+    finally:
+        db.close()
     assert UNCOVERED in statuses  # a frame in play: not signed yet, and said so
     live.feed(len(live.wire))  # the rest of the match
     monkeypatch.undo()

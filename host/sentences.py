@@ -242,7 +242,11 @@ def _read(text: str, device: bool) -> Message | str:
             for k, v in zip(names, values, strict=True):
                 if v.isascii() and v.isdigit():
                     said[k] = int(v)
+                elif k == "reason":
+                    said[k] = _read(v, device)
+                elif k in NAMED and f" {OR} " in v:
+                    said[k] = tuple(v.split(f" {OR} "))  # a choice, as it was given
                 else:
-                    said[k] = _read(v, device) if k == "reason" else v
+                    said[k] = v
             return Message(msgid, **said)
     return text

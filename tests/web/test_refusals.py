@@ -18,7 +18,8 @@ import pytest
 from baulk.firmware import names
 from baulk.host import sentences as said
 from baulk.host.handset import texts as handset_texts
-from baulk.host.sentences import DEVICE, Message, device_reason, placeholders, say
+from baulk.host.sentences import DEVICE, Message, device_reason, placeholders, read_back, say
+from baulk.host.staff import roles
 from baulk.host.store import records, staff_schema
 from baulk.host.venue.actions import table_refused
 from baulk.host.web.request_models import every_sentence
@@ -98,6 +99,26 @@ def test_an_unknown_sentence_stays_whole_and_isolated() -> None:
     text = "a sentence nobody wrote yet"
     assert say(device_reason(text), "fa") == f"{FSI}{text}{PDI}"
     assert say(Message(text), "fa") == f"{FSI}{text}{PDI}"
+
+
+def test_a_sentence_the_log_kept_in_english_is_read_back_in_persian() -> None:
+    """The activity log keeps a refusal's English; its page reads it back by
+    the catalogue's templates, a reason and a choice of roles in their turn."""
+    refused = roles.refusal(frozenset({"owner", "desk"}), _referee(), None)
+    assert refused is not None
+    kept = str(refused[1])
+    assert kept == "refused: this needs the owner or desk role, and Rana is referee"
+    assert read_back(kept) == refused[1]
+    assert say(read_back(kept), "fa") == (
+        f"رد شد: این کار نقش مالک یا پیشخوان می‌خواهد و {FSI}Rana{PDI} داور است"
+    )
+    table = str(table_refused("the undo log is full").message)
+    assert say(read_back(table), "fa") == "میز نپذیرفت: دفتر برگرداندن پر است"
+    assert read_back("a sentence nobody wrote") == "a sentence nobody wrote"
+
+
+def _referee() -> roles.Actor:
+    return roles.Actor("Rana", "referee", None, "session", 1)
 
 
 # ---------------------------------------------------------------------- the catalogue

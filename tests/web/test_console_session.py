@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from baulk.host.staff import roles
 from baulk.host.web import throttle
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, make_config
@@ -40,6 +41,8 @@ def test_sign_in_sets_an_httponly_strict_cookie_and_gives_a_csrf_token(
         "name": "operator",
         "role": "owner",
         "tables": None,
+        "may": roles.may("owner"),  # the routes the owner's pages offer
+        "limited_to": None,
         "actions_enabled": True,
     }
 

@@ -9,12 +9,14 @@ keep that text.  The Persian is the catalogue's entry for the msgid, read
 with Babel's ``read_po`` once, filled in with each value said in Persian by
 what it is (:func:`value_in`): a number in Persian digits, a
 :class:`Message` (a word such as ``"PIN"``, or a reason) in its turn from
-the catalogue, a ball or a foul kind (a placeholder named ``ball`` or
-``kind``) by its name in the catalogue's ``ball`` and ``foul`` contexts, and
-anything else (an id, a name, what a client sent) kept as it is, in a bidi
-isolate, so that it cannot reorder the Persian words around it.  Nothing is
-parsed back: the one exception is the table's device (its rules engine and
-its own checks), whose reasons arrive as English text (:func:`device_reason`).
+the catalogue, a word of a vocabulary (a placeholder named ``ball``,
+``kind``, ``role``..., :data:`NAMED`) by its entry in that context, a tuple
+as a choice ("owner or desk"), and anything else (an id, a name, what a
+client sent) kept as it is, in a bidi isolate, so that it cannot reorder the
+Persian words around it.  No sentence is parsed back by a pattern.  What
+arrives as English text, the device's reasons (:func:`device_reason`: the
+device keeps no ids) and the activity log's kept rows (:func:`read_back`),
+is read by the catalogue's own templates.
 
 How to add a sentence: write ``Message("the template {n}", n=...)`` where
 it is given, and its msgid with the Persian in the catalogue;

@@ -86,6 +86,7 @@ def test_the_owners_check_picks_a_solar_hijri_day_and_speaks_persian(
     expect(row.locator("li.finding")).to_have_text("کلید دستگاه میز \u2068t1\u2069 در دست نیست")
     shown = page.evaluate(SHOWN, "#verify-rows")
     assert re.findall(r"[A-Za-z0-9]", shown) == [], shown
+    assert "·" not in shown  # the middle dot reads as the Persian zero
     # A month back, picked in the Solar Hijri calendar: the input holds the
     # Gregorian day the API reads, and nothing was played then.
     month = page.input_value("#verify-date-month")

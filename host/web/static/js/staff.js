@@ -133,7 +133,9 @@ async function verifyDay(event) {
   const rows = data.bills.map((b) => {
     const li = el("li", "verdict " + b.status);
     li.dataset.status = b.status;
-    li.append(t("desk_session", { n: b.session_id }) + " · ", name(b.table_id), " · ",
+    // in Persian a comma: the middle dot reads as the Persian zero
+    const sep = LANG === "fa" ? "، " : " · ";
+    li.append(t("desk_session", { n: b.session_id }) + sep, name(b.table_id), sep,
       t(VERDICTS.includes(b.status) ? "verify_" + b.status : "verify_uncovered"));
     // each finding in the page's language: the Persian comes with its ids
     // and names already isolated; the English is the verifier's own detail

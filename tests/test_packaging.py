@@ -47,6 +47,7 @@ def test_the_type_checkers_read_the_packages_by_name() -> None:
     assert "files" not in mypy  # a file path would give a module its folder's name
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize("module", ["baulk.host.venue.daemon", "baulk.host.cli.main"])
 def test_a_module_imports_by_its_name_from_any_folder(module: str, tmp_path: Path) -> None:
     done = subprocess.run(

@@ -154,6 +154,7 @@ def calibrated(b: SimBoard, rng: model.Rng, drops: int) -> Calibration:
     return cal
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_calibration_by_drops_learns_a_brighter_table(tmp_path: Path) -> None:
     """calibrate.py's arithmetic on the detector's own features: a table
     whose LEDs are a third brighter than the defaults assume, calibrated by
@@ -176,6 +177,7 @@ def test_calibration_by_drops_learns_a_brighter_table(tmp_path: Path) -> None:
         assert f is not None and cl.classify(2, f) == ball, (ball, f)
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_the_defaults_are_the_model_calibrated(tmp_path: Path) -> None:
     """colour.DEFAULTS is what calibrate.py makes of the reference set in a new
     collar: calibrated again here, every mean within a spread of the text."""
@@ -213,6 +215,7 @@ def test_a_pot_is_on_the_wire_soon_after_the_ball_leaves_the_beam(tmp_path: Path
     assert 0 < journaled[0] - cleared <= 60, (journaled, cleared)
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize(("first", "second"), [(7, 6), (7, 2), (6, 7), (1, 3)])
 def test_the_speed_beam_parts_a_touching_pair_by_time(
     tmp_path: Path, first: int, second: int

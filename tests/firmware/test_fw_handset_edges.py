@@ -101,6 +101,7 @@ def text_lines() -> Iterator[tuple[str, int]]:
             yield english, n
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_no_persian_text_starts_on_the_edge(handset: Handset) -> None:
     count = 0
     for english, n in text_lines():

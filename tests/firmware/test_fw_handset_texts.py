@@ -58,6 +58,7 @@ def test_the_foul_list_holds_every_kind_once() -> None:
     assert len(set(labels)) == len(labels)
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_the_packed_file_is_what_the_device_reads() -> None:
     packed = handset_font.pack()
     data = packed.data
@@ -85,6 +86,7 @@ def test_keys_ignore_spaces_at_the_ends_only() -> None:
     assert painter.key("OK yes  BACK no") != painter.key("OK yes BACK no")
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize(
     ("persian", "words"),
     [

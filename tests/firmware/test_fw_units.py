@@ -268,6 +268,7 @@ def test_a_torn_write_leaves_the_last_good_version(tmp_path: Path) -> None:
     assert r.to_json() == e.to_json()
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_the_journal_stays_bounded(tmp_path: Path) -> None:
     j = Journal(str(tmp_path))
     j.open()
@@ -289,6 +290,7 @@ def test_the_journal_stays_bounded(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize("extra", [0, 1, 31, 32, 33, 95, 128, 129])
 def test_the_newest_acknowledged_records_stay_on_flash(tmp_path: Path, extra: int) -> None:
     """Wherever the last engine image and segment boundary fall, a host that

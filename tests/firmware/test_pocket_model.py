@@ -334,6 +334,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_the_prng_and_the_readings_are_the_same_under_micropython_and_cpython(
     tmp_path: Path,
 ) -> None:

@@ -80,6 +80,7 @@ def rasters(data: bytes) -> Image.Image:
 PRINTER = printing.Printer("network", host="printer.lan", width=576)
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize("lang", ["fa", "en"])
 def test_the_bytes_hold_the_picture_the_total_and_the_cut(tmp_path: Path, lang: str) -> None:
     bill = a_bill(tmp_path)

@@ -117,6 +117,7 @@ def test_a_sign_in_holds_only_with_its_credential(tmp_path: Path) -> None:
         store.close()
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_a_change_while_the_password_is_checked_ends_that_sign_in() -> None:
     saved: list[StaffWrite] = []
 

@@ -104,6 +104,7 @@ def test_what_the_store_keeps_passes() -> None:
     )
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize(
     "row",
     [
@@ -176,6 +177,7 @@ def test_a_row_that_fails_in_the_writer_is_refused_alone(tmp_path: Path) -> None
     store.close()
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize(
     "table", ["matches", "frames", "breaks", "frame_play", "player_frames", "frame_accounts"]
 )

@@ -211,6 +211,7 @@ def test_state_values_that_do_not_fit_are_left_out() -> None:
     assert wire == {0: 1, 6: 5}
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 @pytest.mark.parametrize("mtype", sorted(C.SCHEMA))
 @settings(max_examples=30)
 @given(data=st.data())

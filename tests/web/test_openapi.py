@@ -64,6 +64,7 @@ def test_each_routes_credentials_are_the_role_tables(route: tuple[str, str]) -> 
             assert "{" + param["name"] + "}" in path
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_the_document_is_valid_openapi_3_1() -> None:
     import schemathesis
 

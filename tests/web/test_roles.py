@@ -141,6 +141,7 @@ def test_every_route_under_every_role(staffed: tuple[DaemonThread, dict[str, Any
     assert checked == len(routes) * (len(browsers) + len(tokens))
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_every_state_changing_route_is_in_the_role_table(
     staffed: tuple[DaemonThread, dict[str, Any]],
 ) -> None:
@@ -149,6 +150,7 @@ def test_every_state_changing_route_is_in_the_role_table(
     assert unlisted == [], f"list these in host/staff/roles.py ROUTES: {unlisted}"
 
 
+@pytest.mark.slow  # seconds of a core: make test runs it, make check does not
 def test_a_route_added_later_is_refused_until_it_is_listed(
     staffed: tuple[DaemonThread, dict[str, Any]],
 ) -> None:

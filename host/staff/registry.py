@@ -650,10 +650,12 @@ class Registry:
 
     async def sign_out_all(self, why: str) -> int:
         """End every sign-in there is, on every phone (the owner's "sign
-        everyone out"); named API tokens are not sign-ins and stay.  Returns
-        how many this daemon held."""
+        everyone out"), and every one-time code not used yet (each is a
+        sign-in still to be made); named API tokens are not sign-ins and
+        stay.  Returns how many sign-ins this daemon held."""
         held = len(self.sessions)
         self.sessions = {}
+        self.codes = {}
         await self._save(
             StaffWrite(
                 "session", {"everyone": True, "ended_ms": self.clock.wall_ms(), "ended_why": why}

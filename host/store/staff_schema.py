@@ -176,7 +176,8 @@ class StaffWrite:
       ``revoked_ms``, ``revoked_by``);
     * ``session``: insert a sign-in, or end one (``values``: ``hash``,
       ``ended_ms``, ``ended_why``), every one of an account (``account_id``
-      instead of ``hash``) or every one there is (``everyone``: True instead);
+      instead of ``hash``) or every one there is (``everyone``: True instead,
+      which spends every unused one-time code too);
     * ``device``: remember that an account signed in from a device;
     * ``code``: insert a one-time sign-in code, or use one (``values``:
       ``hash``, ``used_ms``; a code used already is refused);
@@ -266,6 +267,10 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
                 "UPDATE staff_sessions SET ended_ms = ?, ended_why = ? WHERE ended_ms IS NULL",
                 (v["ended_ms"], v.get("ended_why")),
             )
+            # ... and every one-time code not used yet: a code is a sign-in
+            # still to be made.  Spent (used_ms), the column every reader of
+            # a code's end already knows: the live codes, a backup's losses.
+            db.execute("UPDATE staff_codes SET used_ms = ? WHERE used_ms IS NULL", (v["ended_ms"],))
             _bump(db)  # a running daemon drops them too (baulk users sign-out-all)
         elif "ended_ms" in v:  # every sign-in of an account
             db.execute(

@@ -22,6 +22,7 @@ from baulk.host.web.http import THROTTLE_KEY
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
 from tests.web.client import Browser
+from tests.web.test_sign_in_codes import code_for
 from tests.web.test_signin import PASSWORD, add, signed
 
 # Daemons of their own and argon2 for every sign-in: make test runs them.
@@ -280,3 +281,40 @@ def test_the_owner_signs_everyone_out_on_the_page_and_from_the_shell(
         db.close()
     assert logged == [("Omid", "refused"), ("Omid", "refused"), ("Dina", "refused"),
                       ("Omid", "done"), ("shell", "done")]  # fmt: skip
+
+
+@pytest.mark.parametrize("by", ["web", "cli"])
+def test_sign_everyone_out_ends_the_unused_codes_too(
+    daemon: DaemonThread,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    by: str,
+) -> None:
+    """A code is a credential like a sign-in: one given before "sign
+    everyone out" (a phone lost, a code read out to the wrong person) signs
+    no one in after it; one made after it does."""
+    d = daemon
+    add(d, "Dina", "desk")
+    before = code_for(d, "Dina")
+    if by == "web":
+        status, body = http(d.url + "/api/staff/sign-out-all", {"confirm": True}, TOKEN)
+        assert status == 200, body
+    else:
+        d.flush()
+        assert users(monkeypatch, d.cfg.store_path, "sign-out-all") == 0
+        capsys.readouterr()
+    # the very next sign-in, no waiting, on the daemon and in the file
+    answer = Browser(d.url).send("POST", "/console/signin", {"code": before})
+    assert answer.status == 401, answer.body
+    assert answer.body["error"] == "that sign-in code is wrong, used already or out of date"
+    persian = Browser(d.url).send("POST", "/console/signin?lang=fa", {"code": before})
+    assert persian.status == 401 and persian.body["message"].startswith("این کد ورود نادرست است")
+    d.flush()
+    db = sqlite3.connect(f"file:{d.cfg.store_path}?mode=ro", uri=True)
+    try:
+        unused = db.execute("SELECT count(*) FROM staff_codes WHERE used_ms IS NULL").fetchone()
+    finally:
+        db.close()
+    assert unused == (0,)  # a restarted daemon finds none either
+    after = Browser(d.url).send("POST", "/console/signin", {"code": code_for(d, "Dina")})
+    assert after.status == 200, after.body

@@ -127,6 +127,9 @@ def test_only_the_owner_makes_codes_and_never_for_a_disabled_account(
     again = omid.send("POST", "/api/staff/users/Dina/code?lang=fa", {}, owner)
     assert again.status == 409
     assert again.body["message"] == "\u2068Dina\u2069 غیرفعال است: نخست حساب را فعال کنید"
+    # enabled again, she is a new generation: the code of before stays dead
+    assert omid.send("POST", "/api/staff/users/Dina", {"disabled": False}, owner).status == 200
+    assert Browser(d.url).send("POST", "/console/signin", {"code": made.body["code"]}).status == 401
 
 
 def test_a_code_lives_fifteen_minutes() -> None:

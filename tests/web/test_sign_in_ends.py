@@ -224,6 +224,19 @@ def test_a_revoked_token_is_refused_at_once(
     assert f"{kept['id']}\tkept {by}\treferee\n" in listed
 
 
+def test_a_named_token_signs_no_browser_in(daemon: DaemonThread) -> None:
+    """Only the operator token signs a browser in: a named token's sign-in
+    cannot outlive its revoke, for there is none (its own daemon: the wrong
+    token counts against the operator token's guessing cap)."""
+    d = daemon
+    status, made = http(d.url + "/api/staff/tokens", {"name": "board", "role": "owner"}, TOKEN)
+    assert status == 200, made
+    script = Browser(d.url)
+    tried = script.send("POST", "/console/signin", {"token": made["token"]})
+    assert tried.status == 401 and tried.body["error"] == "the operator token is wrong"
+    assert not is_signed_in(script)
+
+
 # ---------------------------------------------------------------------- sign everyone out
 def test_the_owner_signs_everyone_out_on_the_page_and_from_the_shell(
     daemon: DaemonThread, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -25,7 +25,7 @@ EDITABLE := --config-settings editable_mode=strict
 # check took three times as long that way.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: setup test check lint typecheck pytest demo bench clean system-deps
+.PHONY: setup test check lint typecheck pytest demo bench clean system-deps words
 
 setup: $(STAMP) $(LINKS) $(NODE_STAMP)
 
@@ -111,6 +111,11 @@ pytest-fast: setup
 
 demo: setup
 	$(BIN)/baulk demo
+
+# The pages' words (host/web/static/words.json), written from the one
+# catalogue after an entry of context page:<key> is added or changed.
+words: setup
+	$(PY) -m baulk.host.web.words
 
 bench: setup
 	$(PY) bench/run_all.py

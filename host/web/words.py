@@ -1,7 +1,11 @@
-"""The boards' and the console's words in English and Persian, declared once
-in ``static/words.json`` (the pages import it; the server reads it for the
-activity log's sentences).  Its Persian ball and foul names are a copy of the
-one catalogue's, which a test holds to it (host/sentences.py)."""
+"""The boards' and the console's words in English and Persian, from the one
+catalogue (host/locale/fa/LC_MESSAGES/baulk.po): each is an entry of
+context ``page:<key>``, the key the pages ask for, its msgid the English and
+its msgstr the Persian.  The pages import them as ``static/words.json``,
+which ``make words`` (``python -m baulk.host.web.words``) writes from the
+catalogue; tests/web/test_words_catalogue.py fails when the checked-in file
+is not the catalogue's.  The server reads the catalogue itself (the activity
+log's sentences), so it never says a word the file has not caught up with."""
 
 from __future__ import annotations
 
@@ -10,20 +14,47 @@ from functools import cache
 from pathlib import Path
 
 # Persian digits and bidi isolates, declared once with the sentences' Persian.
-from baulk.host.sentences import FA_DIGITS, FSI, PDI, digits, isolate
+from baulk.host.sentences import FA_DIGITS, FSI, LANGS, PDI, catalogue, digits, isolate
 
 __all__ = ["FA_DIGITS", "FSI", "LANGS", "PDI", "digits", "isolate", "word", "words"]
 
 WORDS_FILE = Path(__file__).resolve().with_name("static") / "words.json"
-LANGS = ("en", "fa")
+PAGE = "page:"
+# The link to the other language names it in its own words: no translation,
+# so not the catalogue's.
+LANG_SWITCH = {"en": "فارسی", "fa": "English"}
 
 
 @cache
 def words() -> dict[str, dict[str, str]]:
-    data: dict[str, dict[str, str]] = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
-    return data
+    """Each language's words by key, in the catalogue's order."""
+    table: dict[str, dict[str, str]] = {lang: {"lang_switch": LANG_SWITCH[lang]} for lang in LANGS}
+    for entry in catalogue():
+        context = entry.context
+        if context and context.startswith(PAGE) and isinstance(entry.id, str):
+            key = context.removeprefix(PAGE)
+            table["en"][key] = entry.id
+            # An entry without its Persian yet is English on the Persian
+            # page rather than a hole; the test holds every entry to its Persian.
+            fa = entry.string
+            table["fa"][key] = fa if isinstance(fa, str) and fa else entry.id
+    return table
+
+
+def as_json() -> str:
+    """words.json as the pages import it."""
+    return json.dumps(words(), ensure_ascii=False, indent=2) + "\n"
 
 
 def word(key: str, lang: str) -> str:
     table = words()
     return table.get(lang, table["en"]).get(key) or table["en"][key]
+
+
+def main() -> None:
+    """Write static/words.json from the catalogue (``make words``)."""
+    WORDS_FILE.write_text(as_json(), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

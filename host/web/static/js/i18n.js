@@ -1,8 +1,8 @@
-// The page's language, its words (../words.json, declared once for the boards
-// and the console) and the small DOM helpers every page uses.  Everything a
-// player or operator typed is drawn with textContent, never as HTML, and
-// inside a <bdi>: a Latin name on a Persian page keeps its own direction and
-// cannot reorder the words around it.
+// The page's language, its words (../words.json, which `make words` writes
+// from the one catalogue's entries page:KEY) and the small DOM helpers every
+// page uses.  Everything a player or operator typed is drawn with
+// textContent, never as HTML, and inside a <bdi>: a Latin name on a Persian
+// page keeps its own direction and cannot reorder the words around it.
 import WORDS from "../words.json" with { type: "json" };
 
 export const params = new URLSearchParams(location.search);

@@ -25,6 +25,8 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .club_queries import CLOSE_KEYS
+
 GENESIS = bytes(32)  # the head before the first money row
 
 MONEY_CHAIN_SCHEMA = """
@@ -62,13 +64,9 @@ KINDS: dict[str, tuple[str, tuple[str, ...], str]] = {
             "open_event_id",
             "tariff",
             # a close as stores before the marks kept it (copied into a mark,
-            # never written again): in the content, so no column is unchained
-            "closed_wall_ms",
-            "closed_mono_ms",
-            "closed_boot",
-            "close_event_id",
-            "closed_by",
-            "close_reason",
+            # never written again; its columns named as the bill's close
+            # keys): in the content, so no column is unchained
+            *CLOSE_KEYS,
         ),
         "id",
     ),

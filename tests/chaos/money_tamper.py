@@ -1,5 +1,5 @@
 """Tampering at random with a closed day's money rows, shared by
-tests/chaos/test_money_tamper.py (short) and bench/money_tamper.py (full).
+tests/chaos/test_money_tamper.py (short) and bench/chaos_tamper.py --money (full).
 
 The day: a best-of-3 match played by the real firmware and stored by a real
 daemon (tests/host/ledger_fixture.py), and four bills on its table written

@@ -1,5 +1,5 @@
 """Tampering at random with a closed day's money rows, short form
-(bench/money_tamper.py is the full one): every update, insertion and
+(bench/chaos_tamper.py --money is the full one): every update, insertion and
 deletion by hand in SQLite, with the chain left or rewritten to match, is
 found by ``verify --day`` and located to its bill (tests/chaos/money_tamper.py)."""
 

@@ -13,7 +13,8 @@ which sign-ins the file still holds live.
 A sign-in ends with the credential it was made with (docs/VENUE.md,
 "Staff"): each keeps the generation its account had when the password, PIN
 or code was checked, and every change of the account (a new password or
-PIN, a role, tables, a disable) moves the generation on; a one-time code
+PIN, a role, tables, a disable; "sign everyone out" moves every account's)
+moves the generation on; a one-time code
 keeps the generation it was made under the same way, so a reset ends the
 codes given before it as it ends the sign-ins; a sign-in made
 with the operator token keeps a keyed hash of that token, so once the
@@ -661,6 +662,12 @@ class Registry:
                 "session", {"everyone": True, "ended_ms": self.clock.wall_ms(), "ended_why": why}
             )
         )
+        # The store moved every account's generation on: a sign-in whose
+        # secret was being checked meanwhile is refused when it is stored,
+        # or, stored already, at its first request (ended_why).
+        moved = [replace(a, generation=a.generation + 1) for a in self.accounts.values()]
+        self.accounts = {a.id: a for a in moved}
+        self.by_key = {a.key: a for a in moved}
         return held
 
     async def trust(self, device: str, account_id: int | None) -> None:

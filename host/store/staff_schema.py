@@ -177,7 +177,8 @@ class StaffWrite:
     * ``session``: insert a sign-in, or end one (``values``: ``hash``,
       ``ended_ms``, ``ended_why``), every one of an account (``account_id``
       instead of ``hash``) or every one there is (``everyone``: True instead,
-      which spends every unused one-time code too);
+      which spends every unused one-time code too and moves every account's
+      ``generation`` on);
     * ``device``: remember that an account signed in from a device;
     * ``code``: insert a one-time sign-in code, or use one (``values``:
       ``hash``, ``used_ms``; a code used already is refused);
@@ -271,6 +272,10 @@ def _one(db: sqlite3.Connection, w: StaffWrite) -> None:
             # still to be made.  Spent (used_ms), the column every reader of
             # a code's end already knows: the live codes, a backup's losses.
             db.execute("UPDATE staff_codes SET used_ms = ? WHERE used_ms IS NULL", (v["ended_ms"],))
+            # ... and every account's generation moves on, so a sign-in whose
+            # password, PIN or code was checked before this and stored after
+            # it holds no more either (host/staff/registry.py ended_why).
+            db.execute("UPDATE staff_accounts SET generation = generation + 1")
             _bump(db)  # a running daemon drops them too (baulk users sign-out-all)
         elif "ended_ms" in v:  # every sign-in of an account
             db.execute(

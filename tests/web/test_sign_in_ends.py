@@ -8,6 +8,7 @@ what ``baulk users`` wrote holds at once), and leaves everyone else's alone."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import sqlite3
 from collections.abc import Iterator
@@ -18,9 +19,12 @@ from typing import Any
 import pytest
 
 from baulk.host.cli import main as cli
+from baulk.host.staff.registry import Registry, StaffError
+from baulk.host.staff.roles import Actor
+from baulk.host.store import Batch, StaffWrite, Store
 from baulk.host.web.http import THROTTLE_KEY
 from tests.host.device_peer import DevicePeer
-from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.host.harness import TOKEN, DaemonThread, StillClock, http, make_config, wait_for
 from tests.web.client import Browser
 from tests.web.test_sign_in_codes import code_for
 from tests.web.test_signin import PASSWORD, add, signed
@@ -331,3 +335,43 @@ def test_sign_everyone_out_ends_the_unused_codes_too(
     assert unused == (0,)  # a restarted daemon finds none either
     after = Browser(d.url).send("POST", "/console/signin", {"code": code_for(d, "Dina")})
     assert after.status == 200, after.body
+
+
+def test_a_sign_in_checked_before_sign_everyone_out_and_stored_after_it_ends(
+    tmp_path: Path,
+) -> None:
+    asyncio.run(_checked_before_stored_after(tmp_path))
+
+
+async def _checked_before_stored_after(tmp_path: Path) -> None:
+    """Dina's password was checked and her sign-in is on its way to the
+    store when the owner signs everyone out: it must not come out the
+    other side alive (nor one whose check began before it: its actor keeps
+    the generation of before, and sign_in refuses that)."""
+    store = Store(tmp_path / "venue.sqlite")
+    storing = asyncio.Event()  # her sign-in's row is being written
+    go_on = asyncio.Event()
+    try:
+
+        async def save(w: StaffWrite) -> bool:
+            if w.op == "session" and "csrf" in w.values:
+                storing.set()
+                await go_on.wait()
+            return not store.write(Batch(writes=[w])).refused
+
+        staff = Registry(save, StillClock())
+        dina = await staff.add("Dina", "desk", PASSWORD, None, None, "owner")
+        actor = Actor(dina.name, dina.role, None, "session", dina.id, dina.generation)
+        signing = asyncio.create_task(staff.sign_in(actor, 8, None, None))
+        await storing.wait()
+        await staff.sign_out_all("Omid signed everyone out")
+        go_on.set()
+        secret, _ = await signing
+        assert staff.session(secret) is None  # this daemon holds it no more
+        again = Registry(save, StillClock())  # nor a restarted one
+        again.load(store.db)
+        assert again.session(secret) is None
+        with pytest.raises(StaffError):  # checked before, stored after: refused
+            await staff.sign_in(actor, 8, None, None)
+    finally:
+        store.close()

@@ -127,6 +127,34 @@ def _entry(msgid: str, context: str | None = None) -> str | None:
     return found.string if found is not None and isinstance(found.string, str) else None
 
 
+# The link to the other language names it in its own words: no translation,
+# so no entry of the catalogue.
+OTHER_LANGUAGE = {"en": "فارسی", "fa": "English"}
+# The pages whose words are the catalogue's entries of context PAGE:KEY
+# (:func:`keyed_words`): the boards, the console and the desk
+# (host/web/words.py), the match report and result sheet
+# (host/referee/reports.py) and the statistics (host/referee/stats_html.py).
+PAGES = ("page", "report", "stats")
+
+
+def keyed_words(page: str) -> dict[str, dict[str, str]]:
+    """A page's words by key, in each language: the catalogue's entries of
+    context ``PAGE:KEY`` (``page`` for the boards, the console and the desk,
+    ``report`` for the match report and result sheet, ``stats`` for the
+    statistics), the msgid the English and the msgstr the Persian (the
+    English while it has none; tests/web/test_words_catalogue.py holds each
+    to its Persian), in the catalogue's order."""
+    prefix = page + ":"
+    table: dict[str, dict[str, str]] = {lang: {} for lang in LANGS}
+    for entry in catalogue():
+        context, en, fa = entry.context, entry.id, entry.string
+        if context and context.startswith(prefix) and isinstance(en, str):
+            key = context.removeprefix(prefix)
+            table["en"][key] = en
+            table["fa"][key] = fa if isinstance(fa, str) and fa else en
+    return table
+
+
 def digits(value: object, lang: str) -> str:
     text = str(value)
     return text.translate(FA_DIGITS) if lang == "fa" else text

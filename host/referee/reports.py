@@ -15,6 +15,7 @@ from baulk.host import sides
 from baulk.host.referee.stats_html import accounting_section, statistics_section
 from baulk.host.referee.stats_html import name as name_html
 from baulk.host.referee.stats_html import num as _num
+from baulk.host.sentences import OTHER_LANGUAGE, keyed_words
 
 BIG_BREAK = 50
 
@@ -150,75 +151,11 @@ def to_csv(report: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-# The words of the server-rendered pages (report and result sheet); the
-# boards' words are in host/web/static/words.json.
-TEXT = {
-    "en": {
-        "title": "Match report",
-        "best_of": "Best of {n}",
-        "reds": "{n} reds",
-        "frames": "Frames",
-        "frame": "Frame",
-        "winner": "Winner",
-        "breaks": "Breaks of 50 and over",
-        "none": "none",
-        "player": "Player",
-        "points": "Points",
-        "progress": "Score through each frame",
-        "in_play": "in play",
-        "export": "Export",
-        "export_csv": "table (CSV)",
-        "export_json": "data (JSON)",
-        "lang_switch": "فارسی",
-        "sheet": "Result sheet",
-        "sheet_title": "Result sheet",
-        "table": "Table",
-        "date": "Date",
-        "match": "Match",
-        "referee": "Referee",
-        "side": "Side",
-        "frames_won": "Frames won",
-        "won_match": "winner",
-        "signatures": "Signatures",
-        "sign_referee": "Referee",
-        "print": "Print",
-        "report_link": "Match report",
-        "fill_in": "to be filled in by hand",
-        "names_fixed": "Names corrected by the venue; the table recorded {names}.",
-    },
-    "fa": {
-        "title": "گزارش مسابقه",
-        "best_of": "بهترین از {n}",
-        "reds": "{n} قرمز",
-        "frames": "فریم‌ها",
-        "frame": "فریم",
-        "winner": "برنده",
-        "breaks": "بریک‌های ۵۰ و بالاتر",
-        "none": "هیچ",
-        "player": "بازیکن",
-        "points": "امتیاز",
-        "progress": "روند امتیاز هر فریم",
-        "in_play": "در جریان",
-        "export": "خروجی",
-        "export_csv": "جدول",
-        "export_json": "داده",
-        "lang_switch": "English",
-        "sheet": "برگه‌ی نتیجه",
-        "sheet_title": "برگه‌ی نتیجه‌ی مسابقه",
-        "table": "میز",
-        "date": "تاریخ",
-        "match": "مسابقه",
-        "referee": "داور",
-        "side": "طرف",
-        "frames_won": "فریم‌های برده",
-        "won_match": "برنده",
-        "signatures": "امضاها",
-        "sign_referee": "داور",
-        "print": "چاپ",
-        "report_link": "گزارش مسابقه",
-        "fill_in": "با دست پر شود",
-        "names_fixed": "نام‌ها را باشگاه اصلاح کرده است؛ میز ثبت کرده بود: {names}.",
-    },
+# The words of the server-rendered pages (report and result sheet): the one
+# catalogue's entries report:KEY (host/sentences.py keyed_words).
+TEXT: dict[str, dict[str, str]] = {
+    lang: {"lang_switch": OTHER_LANGUAGE[lang], **words}
+    for lang, words in keyed_words("report").items()
 }
 
 

@@ -14,31 +14,29 @@ from functools import cache
 from pathlib import Path
 
 # Persian digits and bidi isolates, declared once with the sentences' Persian.
-from baulk.host.sentences import FA_DIGITS, FSI, LANGS, PDI, catalogue, digits, isolate
+from baulk.host.sentences import (
+    FA_DIGITS,
+    FSI,
+    LANGS,
+    OTHER_LANGUAGE,
+    PDI,
+    digits,
+    isolate,
+    keyed_words,
+)
 
 __all__ = ["FA_DIGITS", "FSI", "LANGS", "PDI", "digits", "isolate", "word", "words"]
 
 WORDS_FILE = Path(__file__).resolve().with_name("static") / "words.json"
-PAGE = "page:"
-# The link to the other language names it in its own words: no translation,
-# so not the catalogue's.
-LANG_SWITCH = {"en": "فارسی", "fa": "English"}
+PAGE = "page"
 
 
 @cache
 def words() -> dict[str, dict[str, str]]:
-    """Each language's words by key, in the catalogue's order."""
-    table: dict[str, dict[str, str]] = {lang: {"lang_switch": LANG_SWITCH[lang]} for lang in LANGS}
-    for entry in catalogue():
-        context = entry.context
-        if context and context.startswith(PAGE) and isinstance(entry.id, str):
-            key = context.removeprefix(PAGE)
-            table["en"][key] = entry.id
-            # An entry without its Persian yet is English on the Persian
-            # page rather than a hole; the test holds every entry to its Persian.
-            fa = entry.string
-            table["fa"][key] = fa if isinstance(fa, str) and fa else entry.id
-    return table
+    """Each language's words by key (the catalogue's entries page:KEY), and
+    the link to the other language."""
+    found = keyed_words(PAGE)
+    return {lang: {"lang_switch": OTHER_LANGUAGE[lang], **found[lang]} for lang in LANGS}
 
 
 def as_json() -> str:

@@ -18,12 +18,12 @@ import pytest
 from baulk.firmware import names
 from baulk.host import sentences as said
 from baulk.host.handset import texts as handset_texts
-from baulk.host.sentences import DEVICE, Message, device_reason, placeholders, read_back, say
+from baulk.host.sentences import DEVICE, PAGES, Message, device_reason, placeholders, read_back, say
 from baulk.host.staff import roles
 from baulk.host.store import records, staff_schema
 from baulk.host.venue.actions import table_refused
 from baulk.host.web.request_models import every_sentence
-from baulk.host.web.words import FSI, PAGE, PDI
+from baulk.host.web.words import FSI, PDI
 
 ROOT = Path(__file__).resolve().parents[2]
 PERCENT = re.compile(r"%[sd]")
@@ -246,8 +246,8 @@ def test_every_entry_is_used() -> None:
         if e.context is None and e.id not in (device if DEVICE in e.flags else given)
     ]
     assert not unused, unused
-    # and each context is a vocabulary or a page's word (host/web/words.py)
-    contexts = {e.context for e in CATALOGUE if not (e.context or "").startswith(PAGE)}
+    # and each context is a vocabulary or a page's word (host/sentences.py PAGES)
+    contexts = {e.context for e in CATALOGUE if (e.context or "").partition(":")[0] not in PAGES}
     assert contexts <= WORDS | {None}
 
 

@@ -1,16 +1,19 @@
-"""The pages' words come from the one catalogue (host/web/words.py): the
-checked-in host/web/static/words.json, which the pages import, is what the
-catalogue's entries of context ``page:<key>`` make, and every such entry has
-its Persian with the placeholders of its English."""
+"""The pages' words come from the one catalogue (host/sentences.py
+keyed_words): the checked-in host/web/static/words.json, which the boards,
+the console and the desk import, is what the catalogue's entries of context
+``page:<key>`` make; the report's and the statistics' words are its entries
+``report:<key>`` and ``stats:<key>``; and every such entry has its Persian
+with the placeholders of its English."""
 
 from __future__ import annotations
 
 import pytest
 
-from baulk.host.sentences import catalogue, placeholders
+from baulk.host.referee import reports, stats_html
+from baulk.host.sentences import PAGES, catalogue, placeholders
 from baulk.host.web import words as page_words
 
-PAGE_ENTRIES = [e for e in catalogue() if e.context and e.context.startswith(page_words.PAGE)]
+KEYED = [e for e in catalogue() if e.context and e.context.partition(":")[0] in PAGES]
 
 
 def test_the_checked_in_words_are_the_catalogues() -> None:
@@ -19,15 +22,21 @@ def test_the_checked_in_words_are_the_catalogues() -> None:
     )
 
 
-def test_every_key_is_one_entry() -> None:
-    keys = [str(e.context) for e in PAGE_ENTRIES]
-    assert len(keys) == len(set(keys)) >= 400
-    assert set(page_words.words()["en"]) == {k.removeprefix(page_words.PAGE) for k in keys} | {
-        "lang_switch"
-    }
+@pytest.mark.parametrize(
+    ("page", "table", "switch"),
+    [
+        (page_words.PAGE, page_words.words(), "lang_switch"),
+        ("report", reports.TEXT, "lang_switch"),
+        ("stats", stats_html.TEXT, "other_lang"),
+    ],
+)
+def test_every_key_is_one_entry(page: str, table: dict[str, dict[str, str]], switch: str) -> None:
+    keys = [str(e.context) for e in KEYED if str(e.context).startswith(page + ":")]
+    assert len(keys) == len(set(keys)) >= 20
+    assert set(table["en"]) == set(table["fa"]) == {k.partition(":")[2] for k in keys} | {switch}
 
 
-@pytest.mark.parametrize("entry", PAGE_ENTRIES, ids=[e.context for e in PAGE_ENTRIES])
+@pytest.mark.parametrize("entry", KEYED, ids=[e.context for e in KEYED])
 def test_every_page_word_has_its_persian_and_placeholders(entry: object) -> None:
     msgid, fa = getattr(entry, "id", None), getattr(entry, "string", None)
     assert isinstance(msgid, str) and msgid and isinstance(fa, str) and fa, msgid

@@ -9,7 +9,7 @@
     baulk users list --config FILE
     baulk users tokens --config FILE            the named API tokens
     baulk users revoke TOKEN_ID --config FILE   revoke a named API token
-    baulk users sign-out-all --config FILE      end every sign-in, on every phone
+    baulk users sign-out-all --config FILE      end every sign-in and unused code
 
 The password (or PIN) is asked for twice on the terminal, or read as one
 line from standard input with ``--password-stdin``; it is never an argument
@@ -67,7 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ("list", "list the accounts"),
         ("tokens", "list the named API tokens"),
         ("revoke", "revoke a named API token (refused at once)"),
-        ("sign-out-all", "end every sign-in, on every phone (API tokens stay)"),
+        ("sign-out-all", "end every sign-in on every phone, and unused codes (API tokens stay)"),
     ):
         q = sub.add_parser(name, help=text, description=text)
         src = q.add_mutually_exclusive_group(required=True)

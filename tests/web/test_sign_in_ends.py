@@ -52,13 +52,20 @@ def acts(b: Browser, headers: dict[str, str]) -> int:
     return b.send("GET", "/api/staff/me", None, headers).status
 
 
-def ended_why(store: Path) -> list[str]:
+def stored(store: Path, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of a query on the store file, read beside the running daemon."""
     db = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     try:
-        rows = db.execute("SELECT ended_why FROM staff_sessions WHERE ended_ms IS NOT NULL")
-        return [str(r[0]) for r in rows]
+        return db.execute(sql).fetchall()
     finally:
         db.close()
+
+
+def ended_why(store: Path) -> list[str]:
+    return [
+        str(r[0])
+        for r in stored(store, "SELECT ended_why FROM staff_sessions WHERE ended_ms IS NOT NULL")
+    ]
 
 
 # ---------------------------------------------------------------------- at a restart
@@ -289,13 +296,10 @@ def test_the_owner_signs_everyone_out_on_the_page_and_from_the_shell(
         assert acts(b, headers) == 401 and not is_signed_in(b)
     everyone()  # and each signs in again
     d.flush()
-    db = sqlite3.connect(f"file:{d.cfg.store_path}?mode=ro", uri=True)
-    try:
-        logged = db.execute(
-            "SELECT who, result FROM staff_activity WHERE action = 'sign everyone out' ORDER BY id"
-        ).fetchall()
-    finally:
-        db.close()
+    logged = stored(
+        d.cfg.store_path,
+        "SELECT who, result FROM staff_activity WHERE action = 'sign everyone out' ORDER BY id",
+    )
     assert logged == [("Omid", "refused"), ("Omid", "refused"), ("Dina", "refused"),
                       ("Omid", "done"), ("shell", "done")]  # fmt: skip
 
@@ -327,12 +331,8 @@ def test_sign_everyone_out_ends_the_unused_codes_too(
     persian = Browser(d.url).send("POST", "/console/signin?lang=fa", {"code": before})
     assert persian.status == 401 and persian.body["message"].startswith("این کد ورود نادرست است")
     d.flush()
-    db = sqlite3.connect(f"file:{d.cfg.store_path}?mode=ro", uri=True)
-    try:
-        unused = db.execute("SELECT count(*) FROM staff_codes WHERE used_ms IS NULL").fetchone()
-    finally:
-        db.close()
-    assert unused == (0,)  # a restarted daemon finds none either
+    unused = stored(d.cfg.store_path, "SELECT count(*) FROM staff_codes WHERE used_ms IS NULL")
+    assert unused == [(0,)]  # a restarted daemon finds none either
     after = Browser(d.url).send("POST", "/console/signin", {"code": code_for(d, "Dina")})
     assert after.status == 200, after.body
 

@@ -130,11 +130,12 @@ def _entry(msgid: str, context: str | None = None) -> str | None:
 # The link to the other language names it in its own words: no translation,
 # so no entry of the catalogue.
 OTHER_LANGUAGE = {"en": "فارسی", "fa": "English"}
-# The pages whose words are the catalogue's entries of context PAGE:KEY
-# (:func:`keyed_words`): the boards, the console and the desk
-# (host/web/words.py), the match report and result sheet
-# (host/referee/reports.py) and the statistics (host/referee/stats_html.py).
-PAGES = ("page", "report", "stats")
+# The tables of words by key that are the catalogue's entries of context
+# PAGE:KEY (:func:`keyed_words`): the boards', the console's and the desk's
+# (host/web/words.py), the match report's and result sheet's
+# (host/referee/reports.py), the statistics' (host/referee/stats_html.py) and
+# the names of Iran's currency units (host/club/money.py).
+PAGES = ("page", "report", "stats", "currency")
 
 
 def keyed_words(page: str) -> dict[str, dict[str, str]]:

@@ -40,12 +40,13 @@ from babel.numbers import (
     is_currency,
 )
 
-from baulk.host.sentences import FA_DIGITS, Message
+from baulk.host.sentences import FA_DIGITS, Message, keyed_words
 
 TOMAN = "IRT"
 PERSIAN_DIGITS = FA_DIGITS  # the one table (host/sentences.py)
-# Iran's two units read best as "1,200,000 Toman" / "۱٬۲۰۰٬۰۰۰ تومان".
-_IRANIAN = {"IRR": {"en": "Rial", "fa": "ریال"}, TOMAN: {"en": "Toman", "fa": "تومان"}}
+# Iran's two units read best as "1,200,000 Toman" / "۱٬۲۰۰٬۰۰۰ تومان": their
+# names by language and code, the catalogue's entries currency:CODE.
+_IRANIAN = keyed_words("currency")
 # The English locale each currency is written in at home (grouping, symbol).
 _ENGLISH = {"GBP": "en_GB", "EUR": "en_IE", "INR": "en_IN", "PKR": "en_PK"}
 # The widest amount anything holds: a trillion minor units (1,000,000,000,000
@@ -152,9 +153,9 @@ def _style(currency: str, lang: str) -> tuple[str, str, str, str, tuple[int, int
     (prefix, negative prefix, suffix, negative suffix, grouping, decimal
     symbol, group symbol).  Babel's own format_currency takes a quarter of a
     millisecond a call; a day's report writes thousands of amounts."""
-    if currency in _IRANIAN:
+    if currency in _IRANIAN["en"]:
         locale = Locale.parse("fa_IR" if lang == "fa" else "en")
-        unit = " " + _IRANIAN[currency][lang]
+        unit = " " + _IRANIAN[lang][currency]
         prefix, suffix, grouping = ("", "-"), (unit, unit), (3, 3)
     else:
         locale = Locale.parse("fa_IR" if lang == "fa" else _ENGLISH.get(currency, "en"))
@@ -205,6 +206,6 @@ def persian_digits(text: str) -> str:
 def currency_name(currency: str, lang: str) -> str:
     """The currency's name in a language ("British Pound", "پوند بریتانیا";
     the toman and the rial as Iranians say them)."""
-    if currency in _IRANIAN:
-        return _IRANIAN[currency][lang]
+    if currency in _IRANIAN["en"]:
+        return _IRANIAN[lang][currency]
     return str(get_currency_name(currency, locale="fa_IR" if lang == "fa" else "en"))

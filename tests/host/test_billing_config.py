@@ -222,7 +222,7 @@ def test_amounts_are_written_as_babel_writes_them(currency: str, lang: str) -> N
     for minor in amounts:
         value = Decimal(minor).scaleb(-money.minor_digits(currency))
         if currency in ("IRR", "IRT"):
-            unit = money._IRANIAN[currency][lang]
+            unit = money.currency_name(currency, lang)
             n = format_decimal(value, format="#,##0", locale=locale, numbering_system="default")
             want = f"{n} {unit}"
         else:

@@ -286,6 +286,10 @@ def _account_changes(a: dict[str, Any], c: dict[str, Any]) -> list[str]:
             return str(r.get("role")) + (f" of tables {r['tables']}" if r.get("tables") else "")
 
         found.append(f"account {name!r} made {says(a)} (the copy: {says(c)}) {when}")
+    if not found and a.get("changed_ms") == c.get("changed_ms"):
+        # Only the generation moved, and no change of the account stamped
+        # it: "sign everyone out" did (host/store/staff_schema.py).
+        return [f"account {name!r}: its sign-ins ended when everyone was signed out"]
     return found or [f"account {name!r} changed {when}"]
 
 

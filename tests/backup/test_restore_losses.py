@@ -183,6 +183,40 @@ def test_staff_rows_are_compared_and_restrictions_made_again(tmp_path: Path) -> 
     assert losses.compare(path, copy).undone == []  # nothing left to undo
 
 
+def test_sign_everyone_out_after_the_copy_is_named_as_what_it_was(tmp_path: Path) -> None:
+    """Sign everyone out moves every account's generation on without
+    changing the account: a copy from before it names that, not a change of
+    the account nobody made, and reapply() ends its codes and sign-ins again."""
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.write(
+        Batch(
+            writes=[
+                StaffWrite("account", {"name": "Sara", "name_key": "sara", "role": "owner",
+                                       "password": "h1", "disabled": 0, "created_ms": 1,
+                                       "changed_ms": 1, "changed_by": "Omid"}),
+                StaffWrite("code", {"hash": "k1", "account_id": 1, "created_ms": 1,
+                                    "expires_ms": 10**15, "generation": 0}),
+            ]
+        )
+    )  # fmt: skip
+    copy = snapshots.take(path, tmp_path / "nas")
+    store.write(
+        Batch(writes=[StaffWrite("session", {"everyone": True, "ended_ms": 8, "ended_why": "x"})])
+    )
+    store.close()
+    loss = losses.compare(path, copy)
+    assert loss.undone == ["account 'Sara': its sign-ins ended when everyone was signed out"]
+    assert loss.codes_used == 1
+    losses.reapply(copy, path)
+    db = sqlite3.connect(copy)
+    try:
+        assert db.execute("SELECT generation FROM staff_accounts").fetchone() == (1,)
+        assert db.execute("SELECT used_ms FROM staff_codes").fetchone() == (8,)
+    finally:
+        db.close()
+
+
 # ---------------------------------------------------------------------- the issue's case
 @pytest.mark.slow
 def test_an_older_copy_over_a_newer_store_keeps_a_revoked_token_revoked(

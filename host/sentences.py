@@ -133,9 +133,10 @@ OTHER_LANGUAGE = {"en": "فارسی", "fa": "English"}
 # The tables of words by key that are the catalogue's entries of context
 # PAGE:KEY (:func:`keyed_words`): the boards', the console's and the desk's
 # (host/web/words.py), the match report's and result sheet's
-# (host/referee/reports.py), the statistics' (host/referee/stats_html.py) and
-# the names of Iran's currency units (host/club/money.py).
-PAGES = ("page", "report", "stats", "currency")
+# (host/referee/reports.py), the statistics' (host/referee/stats_html.py),
+# the receipts' and the daily report's (host/club/views.py) and the names of
+# Iran's currency units (host/club/money.py).
+PAGES = ("page", "report", "stats", "receipt", "currency")
 
 
 def keyed_words(page: str) -> dict[str, dict[str, str]]:

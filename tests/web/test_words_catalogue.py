@@ -2,15 +2,15 @@
 keyed_words): the checked-in host/web/static/words.json, which the boards,
 the console and the desk import, is what the catalogue's entries of context
 ``page:<key>`` make; the report's and the statistics' words are its entries
-``report:<key>`` and ``stats:<key>``, and the names of Iran's currency
-units ``currency:<code>``; and every such entry has its Persian
-with the placeholders of its English."""
+``report:<key>`` and ``stats:<key>``, the receipts' ``receipt:<key>``, and
+the names of Iran's currency units ``currency:<code>``; and every such entry
+has its Persian with the placeholders of its English."""
 
 from __future__ import annotations
 
 import pytest
 
-from baulk.host.club import money
+from baulk.host.club import money, views
 from baulk.host.referee import reports, stats_html
 from baulk.host.sentences import PAGES, catalogue, keyed_words, placeholders
 from baulk.host.web import words as page_words
@@ -30,6 +30,7 @@ def test_the_checked_in_words_are_the_catalogues() -> None:
         (page_words.PAGE, page_words.words(), "lang_switch"),
         ("report", reports.TEXT, "lang_switch"),
         ("stats", stats_html.TEXT, "other_lang"),
+        ("receipt", views.TEXT, None),
         ("currency", keyed_words("currency"), None),
     ],
 )

@@ -31,7 +31,7 @@ follow from them as ``minLength`` and ``maxLength``.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
@@ -310,6 +310,16 @@ else:
 
 
 # ---------------------------------------------------------------------- bodies
+def tag_of(value: object, key: str, tags: Collection[str]) -> str | None:
+    """A body's variant, named by its ``key`` (None: no variant of ``tags``).
+    The key's value may be any JSON: only a string is looked up, for an
+    object or a list is unhashable and would raise (a 500) in a dict's ``in``."""
+    if not isinstance(value, dict):
+        return None
+    tag = value.get(key)
+    return tag if isinstance(tag, str) and tag in tags else None
+
+
 class Body(BaseModel):
     """A request body: a JSON object of exactly these keys, each of its type
     (no bool for a number, no number for a string)."""
@@ -441,7 +451,7 @@ class Command(RootModel[Any]):
     root: Annotated[
         Union[tuple(Annotated[m, Tag(n)] for n, m in EVENTS.items())],  # type: ignore[valid-type]  # noqa: UP007
         Discriminator(
-            lambda v: v.get("ev") if isinstance(v, dict) and v.get("ev") in EVENTS else None,
+            lambda v: tag_of(v, "ev", EVENTS),
             custom_error_type="ev",
             custom_error_message=EV_RULE,
         ),
@@ -576,11 +586,10 @@ ROLE_RULE = f"role must be one of: {', '.join(roles.ROLES)}"
 
 
 def _account_kind(value: Any) -> str | None:
-    if not isinstance(value, dict) or value.get("role") not in roles.ROLES:
-        return None
-    if value["role"] == "desk" and "password" not in value and "pin" in value:
+    role = tag_of(value, "role", roles.ROLES)
+    if role == "desk" and "password" not in value and "pin" in value:
         return "desk_pin"
-    return str(value["role"])
+    return role
 
 
 class NewAccount(RootModel[Any]):
@@ -666,9 +675,7 @@ class NewToken(RootModel[Any]):
             Annotated[RefereeToken, Tag("referee")],
         ],
         Discriminator(
-            lambda v: (
-                v.get("role") if isinstance(v, dict) and v.get("role") in roles.ROLES else None
-            ),
+            lambda v: tag_of(v, "role", roles.ROLES),
             custom_error_type="role",
             custom_error_message=ROLE_RULE,
         ),

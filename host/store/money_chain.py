@@ -108,8 +108,9 @@ KINDS: dict[str, tuple[str, tuple[str, ...], str]] = {
     ),
 }
 # Which kind's rows a table holds, for the rows no chain entry names: a
-# session row is an ``open`` always and a ``confirm`` once it is confirmed.
-_PRESENT = {"confirm": "confirmed_wall_ms IS NOT NULL"}
+# session row is an ``open`` always and a ``confirm`` once either of its
+# confirmation's columns is set (one set by hand is a confirm never chained).
+_PRESENT = {"confirm": "(confirmed_wall_ms IS NOT NULL OR confirmed_by IS NOT NULL)"}
 # When each kind's row was written, for the rows of a store older than the chain.
 _WHEN = {
     "open": "opened_wall_ms",
@@ -283,6 +284,10 @@ def check(db: sqlite3.Connection, anchors: list[Anchor]) -> MoneyCheck:
         bad = min(failed)
         since = max((n for n in held if n < bad), default=0)
         span = range(since + 1, bad + 1)
+        if not any(n in session_of_n for n in span) and since in session_of_n:
+            # the chain ends before a head a table signed: rows after entry
+            # `since` are gone, the bill of the newest row left is named
+            span = range(since, since + 1)
         for s in sorted({session_of_n[n] for n in span if n in session_of_n}):
             times = [written_of_n[n] for n in span if session_of_n.get(n) == s]
             when = min((t for t in times if t is not None), default=None)

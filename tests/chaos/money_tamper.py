@@ -200,7 +200,7 @@ def rewrite_chain(rng: random.Random, path: Path) -> None:
         )]  # fmt: skip
         present = []
         for kind, (table, _, _) in money_chain.KINDS.items():
-            where = "confirmed_wall_ms IS NOT NULL" if kind == "confirm" else "1"
+            where = money_chain._PRESENT.get(kind, "1")  # the rule the check reads rows by
             present += [
                 (kind, int(r[0])) for r in db.execute(f"SELECT id FROM {table} WHERE {where}")
             ]

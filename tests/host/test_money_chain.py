@@ -53,3 +53,20 @@ def test_every_column_of_every_money_table_is_chained(tmp_path: Path) -> None:
         chained = {c for t, cols, _ in money_chain.KINDS.values() if t == table for c in cols}
         assert columns == chained, table
     db.close()
+
+
+def test_a_confirmation_set_by_hand_on_a_session_never_confirmed_is_found(tmp_path: Path) -> None:
+    # The tamper bench found it: confirmed_by set on an unconfirmed session
+    # was in no chain entry's content (a confirm was chained only once made).
+    from baulk.host.store import SessionWrite
+    from tests.host.money_rows import desk_writes
+
+    path = tmp_path / "store.sqlite"
+    connect(path).close()
+    desk_writes(path, SessionWrite("open", 1, "t1", "Dina", 1, 1, "b", tariff={"name": "a"}))
+    db = connect(path)
+    db.execute("DROP TRIGGER table_sessions_opening_stays")
+    db.execute("UPDATE table_sessions SET confirmed_by = 'Omid' WHERE id = 1")
+    (f,) = money_chain.check(db, []).findings
+    assert (f.kind, f.session_id, f.row_kind, f.row_id) == ("inserted", 1, "confirm", 1)
+    db.close()

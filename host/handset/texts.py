@@ -2,10 +2,12 @@
 
 The firmware writes its screens in English (firmware/screens.py,
 firmware/keypad_flow.py) and the Persian handset shows, in place of each
-English text, the Persian one below, drawn at build time
-(host/handset/font.py).  Spaces at either end of the English text do not
-count.  A new screen's Persian is one line in :data:`FA`; the tests render
-every screen in Persian and fail on any English text without its Persian.
+English text, its Persian from the one catalogue
+(host/locale/fa/LC_MESSAGES/baulk.po, context ``handset``), drawn at build
+time (host/handset/font.py).  Spaces at either end of the English text do
+not count.  A new screen's Persian is an entry of that context; the tests
+render every screen in Persian and fail on any English text without its
+Persian.
 
 Numbers stay out of the texts (the handset draws them in Persian digits), and
 so do names: "FOUL 4>Reza" is the texts "FOUL" and ">" with the number 4 and
@@ -84,143 +86,22 @@ FOULS = {
     "foul_before_nomination": "قبل اعلام",
 }
 
-FA = {
-    # the score
-    "no match": "مسابقه‌ای نیست",
-    "MENU 1: new match, or wait for the host": "منو ۱: مسابقه نو، یا منتظر رایانه بمانید",
-    ">": "»",  # the striker, and whom a foul's points go to (drawn mirrored: «)
-    "-": "-",
-    "F": "فریم",  # "F2 bo7": frame 2 of a best of 7
-    "bo": "از",
-    "baulk": "baulk",
-    "on": "هدف",
-    "nom": "اعلام",  # the colour the striker nominated: the ball on
-    "colour": "رنگی",
-    "=": "=",
-    "R": "قرمز",
-    "brk": "بریک",
-    "snk": "اسنوکر",
-    "rem": "باقی",
-    "MATCH OVER": "پایان مسابقه",
-    "wins": "برنده شد",
-    # notices
-    "FOUL": "خطا",
-    "REPLACE? AGAIN?": "بازگردانی؟ دوباره؟",
-    "AGAIN? FREE?": "دوباره؟ توپ آزاد؟",
-    "FREE BALL": "توپ آزاد",
-    "3RD MISS LOSES": "میس سوم: باخت فریم",
-    "BLACK: TOSS": "سیاه: قرعه",
-    "SPOT": "بچینید",
-    "to": "روی جای",  # "pnk to blue": the pink goes on the blue's spot
-    "behind": "پشت",
-    "below": "پایین",
-    "...stroke": "ضربه…",
-    # the link
-    "link up": "اتصال برقرار",
-    "link down": "اتصال قطع",
-    "LINK REFUSED": "اتصال رد شد",
-    "#": "#",
-    # flows: titles
-    "FOUL: which?": "خطا: کدام؟",
-    "MISS": "میس",
-    "UNDO": "برگرداندن",
-    "CONCEDE": "واگذاری",
-    "NOMINATE": "اعلام توپ",
-    "BALL OFF TABLE": "توپ بیرون از میز",
-    "MENU": "منو",
-    "BEST OF": "بهترین از",
-    "REDS": "تعداد قرمزها",
-    "WHO BREAKS?": "شروع با کی؟",
-    "NEW MATCH": "مسابقه نو",
-    "WHO PLAYS FIRST?": "اول کی بازی می‌کند؟",
-    "AWARD": "اعطا",
-    "AWARD TO": "اعطا به",
-    "RE-RACK": "چیدن دوباره",
-    "TOSS WON BY": "برنده قرعه",
-    "SPOTS TAKEN": "جاهای گرفته",
-    "CLAIM": "ادعای فریم",
-    "EDGE BALL": "توپ لبه",
-    "ORDER FOR": "ترتیب برای",
-    "LINK": "اتصال",
-    "POT": "گل",
-    # flows: questions
-    # (a no-break space keeps "(BACK: later)" on one line)
-    "nominate a colour (BACK: later)": "رنگی را اعلام کنید (برگشت:\u00a0بعداً)",
-    "take back the last action?": "آخرین کار برگردد؟",
-    "which ball?": "کدام توپ؟",
-    "ball concerned? (OK: none)": "کدام توپ؟ (تأیید: هیچ)",
-    "concedes the frame? OK": "فریم را واگذار می‌کند؟",
-    "concedes the match? OK": "مسابقه را واگذار می‌کند؟",
-    "best of": "بهترین از",
-    ",": "،",
-    "reds? OK": "قرمز؟",
-    "frame to": "فریم به",
-    "match to": "مسابقه به",
-    "? OK": "؟",
-    "restart the frame? OK": "فریم از نو؟",
-    "striker claims the frame? OK": "ضربه‌زن فریم را می‌خواهد؟",
-    "replace all, replay? OK": "همه برگردد و دوباره؟",
-    "which ball? (colour unclear)": "کدام توپ؟ (رنگ نامشخص)",
-    # "red or brown?": the sensors' two likeliest balls, the ball names between
-    "or": "یا",
-    "?": "؟",
-    "which ball went off?": "کدام توپ بیرون رفت؟",
-    "colour keys: toggle a spot, WHITE: behind": "کلید هر رنگ: جایش گرفته است؛ سفید: پشت",
-    "none": "هیچ",
-    # flows: the link's figures
-    "table": "میز",
-    "boot": "شروع",
-    "seq": "رویداد",
-    "ack": "تأییدشده",
-    "retx": "بازفرستی",
-    "bad": "خراب",
-    # flows: hints
-    "OK send": "تأیید: فرستادن",
-    "OK close": "تأیید: بستن",
-    "OK yes  BACK no": "تأیید: بله   برگشت: نه",
-    "ball key OK none": "کلید توپ   تأیید: هیچ",
-    "ball key  BACK": "کلید توپ   برگشت",
-    "ball=number BACK": "توپ = شماره   برگشت",
-    "7 more...": "۷: بیشتر",
-    # names
-    "/": "و",  # between partners in doubles
-    "side 0": "طرف اول",
-    "side 1": "طرف دوم",
-    "Player A": "بازیکن الف",
-    "Player B": "بازیکن ب",
-    # lists
-    "miss": "میس",
-    "clear ball": "میس باز",
-    "the frame": "فریم",
-    "the match": "مسابقه",
-    "15 reds": "۱۵ قرمز",
-    "10 reds": "۱۰ قرمز",
-    "6 reds": "۶ قرمز",
-    "new match": "مسابقه نو",
-    "award frame": "برد فریم",
-    "award match": "برد مسابقه",
-    "re-rack": "چیدن نو",
-    "toss": "قرعه",
-    "spots": "جاها",
-    "claim frame": "ادعای فریم",
-    "edge replace": "لبه",
-    "order (dbl)": "ترتیب تیم",
-    "link info": "اتصال",
-    # the device's own message (its refusals are the catalogue's: refusals())
-    "too many sensor events: check the sensors": "رویداد حسگر زیاد است: حسگرها را ببینید",
-    # the pocket check (firmware/pocket_check.py)
-    "pocket check": "تست جیب",  # a list option: at most half a row
-    "POCKET CHECK": "بررسی جیب‌ها",
-    "drop the white": "توپ سفید را بیندازید",
-    "into pocket": "در جیب",
-    "OK unseen  BACK": "تأیید: دیده نشد   برگشت",
-    "CHECK DONE": "بررسی تمام شد",
-    "all pockets ok": "همه‌ی جیب‌ها سالم‌اند",
-    "ok": "سالم",
-    "weak": "ضعیف",
-    "faulty": "خراب",
-    "which ball? (pocket faulty)": "کدام توپ؟ (جیب خراب)",
-}
+# The catalogue's context of the screens' texts.
+HANDSET = "handset"
+
+
+def _screens() -> dict[str, str]:
+    """Each screen's Persian: the one catalogue's entries of context
+    handset, by their English text."""
+    return {
+        e.id: e.string
+        for e in catalogue()
+        if e.context == HANDSET and isinstance(e.id, str) and isinstance(e.string, str)
+    }
+
+
+# The brand is its own name in both languages: no translation, so no entry.
+FA = {"baulk": "baulk", **_screens()}
 
 # The device's refusals (firmware/engine.py, class Engine; firmware/app.py's
 # pocket check), shown on the handset when a keypad entry or an operator's

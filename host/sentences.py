@@ -135,8 +135,9 @@ OTHER_LANGUAGE = {"en": "فارسی", "fa": "English"}
 # (host/web/words.py), the match report's and result sheet's
 # (host/referee/reports.py), the statistics' (host/referee/stats_html.py),
 # the receipts' and the daily report's (host/club/views.py) and the names of
-# Iran's currency units (host/club/money.py).
-PAGES = ("page", "report", "stats", "receipt", "currency")
+# Iran's currency units (host/club/money.py), and the handset's keys' legends
+# (host/handset/texts.py KEYS).
+PAGES = ("page", "report", "stats", "receipt", "currency", "keycap")
 
 
 def keyed_words(page: str) -> dict[str, dict[str, str]]:

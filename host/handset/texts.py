@@ -18,75 +18,21 @@ from __future__ import annotations
 
 from baulk.firmware import keypad_flow, menu, names
 from baulk.host.referee.stats_html import BALL_NAMES
-from baulk.host.sentences import DEVICE, catalogue, placeholders
+from baulk.host.sentences import DEVICE, catalogue, keyed_words, placeholders
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
-# sheet (scripts/keypad_legends.py) and as the handset's hints name the keys.
-KEYS = {
-    "red": ("RED", "قرمز"),
-    "yellow": ("YELLOW", "زرد"),
-    "green": ("GREEN", "سبز"),
-    "brown": ("BROWN", "قهوه‌ای"),
-    "blue": ("BLUE", "آبی"),
-    "pink": ("PINK", "صورتی"),
-    "black": ("BLACK", "سیاه"),
-    "white": ("WHITE", "سفید"),
-    "foul": ("FOUL", "خطا"),
-    "miss": ("MISS", "میس"),
-    "free": ("FREE BALL", "توپ آزاد"),
-    "again": ("PLAY AGN", "دوباره"),
-    "replace": ("REPLACE", "بازگردانی"),
-    "undo": ("UNDO", "برگرداندن"),
-    "concede": ("CONCEDE", "واگذاری"),
-    "menu": ("MENU", "منو"),
-    "ok": ("OK", "تأیید"),
-    "back": ("BACK", "برگشت"),
-    "nom": ("NOM", "اعلام"),
-    "off": ("OFF", "بیرون"),
-}
+# sheet (scripts/keypad_legends.py) and as the handset's hints name the keys:
+# the catalogue's entries keycap:KEY.
+_CAPS = keyed_words("keycap")
+KEYS = {key: (en, _CAPS["fa"][key]) for key, en in _CAPS["en"].items()}
 # The balls' Persian names: one list for the reports and the handset.
 BALLS = BALL_NAMES["fa"]
 # screens.abbr: English shortens a ball's name to three letters; Persian need not.
 ABBR = {"red": "red", "yel": "yellow", "grn": "green", "brn": "brown", "blu": "blue"}
 ABBR.update({"pnk": "pink", "blk": "black", "wht": "white"})
-POCKETS = {
-    "tl": "بالا چپ",
-    "tr": "بالا راست",
-    "ml": "وسط چپ",
-    "mr": "وسط راست",
-    "bl": "پایین چپ",
-    "br": "پایین راست",
-}
-# The foul list (keypad_flow.foul_label), two to a row: short words.
-FOULS = {
-    "double_hit": "دوبار زدن",
-    "feet_off_floor": "پا از زمین",
-    "out_of_turn": "بی‌نوبت",
-    "outside_d": "بیرون دی",
-    "no_contact": "بی‌برخورد",
-    "in_off": "سفید گل",
-    "free_ball_snooker": "اسنوکر آزاد",
-    "jump": "پرش",
-    "cue": "چوب",
-    "conferring": "مشورت",
-    "before_rest": "قبل ایست",
-    "before_spot": "قبل چیدن",
-    "pot_not_on": "گل ناهدف",
-    "wrong_ball_first": "توپ اشتباه",
-    "push": "هل دادن",
-    "touch": "لمس توپ",
-    "off_table": "بیرون میز",
-    "two_balls": "دو توپ",
-    "ball_off_table_used": "توپ بیرون",
-    "measuring": "اندازه‌گیری",
-    "red_after_red": "قرمز دوم",
-    "non_cue_ball": "غیرسفید",
-    "no_declaration": "بی‌اعلام",
-    "foul_before_nomination": "قبل اعلام",
-}
-
-# The catalogue's context of the screens' texts.
+# The catalogue's context of the screens' texts, the pockets' names (by their
+# codes) and the foul list's short words (keypad_flow.foul_text) among them.
 HANDSET = "handset"
 
 
@@ -142,9 +88,6 @@ def entries() -> dict[str, str]:
     out.update(BALLS)
     for short, ball in ABBR.items():
         out[short] = BALLS[ball]
-    out.update(POCKETS)
-    for kind in names.FOUL_KINDS:
-        out[keypad_flow.foul_text(kind)] = FOULS[kind]
     out.update(FA)
     out.update(refusals())
     return out

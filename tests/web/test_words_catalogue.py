@@ -32,6 +32,7 @@ def test_the_checked_in_words_are_the_catalogues() -> None:
         ("stats", stats_html.TEXT, "other_lang"),
         ("receipt", views.TEXT, None),
         ("currency", keyed_words("currency"), None),
+        ("keycap", keyed_words("keycap"), None),
     ],
 )
 def test_every_key_is_one_entry(

@@ -327,7 +327,8 @@ def main() -> None:
     print(f"Whole match: best of 7, {f['events']} events, {f['frames_played']} frames,")
     print(
         f"every event and checkpoint ({f['host_checkpoints']}) acknowledged by the host "
-        f"({f['journal_acked']} records).\n"
+        f"({f['journal_acked']} records); a money head sent at each frame's start "
+        f"({f['host_anchors']} anchors), each signed at once.\n"
     )
     print("| figure | measured | baseline (same run) | budget |")
     print("| --- | --- | --- | --- |")

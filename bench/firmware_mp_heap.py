@@ -165,6 +165,11 @@ def step():
                 self.events = 0
                 self.checkpoints = 0
                 self.checks = 0  # pocket checks' results (type 17)
+                # The money chain's head the desk's rows make (SPEC.md 7.8,
+                # "Anchors"), sent at every frame's start as a desk selling
+                # between frames would: the device signs each at once.
+                self.money = bytes(range(32))
+                self.anchors = 0
 
             def pump(self):
                 data = b.serial.take()
@@ -218,6 +223,9 @@ def step():
             if run["nframes"] < MAX_FRAMES:
                 run["frames"][run["nframes"]] = firmware
                 run["nframes"] += 1
+            host = run["host"]
+            host.anchors += 1
+            host.session.send(22, {0: host.anchors, 1: host.money})  # host_codec.ANCHOR
         line = run["file"].readline()
         if line:
             ev = json.loads(line)
@@ -244,6 +252,7 @@ def step():
         F["journal_lost"] = b.app.journal.lost
         F["host_events"] = run["host"].events
         F["host_checkpoints"] = run["host"].checkpoints
+        F["host_anchors"] = run["host"].anchors
         F["host_checks"] = run["host"].checks
         F["journal_acked"] = b.app.journal.acked
         F["frame_starts"] = "/".join(str(x) for x in starts)

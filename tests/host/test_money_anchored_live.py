@@ -8,6 +8,7 @@ chain rewritten to match, is caught by the head the table signed."""
 from __future__ import annotations
 
 import dataclasses
+import random
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +17,13 @@ from typing import Any
 import pytest
 
 from baulk.firmware.sim.board import SIM_KEY
-from baulk.host.club import daily, tariffs
+from baulk.host.club import tariffs
 from baulk.host.staff import takings
-from baulk.host.store import StoreReader, money_chain
+from baulk.host.store import money_chain
+from tests.chaos.money_tamper import rewrite_chain
 from tests.e2e.sim_driver import simulated_tables
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
+from tests.host.test_audited_take_backs import check
 from tests.host.test_takings import by_hand
 
 pytestmark = pytest.mark.slow
@@ -58,21 +61,6 @@ def signed(path: Path) -> tuple[int, int]:
         db.close()
 
 
-def check(d: DaemonThread) -> dict[str, Any]:
-    assert d.daemon is not None
-    now = d.daemon.sessions.clock.now()
-    billing = d.daemon.config.billing
-    reader = StoreReader(d.daemon.config.store_path)
-    try:
-        day = takings.check_day(
-            reader, billing, daily.business_day(now.wall_ms, billing), KEYS, now
-        )
-    finally:
-        reader.close()
-    (bill,) = day["bills"]
-    return dict(bill)
-
-
 def test_every_money_row_is_anchored_by_the_table_and_a_rewrite_is_caught(
     venue: DaemonThread,
 ) -> None:
@@ -88,15 +76,7 @@ def test_every_money_row_is_anchored_by_the_table_and_a_rewrite_is_caught(
     assert bill["status"] == "verified", bill
     assert bill["unanchored"] == []
     by_hand(path, "bill_items", "UPDATE bill_items SET price = 104000")
-    db = sqlite3.connect(path, isolation_level=None, timeout=10)
-    try:
-        entries = db.execute("SELECT kind, row_id FROM money_chain ORDER BY n").fetchall()
-        db.execute("DROP TRIGGER money_chain_no_delete")
-        db.execute("DELETE FROM money_chain")
-        for kind, row_id in entries:
-            money_chain.append(db, kind, row_id)
-    finally:
-        db.close()
+    rewrite_chain(random.Random(0), path)  # the chain made again to match
     bill = check(d)
     assert bill["status"] == "flagged"
     assert any(f["kind"] == "money anchor" and f"bill {sid}" in f["text"] for f in bill["findings"])

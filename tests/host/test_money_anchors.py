@@ -7,8 +7,8 @@ signs no heads leaves the rows chained but not anchored, never tampered."""
 
 from __future__ import annotations
 
+import random
 import shutil
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,8 @@ import pytest
 
 from baulk.host.club.clock import Stamp
 from baulk.host.staff import takings
-from baulk.host.store import StoreReader, money_chain
+from baulk.host.store import StoreReader
+from tests.chaos.money_tamper import rewrite_chain
 from tests.host.ledger_fixture import device_stream, store_stream
 from tests.host.money_rows import one_bill
 from tests.host.test_takings import BILLING, DAY, KEYS, OPENED_MS, by_hand
@@ -72,15 +73,7 @@ def test_rows_rewritten_with_their_chain_are_caught_by_the_signed_head(anchored:
     # Whoever knows how the chain is made rewrites it to match the changed
     # price: every entry follows the one before, every row its entry.
     by_hand(anchored, "bill_items", "UPDATE bill_items SET price = 104000 WHERE id = 1")
-    db = sqlite3.connect(anchored, isolation_level=None)
-    try:
-        entries = db.execute("SELECT kind, row_id FROM money_chain ORDER BY n").fetchall()
-        db.execute("DROP TRIGGER money_chain_no_delete")
-        db.execute("DELETE FROM money_chain")
-        for kind, row_id in entries:
-            money_chain.append(db, kind, row_id)
-    finally:
-        db.close()
+    rewrite_chain(random.Random(0), anchored)
     bill = check(anchored)
     assert bill["status"] == "flagged"
     (f,) = bill["findings"]

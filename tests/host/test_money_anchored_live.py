@@ -79,4 +79,6 @@ def test_every_money_row_is_anchored_by_the_table_and_a_rewrite_is_caught(
     rewrite_chain(random.Random(0), path)  # the chain made again to match
     bill = check(d)
     assert bill["status"] == "flagged"
-    assert any(f["kind"] == "money anchor" and f"bill {sid}" in f["text"] for f in bill["findings"])
+    findings = bill["findings"]
+    assert isinstance(findings, list)
+    assert any(f["kind"] == "money anchor" and f"bill {sid}" in f["text"] for f in findings)

@@ -63,6 +63,13 @@ async def api_live(request: web.Request) -> web.StreamResponse:
         bad = [t for t in tables if not valid_table_id(t)]
         if bad:
             return error(400, Message("'{id}' is not a table id", id=bad[0][:40]))
+    if not web.WebSocketResponse().can_prepare(request).ok:
+        # a plain GET: aiohttp's own refusal would be a bare "Bad Request"
+        return error(
+            400,
+            Message("the live feed is a WebSocket: open it with a WebSocket handshake"),
+            lang_of(request),
+        )
     guard = request.app[GUARD_KEY]
     if not guard.may_feed(request.transport):
         return error(

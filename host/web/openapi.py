@@ -356,7 +356,10 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
         ("GET", "/api/live"): op(
             "the live feed: a WebSocket (docs/API.md, 'Live feed')",
             LIVE,
-            {"101": {"description": "switching to the WebSocket"}},
+            {
+                "101": {"description": "switching to the WebSocket"},
+                "400": answer(ERROR, "not a WebSocket handshake, or a table id that is not one"),
+            },
         ),
         # the API's reads and the report pages (host/web/api.py)
         ("GET", "/report/{match}"): page_op("a match report", mid),

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from baulk.firmware import engine
 from baulk.host import config as config_mod
-from baulk.host.sentences import Message, catalogue
+from baulk.host.sentences import Message, catalogue, say
 from baulk.host.venue.daemon import Daemon
 from baulk.host.web import openapi
 from baulk.host.web import request_models as r
@@ -263,3 +263,17 @@ def test_queries_are_held_to_their_models(tmp_path: Path) -> None:
     assert refused[4][1]["error"] == "lang must be 'en' or 'fa'"
     assert answers[7][0] == 200  # a key of no field is left alone
     assert answers[8][0] == 404  # a good query: the handler's own answer
+
+
+def test_a_live_feed_without_a_handshake_is_refused_in_a_sentence(tmp_path: Path) -> None:
+    """A plain GET of the live feed, whatever its query (schemathesis sent 13
+    table ids), is refused with a sentence of the catalogue, not aiohttp's
+    bare "Bad Request"; and the document says so."""
+    ids = ",".join(f"t{n}" for n in range(13))
+    answers = served(tmp_path, f"/api/live?tables={ids}", "/api/live?lang=fa")
+    for status, body in answers:
+        assert status == 400, body
+        assert body["id"] == "the live feed is a WebSocket: open it with a WebSocket handshake"
+        assert catalogue().get(body["id"]), body
+    assert answers[1][1]["message"] == say(Message(body["id"]), "fa") != body["id"]
+    assert "400" in DOC["paths"]["/api/live"]["get"]["responses"]

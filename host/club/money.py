@@ -180,7 +180,7 @@ def _style(currency: str, lang: str) -> tuple[str, str, str, str, tuple[int, int
 
 def fmt(minor: int, currency: str, lang: str) -> str:
     """The amount as a person reads it, in English or Persian: what Babel's
-    format_currency writes (tests/host/test_billing_config.py holds them
+    format_currency writes (tests/host/club/test_billing_config.py holds them
     equal), with Persian digits in Persian."""
     pos, neg, spos, sneg, (first, rest), decimal, group = _style(currency, lang)
     digits = minor_digits(currency)

@@ -47,7 +47,7 @@ BEGIN SELECT RAISE(ABORT, 'money_chain is append-only'); END;
 
 # Each kind of money row: its table, the columns that are its content (every
 # column of the table between them: a column outside these lists could be
-# changed unseen, tests/host/test_money_chain.py holds them to the schema),
+# changed unseen, tests/host/store/test_money_chain.py holds them to the schema),
 # and the column naming its session.  ``confirm`` is the one later
 # write to a session's own row (an auto-opened session confirmed at the desk).
 KINDS: dict[str, tuple[str, tuple[str, ...], str]] = {

@@ -34,9 +34,9 @@ from typing import Any
 from baulk.host.club.clock import Stamp
 from baulk.host.staff import activity, takings
 from baulk.host.store import SessionWrite, StoreReader, money_chain
+from tests.host.club.test_takings import BILLING, DAY, KEYS, OPENED_MS, by_hand
 from tests.host.ledger_fixture import device_stream, store_stream
 from tests.host.money_rows import desk_writes
-from tests.host.test_takings import BILLING, DAY, KEYS, OPENED_MS, by_hand
 
 MIN = 60_000
 # The desk's routes of the rows the day's check counts in the activity log.

@@ -20,7 +20,7 @@ from tests.e2e.chromium import expect, page_errors
 from tests.e2e.test_console_browser import result, sign_in
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
-from tests.host.test_store_failures import fill_the_disk
+from tests.host.store.test_store_failures import fill_the_disk
 
 pytestmark = pytest.mark.browser
 

@@ -18,9 +18,9 @@ from baulk.host.staff import activity
 from baulk.host.staff.roles import ROUTES, SAFE_METHODS
 from baulk.host.web.staff_pages import sentence, sentence_text
 from baulk.host.web.words import words
+from tests.host.club.test_desk_api import post_as, venue  # noqa: F401 (fixture)
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
-from tests.host.test_desk_api import post_as, venue  # noqa: F401 (fixture)
 
 LATIN = re.compile(r"[A-Za-z]")
 

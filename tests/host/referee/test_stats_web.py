@@ -21,7 +21,7 @@ from baulk.host.store import StoreReader
 from baulk.host.store.frame_records import SOURCE_NAMES
 from baulk.host.web import players, request_models
 from tests.host.hand_worked_match import ALI, EVENTS, REZA
-from tests.host.test_stats import store_events
+from tests.host.referee.test_stats import store_events
 
 Check = Callable[[TestClient[Any, Any]], Awaitable[None]]
 

@@ -19,9 +19,9 @@ from baulk.host.club.clock import Stamp
 from baulk.host.staff import takings
 from baulk.host.store import StoreReader
 from tests.chaos.money_tamper import rewrite_chain
+from tests.host.club.test_takings import BILLING, DAY, KEYS, OPENED_MS, by_hand
 from tests.host.ledger_fixture import device_stream, store_stream
 from tests.host.money_rows import one_bill
-from tests.host.test_takings import BILLING, DAY, KEYS, OPENED_MS, by_hand
 
 pytestmark = pytest.mark.slow
 

@@ -12,10 +12,10 @@ import pytest
 
 from baulk.host.store import connect
 from baulk.host.store.club_schema import APPEND_ONLY, CLUB_SCHEMA
+from tests.host.club.test_desk_api import open_one, post_as, venue
+from tests.host.club.test_sessions import get
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread
-from tests.host.test_desk_api import open_one, post_as, venue
-from tests.host.test_sessions import get
 
 __all__ = ["venue"]  # the fixture, as test_desk_api makes it
 

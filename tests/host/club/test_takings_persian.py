@@ -15,7 +15,7 @@ from baulk.host.club import money
 from baulk.host.club.clock import Stamp
 from baulk.host.staff import takings
 from baulk.host.store import StoreReader
-from tests.host.test_takings import BILLING, DAY, billed, check, sql, store
+from tests.host.club.test_takings import BILLING, DAY, billed, check, sql, store
 
 pytestmark = pytest.mark.slow
 __all__ = ["billed", "store"]  # the fixtures, as test_takings makes them

@@ -529,7 +529,7 @@ def test_names(v: Venue, n: int) -> None:
 # ---------------------------------------------------------------------- the figure
 def test_figure(capsys: pytest.CaptureFixture[str]) -> None:
     """Routes x races, as the README gives it: run the whole file
-    (``.venv/bin/pytest -n 0 tests/host/test_races.py``); a failure is a failed test."""
+    (``.venv/bin/pytest -n 0 tests/host/venue/test_races.py``); a failure is a failed test."""
     mixed = [n for what, n in RACED if what.startswith("mixed")]
     alike = [(what, n) for what, n in RACED if not what.startswith("mixed")]
     routes = {what.split(":")[0] for what, _ in alike}  # undo, award, concede: one route

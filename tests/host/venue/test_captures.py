@@ -17,7 +17,7 @@ import pytest
 from baulk.host.cli.main import main as baulk
 from baulk.host.store import captures
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 FW = ROOT / "tests" / "firmware"
 sys.path.insert(0, str(ROOT / "bench"))
 import trace_replay  # noqa: E402

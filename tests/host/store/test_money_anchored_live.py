@@ -22,9 +22,9 @@ from baulk.host.staff import takings
 from baulk.host.store import money_chain
 from tests.chaos.money_tamper import rewrite_chain
 from tests.e2e.sim_driver import simulated_tables
+from tests.host.club.test_audited_take_backs import check
+from tests.host.club.test_takings import by_hand
 from tests.host.harness import TOKEN, DaemonThread, http, wait_for
-from tests.host.test_audited_take_backs import check
-from tests.host.test_takings import by_hand
 
 pytestmark = pytest.mark.slow
 KEYS = takings.Keys(everyone=bytes.fromhex(SIM_KEY))

@@ -115,8 +115,8 @@ def test_the_bytes_hold_the_picture_the_total_and_the_cut(tmp_path: Path, lang: 
     assert bottom - top < 60  # one line of big type (34 px), nothing else moved
     if lang == "fa":  # right to left: the amount on the left, the words on the right
         assert changed[2] < 576 // 2
-    (Path(__file__).parents[1] / "e2e" / "artifacts").mkdir(exist_ok=True)
-    printed.save(Path(__file__).parents[1] / "e2e" / "artifacts" / f"escpos_receipt_{lang}.png")
+    (Path(__file__).parents[2] / "e2e" / "artifacts").mkdir(exist_ok=True)
+    printed.save(Path(__file__).parents[2] / "e2e" / "artifacts" / f"escpos_receipt_{lang}.png")
 
 
 def test_persian_is_shaped_not_drawn_letter_by_letter(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from tests.host.hand_worked_match import (
     figures_as_worked,
 )
 from tests.host.harness import DaemonThread, http, make_config, wait_for
-from tests.host.test_stats import dump_stats
+from tests.host.referee.test_stats import dump_stats
 
 pytestmark = pytest.mark.slow
 

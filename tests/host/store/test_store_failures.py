@@ -174,8 +174,8 @@ def test_while_the_store_cannot_write_desk_and_console_actions_fail_fast(
 ) -> None:
     import dataclasses
 
+    from tests.host.club.test_sessions import billing
     from tests.host.harness import TOKEN
-    from tests.host.test_sessions import billing
 
     cfg = dataclasses.replace(
         make_config(tmp_path, {"t1": tmp_path / "ttyTABLE1"}), billing=billing()

@@ -14,9 +14,9 @@ from baulk.firmware.sim.board import SIM_KEY
 from baulk.host.club import daily
 from baulk.host.staff import takings
 from baulk.host.store import StoreReader
+from tests.host.club.test_desk_api import open_one, post_as, venue
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread
-from tests.host.test_desk_api import open_one, post_as, venue
 
 __all__ = ["venue"]  # the fixture, as test_desk_api makes it
 KEYS = takings.Keys(everyone=bytes.fromhex(SIM_KEY))

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from baulk.host.club import money, tariffs
+from tests.host.club.test_sessions import get, play_a_frame, post, start
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http
-from tests.host.test_sessions import get, play_a_frame, post, start
 
 pytestmark = pytest.mark.slow
 MIN = 60_000

@@ -1,0 +1,1 @@
+"""Tests of table time and money (host/club/)."""

@@ -1,0 +1,1 @@
+"""Tests of the handset's texts and languages (host/handset/)."""

@@ -1,0 +1,1 @@
+"""Tests of the host's rules: statistics and verify (host/referee/)."""

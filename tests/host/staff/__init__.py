@@ -1,0 +1,1 @@
+"""Tests of staff accounts and credentials (host/staff/)."""

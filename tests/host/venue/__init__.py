@@ -1,0 +1,1 @@
+"""Tests of the daemon and what runs per table (host/venue/)."""

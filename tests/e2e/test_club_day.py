@@ -2,6 +2,8 @@
 against the real daemon and two simulated tables (the real firmware):
 
 open two tables and let them play; correct a player's name at the console;
+two phones tap a tea at the same moment (one is told the table changed) and
+a phone taps while offline (it says no answer came);
 void a session opened by mistake; reopen one closed by mistake; correct a
 bill with a reason and reverse it; close; print the receipt on the 80 mm
 roll and on A6 to PDF (the page sizes read back with pypdf); print one with
@@ -19,12 +21,14 @@ from typing import Any
 
 import pytest
 from escpos.printer import Dummy
+from playwright.sync_api import expect
 
 from baulk.host.club import money, printing, receipts, tariffs
 from baulk.host.web import desk_printer
 from tests.e2e.chromium import PHONE
 from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_tables
+from tests.e2e.test_desk_answers_browser import WORDS, add_tea, desk_page, hold_view
 from tests.e2e.test_desk_browser import answer, page_size_mm
 from tests.host.harness import TOKEN, DaemonThread, http, morning
 
@@ -139,6 +143,29 @@ def test_a_club_day(browser: Any, day: tuple[DaemonThread, dict[str, TableDriver
     page.click("#table-t1 button.add-item")
     page.click("#table-t1 .menu button.item")
     page.wait_for_function("document.querySelector('#table-t1 dd.items').textContent !== '0 Toman'")
+
+    # A second phone at the desk.  Both tap a tea on the same look at Table 1
+    # at the same moment: one tea goes on, the other phone is told the table
+    # changed.  Then the second phone loses the Wi-Fi and taps: it says so.
+    second = desk_page(browser, daemon, "en")
+    said = WORDS["en"]
+    hold_view(page)
+    hold_view(second)
+    add_tea(page)
+    add_tea(second)
+    for p in (page, second):
+        p.wait_for_function("document.getElementById('done').dataset.kind !== 'busy'")
+    told = [p for p in (page, second) if said["changed"] in (p.text_content("#error") or "")]
+    assert len(told) == 1, "one tea, and one phone told"
+    page.unroute("**/api/desk?*")
+    second.unroute("**/api/desk?*")
+    second.context.set_offline(True)
+    expect(second.locator("#offline")).to_be_visible()
+    add_tea(second)
+    expect(second.locator("#error")).to_contain_text(said["no_answer"])
+    second.context.set_offline(False)
+    expect(second.locator("#offline")).to_be_hidden()
+    second.context.close()
 
     # Table 1 closes after 40 minutes ... by mistake: it is reopened.
     clock.advance(40 * MIN - SLACK)

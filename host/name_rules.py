@@ -21,9 +21,7 @@ mathematical signs ("refund 5 €", "2 × 45 min").
 
 from __future__ import annotations
 
-import functools
 import unicodedata
-from collections.abc import Callable
 
 from baulk.host.sentences import Message
 
@@ -59,10 +57,6 @@ def _ignorable(cp: int) -> bool:
     return any(lo <= cp <= hi for lo, hi in _IGNORABLE)
 
 
-def _letter_or_digit(c: str) -> bool:
-    return unicodedata.category(c)[0] in "LN"
-
-
 def refused_char(c: str, free_text: bool = False) -> str | None:
     """Why a character may not be in a name (or in free text), or None."""
     if c == ZWNJ:
@@ -93,7 +87,7 @@ def problem(text: str, what: str, free_text: bool = False) -> Message | None:
                 what=what,
                 text=f"U+{ord(c):04X}",
             )
-    if not free_text and not any(map(_letter_or_digit, text)):
+    if not free_text and not any(unicodedata.category(c)[0] in "LN" for c in text):
         return Message("{what} must hold a letter or a digit", what=what)
     return None
 
@@ -109,7 +103,7 @@ def shown_name(name: object) -> str:
     while len(kept.encode()) > NAME_BYTES:
         kept = kept[:-1]
     kept = kept.strip()
-    if not any(map(_letter_or_digit, kept)):
+    if not any(unicodedata.category(c)[0] in "LN" for c in kept):
         return SHOWN_UNREADABLE
     return kept
 
@@ -122,67 +116,3 @@ def shown_players(players: object) -> object:
         [shown_name(p) for p in side] if isinstance(side, list) else shown_name(side)
         for side in players
     ]
-
-
-# ---------------------------------------------------------------------- as a JSON-Schema pattern
-# The code points a rule is asked about: planes 0 to 3 and 14.  Planes 4 to
-# 13 are unassigned and 15 and 16 private use, which every rule here refuses.
-_PLANES = (range(0x40000), range(0xE0000, 0xF0000))
-_ESCAPED = frozenset("\\]^-[")  # what a character class must escape
-
-
-def taken(takes: Callable[[str], bool]) -> list[int]:
-    """The code points ``takes`` takes, in order (never a surrogate: JSON
-    cannot carry one alone)."""
-    return [
-        cp for plane in _PLANES for cp in plane if not 0xD800 <= cp <= 0xDFFF and takes(chr(cp))
-    ]
-
-
-def char_class(points: list[int]) -> str:
-    """Code points (in order) as a regular expression's class of literal
-    characters and ranges: the same in Python's ``re`` (the fuzzers) and in
-    ECMA-262 with Unicode (the document's readers)."""
-    ranges: list[list[int]] = []
-    for cp in points:
-        if ranges and ranges[-1][1] == cp - 1:
-            ranges[-1][1] = cp
-        else:
-            ranges.append([cp, cp])
-
-    def lit(cp: int) -> str:
-        c = chr(cp)
-        return "\\" + c if c in _ESCAPED else c
-
-    return "[" + "".join(lit(a) if a == b else f"{lit(a)}-{lit(b)}" for a, b in ranges) + "]"
-
-
-def trimmed_pattern(inside: Callable[[str], bool], needed: Callable[[str], bool]) -> str:
-    """The JSON-Schema ``pattern`` of a rule over a text as it is trimmed
-    (``str.strip``): white space around it, then characters ``inside``
-    takes, one of them (not a space) also one ``needed`` takes.  Each rule
-    is asked once a code point: the slow part, so callers cache the result."""
-    within = taken(inside)
-    one = [cp for cp in within if needed(chr(cp)) and not chr(cp).isspace()]
-    return trimmed(f"{char_class(within)}*{char_class(one)}{char_class(within)}*")
-
-
-@functools.cache
-def _space() -> str:
-    return char_class(taken(str.isspace))
-
-
-def trimmed(core: str) -> str:
-    """A JSON-Schema ``pattern``: ``core`` (a regular expression), with any
-    white space around it that ``str.strip`` takes off."""
-    return f"^{_space()}*{core}{_space()}*$"
-
-
-@functools.cache
-def pattern(free_text: bool = False) -> str:
-    """What :func:`problem` takes, trimmed, as a JSON-Schema ``pattern``: a
-    name (a letter or a digit in it) or a line of free text (not blank)."""
-    return trimmed_pattern(
-        lambda c: refused_char(c, free_text) is None,
-        (lambda c: True) if free_text else _letter_or_digit,
-    )

@@ -16,7 +16,6 @@ message id"}`` (the pages: as plain text), with the status that says what went w
 
 from __future__ import annotations
 
-import functools
 import json
 from typing import Any
 
@@ -746,17 +745,13 @@ def document() -> dict[str, Any]:
     }
 
 
-@functools.cache
-def _text() -> str:
-    """Made once, when first asked for: the routes do not change while the
-    server runs, and the text rules' patterns take a second to make
-    (host/name_rules.py), which a daemon's start need not wait for."""
-    return json.dumps(document(), ensure_ascii=False)
+# Made once: the routes do not change while the server runs.
+_TEXT = json.dumps(document(), ensure_ascii=False)
 
 
 async def openapi_json(request: web.Request) -> web.Response:
     del request
-    response = web.Response(text=_text(), content_type="application/json")
+    response = web.Response(text=_TEXT, content_type="application/json")
     response.headers["Cache-Control"] = "no-cache"
     return response
 

@@ -30,7 +30,6 @@ follow from them as ``minLength`` and ``maxLength``.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
@@ -63,16 +62,7 @@ from baulk.host.club import money, views
 from baulk.host.club.sessions import QUANTITY_MOST
 from baulk.host.config import TABLE_ID  # a table id as the config declares it
 from baulk.host.handset import sync as handset
-from baulk.host.name_rules import (
-    NAME_BYTES,
-    OPERATOR,
-    TEXT_BYTES,
-    char_class,
-    pattern,
-    problem,
-    trimmed,
-    trimmed_pattern,
-)
+from baulk.host.name_rules import NAME_BYTES, OPERATOR, TEXT_BYTES, problem
 from baulk.host.sentences import Message, declared
 from baulk.host.staff import accounts, roles
 from baulk.host.web.http import LANGS, error, lang_of, read_body
@@ -155,37 +145,15 @@ def _text(value: object) -> str:
     return _trimmed(value, TEXT_BYTES, "text", True)
 
 
-@dataclass(frozen=True, eq=False)
-class Pattern:
-    """A string's JSON-Schema ``pattern`` that its rule's function makes
-    (host/name_rules.py), made when the document is: asking a rule about
-    each code point takes a second, which a request never waits for."""
-
-    make: Callable[[], str]
-
-    def __get_pydantic_json_schema__(
-        self, core: CoreSchema, handler: GetJsonSchemaHandler
-    ) -> JsonSchemaValue:
-        out = handler(core)
-        out["pattern"] = self.make()
-        return out
-
-
 def _str_doc(fmt: str, least: int, most: int) -> Doc:
     return Doc({"format": fmt, "minLength": least, "maxLength": most})
 
 
 Name = Annotated[
-    str,
-    PlainValidator(_name, json_schema_input_type=str),
-    _str_doc(NAME_FORMAT, 1, NAME_BYTES),
-    Pattern(lambda: pattern(free_text=False)),
+    str, PlainValidator(_name, json_schema_input_type=str), _str_doc(NAME_FORMAT, 1, NAME_BYTES)
 ]
 Text = Annotated[
-    str,
-    PlainValidator(_text, json_schema_input_type=str),
-    _str_doc(TEXT_FORMAT, 1, TEXT_BYTES),
-    Pattern(lambda: pattern(free_text=True)),
+    str, PlainValidator(_text, json_schema_input_type=str), _str_doc(TEXT_FORMAT, 1, TEXT_BYTES)
 ]
 
 
@@ -206,9 +174,7 @@ def _staff_rule(check: Callable[[object], str], longest: int, too_long: str) -> 
     return PlainValidator(run, json_schema_input_type=str)
 
 
-PIN_LEAST, PIN_CHARS = accounts.PIN_DIGITS
-# a PIN's digit as accounts.check_pin reads one: ASCII, or one it translates
-PIN_DIGIT = char_class(sorted({*map(ord, "0123456789"), *accounts._DIGITS}))
+PIN_CHARS = accounts.PIN_DIGITS[1]
 Person = Annotated[
     str,
     _staff_rule(
@@ -226,8 +192,6 @@ TokenName = Annotated[
         f"token name must be 1 to {accounts.TOKEN_NAME_CHARS} printable characters",
     ),
     _str_doc(TOKEN_NAME_FORMAT, 1, accounts.TOKEN_NAME_CHARS),
-    # accounts.check_token_name: printable, once trimmed (its length is maxLength's)
-    Pattern(functools.cache(lambda: trimmed_pattern(str.isprintable, lambda c: True))),
 ]
 Password = Annotated[
     str,
@@ -246,8 +210,6 @@ Pin = Annotated[
         f"pin must be {accounts.PIN_DIGITS[0]} to {accounts.PIN_DIGITS[1]} digits",
     ),
     _str_doc(PIN_FORMAT, accounts.PIN_DIGITS[0], PIN_CHARS),
-    # accounts.check_pin: its digits (ASCII, Persian, Arabic-Indic), once trimmed
-    Pattern(functools.cache(lambda: trimmed(f"{PIN_DIGIT}{{{PIN_LEAST},{PIN_CHARS}}}"))),
 ]
 Role = Literal["owner", "desk", "referee"]
 TableId = Annotated[str, StringConstraints(pattern=TABLE_ID)]

@@ -127,55 +127,6 @@ def test_any_json_in_any_key_of_any_body_is_a_sentence_never_a_raise() -> None:
     assert tried > 1000
 
 
-REFUND = ("POST", "/api/sessions/{session}/refunds")
-TOKENS = ("POST", "/api/staff/tokens")
-# Texts on the edge of the text rules (host/name_rules.py, the staff's):
-# controls (U+000F, U+0092), white space trimmed or not, a Persian name and
-# digits, ZWNJ, signs and pictures, a direction override, blanks.
-EDGES = [
-    "Ali",
-    " Ali\t",
-    "\x0f\xa9h",
-    "\x92:?]",
-    "a\tb",
-    "\u0639\u0644\u06cc",
-    "a\u200cb",
-    "5 \u20ac",
-    "\U0001f642",
-    "x\u202ey",
-    "   ",
-    "\u3164",
-    "1234",
-    " \u06f1\u06f2\u06f3\u06f4 ",
-    "12a4",
-    "123",
-    "e\udbe6\ude1a"[:1] + "om[4",
-    "\x85Reza\u3000",
-]
-
-
-@pytest.mark.parametrize("text", EDGES, ids=ascii)
-@pytest.mark.parametrize(
-    ("route", "body", "key"),
-    [
-        (REFUND, {"amount": "5", "reason": "x", "payer": "Ali"}, "reason"),
-        (REFUND, {"amount": "5", "reason": "x", "payer": "Ali"}, "payer"),
-        (MATCH, {"players": ["Ali", "Reza"], "best_of": 1}, "who"),
-        (TOKENS, {"name": "x", "role": "desk"}, "name"),
-        (NEW_USER, {"name": "Dina", "role": "desk", "pin": "1234"}, "pin"),
-    ],
-    ids=lambda v: v if isinstance(v, str) else "",
-)
-def test_the_document_says_the_text_rules_the_handler_applies(
-    text: str, route: tuple[str, str], body: dict[str, Any], key: str
-) -> None:
-    """A text key's schema carries its rule as a ``pattern`` (schemathesis
-    found a reason with U+000F, a token name with U+0092 and a PIN of
-    letters the document allowed and the handler refused)."""
-    given = {**body, key: text}
-    assert doc_takes(route, given) == model_takes(route, given)[0], given
-
-
 def test_every_body_is_closed_to_keys_of_its_own() -> None:
     models: list[type[BaseModel]] = []
     for model in r.BODIES.values():

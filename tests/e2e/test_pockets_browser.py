@@ -113,7 +113,7 @@ def test_a_check_mid_frame_is_refused_in_persian_and_nothing_changes(
     click_and_wait(page, "#pocket-check")
     expect(result(page)).to_have_attribute("data-kind", "error")
     expect(result(page)).to_have_text(
-        "میز نپذیرفت: بررسی جیب‌ها در میانه‌ی فریم نمی‌شود: پیش از مسابقه یا میان دو فریم بررسی کنید"
+        "میز نپذیرفت: بررسی جیب‌ها در میانه‌ی فریم نمی‌شود: پیش از مسابقه یا میان دو فریم"
     )
     assert table.check_pocket() is None and table.journal_next() == journal
     assert table.state()["stroke_open"]

@@ -36,7 +36,7 @@ from baulk.host import config as config_mod
 from baulk.host.club.clock import VenueClock
 from baulk.host.errors import Refusal
 from baulk.host.staff import activity
-from baulk.host.staff.registry import Registry, StaffError
+from baulk.host.staff.registry import TOKEN_ENDED, Registry, StaffError
 from baulk.host.store import Batch, StaffWrite, Store, StoreError, staff_queries
 
 SHELL = "shell"  # who the activity log names for a change made here
@@ -105,7 +105,8 @@ def _secret(args: argparse.Namespace, what: str) -> str:
 
 
 def _open(args: argparse.Namespace) -> tuple[Store, Registry]:
-    path = config_mod.load(args.config).store_path if args.config else Path(args.store)
+    config = config_mod.load(args.config) if args.config else None
+    path = config.store_path if config is not None else Path(args.store)
     if args.store and not path.is_file():
         raise StoreError(f"no store at {path}")
     store = Store(path)
@@ -117,7 +118,9 @@ def _open(args: argparse.Namespace) -> tuple[Store, Registry]:
             raise StoreError(f"the store could not take the change: {e}") from None
         return not written.refused  # the writer refused it alone, and says why
 
-    registry = Registry(save)
+    # The config's operator token, to judge the tokens made with it; with
+    # only --store it is unknown, and those tokens are listed as such.
+    registry = Registry(save, operator=config.operator_token if config is not None else None)
     registry.load(store.db)
     return store, registry
 
@@ -202,7 +205,13 @@ def run(args: argparse.Namespace) -> int:
         if args.users_command == "tokens":
             for t in sorted(registry.tokens.values(), key=lambda t: t.id):
                 limited = f" tables {','.join(sorted(t.tables))}" if t.tables is not None else ""
-                state = " (revoked)" if t.revoked else ""
+                ended = registry.token_ended(t)
+                if ended == "operator_changed" and not args.config:
+                    state = " (made with the operator token: give --config to see if it holds)"
+                elif ended == "revoked":
+                    state = " (revoked)"
+                else:
+                    state = f" (ended: {TOKEN_ENDED[ended]})" if ended else ""
                 print(f"{t.id}\t{t.name}\t{t.role}{limited}{state}")
             return 0
         action = _ACTIONS.get(args.users_command, "user change")

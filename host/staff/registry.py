@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from baulk.host.club.clock import VenueClock
 from baulk.host.errors import ActionError, Refusal
-from baulk.host.sentences import Message
+from baulk.host.sentences import Message, say
 from baulk.host.staff import accounts as rules
 from baulk.host.staff.passwords import hash_secret
 from baulk.host.staff.roles import OWNER, REFEREE, Actor
@@ -56,6 +56,14 @@ Save = Callable[[StaffWrite], Awaitable[bool]]
 
 
 ONLY_DESK_PIN = Message("only a desk account signs in with a PIN")
+# Why a named token holds no more, by the kind Registry.token_ended gives.
+TOKEN_ENDED = {
+    "revoked": Message("revoked"),
+    "maker_disabled": Message("the account that made it was disabled"),
+    "maker_not_owner": Message("the account that made it is an owner no more"),
+    "operator_changed": Message("it was made with an operator token the config no longer has"),
+    "maker_token_ended": Message("the token that made it has ended"),
+}
 
 
 class StaffError(ActionError):
@@ -117,8 +125,14 @@ class Token:
     created_ms: int
     created_by: str | None
     revoked: bool
+    # What made it (at most one is set; none: an older baulk's, bound to
+    # nothing): an owner's account, another named token, or the operator
+    # token, kept as a keyed hash as a sign-in keeps it (operator_credential).
+    maker_account: int | None = None
+    maker_token: int | None = None
+    credential: str | None = None
 
-    def public(self) -> dict[str, Any]:
+    def public(self, ended: str | None = None) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
@@ -127,6 +141,7 @@ class Token:
             "created_ms": self.created_ms,
             "created_by": self.created_by,
             "revoked": self.revoked,
+            "ended": ended,
         }
 
 
@@ -195,6 +210,9 @@ def _token(r: dict[str, Any]) -> Token:
         int(r["created_ms"]),
         r["created_by"],
         r["revoked_ms"] is not None,
+        r["maker_account"],
+        r["maker_token"],
+        r["credential"],
     )
 
 
@@ -332,8 +350,54 @@ class Registry:
         return Actor(s.name, s.role, s.tables, "session", s.account_id, s.generation)
 
     def token(self, secret: str) -> Token | None:
+        """The named token of a secret, if it holds (:meth:`token_ended`)."""
         t = self.tokens.get(digest(secret))
-        return t if t is not None and not t.revoked else None
+        return t if t is not None and self.token_ended(t) is None else None
+
+    def token_ended(self, t: Token) -> str | None:
+        """Why a named token holds no more (None: it holds): revoked, or the
+        credential that made it has ended.  A token is as strong as what
+        made it, so a leaked operator token or an owner who has left cannot
+        leave a token behind that outlives them: one made by an account
+        ends when the account is disabled or is an owner no more, one made
+        with the operator token when the config has another token or none,
+        one made by another token when that one ends.  Checked at every
+        request, as a sign-in is; the kinds are the page's words
+        (:data:`TOKEN_ENDED`)."""
+        if t.revoked:
+            return "revoked"
+        up = 0
+        while True:
+            why = self._maker_ended(t)
+            if why is not None or t.maker_token is None:
+                return why if up == 0 or why is None else "maker_token_ended"
+            parent = self._token_by_id(t.maker_token)
+            up += 1
+            # Its maker is an older token, so the chain ends; the bound is
+            # for a file edited by hand.
+            if parent is None or parent.revoked or up > 64:
+                return "maker_token_ended"
+            t = parent
+
+    def _maker_ended(self, t: Token) -> str | None:
+        if t.maker_account is not None:
+            a = self.accounts.get(t.maker_account)
+            if a is None or a.disabled:
+                return "maker_disabled"
+            return None if a.role == OWNER else "maker_not_owner"
+        if t.credential is not None:
+            expected = operator_credential(t.hash, self.operator)
+            if expected is None or not hmac.compare_digest(t.credential, expected):
+                return "operator_changed"
+        return None
+
+    def _token_by_id(self, token_id: int) -> Token | None:
+        return next((t for t in self.tokens.values() if t.id == token_id), None)
+
+    def public_token(self, t: Token, lang: str = "en") -> dict[str, Any]:
+        """A token as the owner's page lists it: whether it ended, and why in ``lang``."""
+        ended = self.token_ended(t)
+        return {**t.public(ended), "ended_why": say(TOKEN_ENDED[ended], lang) if ended else None}
 
     def trusted(self, device: str | None, account_id: int | None) -> bool:
         """Has this account signed in from this device before?"""
@@ -476,14 +540,27 @@ class Registry:
         return new
 
     async def new_token(
-        self, name: object, role: object, tables: object = None, by: str | None = None
+        self,
+        name: object,
+        role: object,
+        tables: object = None,
+        by: str | None = None,
+        maker: Actor | None = None,
     ) -> tuple[str, Token]:
-        """A named API token; the secret is shown once, here, and never kept."""
+        """A named API token; the secret is shown once, here, and never kept.
+        It is bound to ``maker``, whoever made it (:meth:`token_ended`)."""
         clean = rules.check_token_name(name)
         kind = rules.check_role(role)
         limited = rules.tables_for(kind, tables)
         secret = secrets.token_urlsafe(32)
         now = self.clock.wall_ms()
+        made: dict[str, Any] = {}
+        if maker is not None and maker.token_id is not None:
+            made["maker_token"] = maker.token_id
+        elif maker is not None and maker.account_id is not None:
+            made["maker_account"] = maker.account_id
+        elif maker is not None:  # the operator token, by bearer or its sign-in
+            made["credential"] = operator_credential(digest(secret), self.operator)
         w = StaffWrite(
             "token",
             {
@@ -493,6 +570,7 @@ class Registry:
                 "hash": digest(secret),
                 "created_ms": now,
                 "created_by": by,
+                **made,
             },
         )
         await self._save(w)
@@ -505,6 +583,9 @@ class Registry:
             now,
             by,
             False,
+            made.get("maker_account"),
+            made.get("maker_token"),
+            made.get("credential"),
         )
         self.tokens[t.hash] = t
         return secret, t
@@ -563,7 +644,7 @@ class Registry:
         return a
 
     async def revoke_token(self, token_id: int, by: str | None) -> Token:
-        t = next((t for t in self.tokens.values() if t.id == token_id), None)
+        t = self._token_by_id(token_id)
         if t is None or t.revoked:
             raise StaffError(
                 Refusal.NOT_FOUND, Message("there is no token {id} in use", id=token_id)

@@ -103,6 +103,7 @@ class Actor:
     # The account's generation when its secret was checked: a sign-in made
     # from it ends when the account changes after (host/staff/registry.py).
     generation: int | None = None
+    token_id: int | None = None  # a named API token's (via "token")
 
 
 def rule_for(method: str, pattern: str | None) -> Rule | None:

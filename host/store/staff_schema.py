@@ -8,7 +8,10 @@ time; docs/VENUE.md, "Staff"):
   keeps who made it and when.
 * ``staff_tokens``: named API tokens, each with a role; only the token's
   SHA-256 is kept (a token is 32 random bytes: a fast hash is enough, and
-  the token is never stored).  A token is revoked, never deleted.
+  the token is never stored).  A token is revoked, never deleted.  Each is
+  bound to what made it, as a sign-in is: the owner's account
+  (``maker_account``), another token (``maker_token``), or the operator
+  token as a keyed hash (``credential``); it ends when that ends.
 * ``staff_sessions``: the console's and the desk's sign-ins, by the SHA-256
   of the cookie's secret, with their CSRF token and when they end, so a
   restarted daemon keeps everyone signed in; sign-out writes ``ended_ms``.
@@ -70,7 +73,10 @@ CREATE TABLE IF NOT EXISTS staff_tokens (
     created_ms INTEGER NOT NULL,
     created_by TEXT,
     revoked_ms INTEGER,
-    revoked_by TEXT
+    revoked_by TEXT,
+    maker_account INTEGER,
+    maker_token INTEGER,
+    credential TEXT
 );
 CREATE TABLE IF NOT EXISTS staff_sessions (
     id INTEGER PRIMARY KEY,
@@ -134,7 +140,10 @@ ACCOUNT_COLUMNS = (
     "id, name, name_key, role, tables, password, pin, disabled, created_ms, changed_ms, "
     "changed_by, generation"
 )
-TOKEN_COLUMNS = "id, name, role, tables, hash, created_ms, created_by, revoked_ms, revoked_by"
+TOKEN_COLUMNS = (
+    "id, name, role, tables, hash, created_ms, created_by, revoked_ms, revoked_by, "
+    "maker_account, maker_token, credential"
+)
 SESSION_COLUMNS = (
     "id, hash, account_id, name, role, tables, csrf, created_ms, expires_ms, address, device, "
     "generation, credential"
@@ -153,6 +162,10 @@ _ADDED = (
     ("staff_sessions", "credential", "TEXT"),
     ("staff_activity", "tried", "TEXT"),
     ("staff_codes", "generation", "INTEGER"),  # an older baulk's unused codes: none holds
+    # An older baulk's named tokens were bound to nothing: they hold until revoked.
+    ("staff_tokens", "maker_account", "INTEGER"),
+    ("staff_tokens", "maker_token", "INTEGER"),
+    ("staff_tokens", "credential", "TEXT"),
 )
 
 

@@ -200,7 +200,7 @@ async def _token_actor(request: web.Request, token: str) -> Actor | tuple[int, M
         return await _held(wait, "operator token") if wait > 0 else _operator()
     found = staff.token(token) if token else None
     if found is not None:  # looked up at each request: a revoked one is refused at once
-        return Actor(found.name, found.role, found.tables, "token", None)
+        return Actor(found.name, found.role, found.tables, "token", None, token_id=found.id)
     if operator is None and not staff.tokens:
         return 403, SWITCHED_OFF
     _REFUSED.tell(

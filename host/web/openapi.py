@@ -27,6 +27,7 @@ from pydantic_core import core_schema
 from baulk.host import config
 from baulk.host.name_rules import NAME_BYTES
 from baulk.host.staff import roles
+from baulk.host.staff.registry import TOKEN_ENDED
 from baulk.host.venue.live import SCHEMA_VERSION, SERVER
 from baulk.host.web import request_models as requests
 from baulk.host.web.http import MAX_BODY
@@ -181,7 +182,20 @@ ACCOUNT: Schema = obj(
     },
     ("name", "role"),
 )
-TOKEN_ROW: Schema = obj({"id": INT, "name": STR, "role": STR}, ("id", "name", "role"))
+# A token as the owner's page lists it; ``ended`` is why it holds no more
+# (host/staff/registry.py TOKEN_ENDED), ``ended_why`` that in the asked language.
+TOKEN_ENDED_KINDS: Schema = {"enum": [*sorted(TOKEN_ENDED), None]}
+TOKEN_ROW: Schema = obj(
+    {
+        "id": INT,
+        "name": STR,
+        "role": STR,
+        "revoked": BOOL,
+        "ended": TOKEN_ENDED_KINDS,
+        "ended_why": NULLABLE_STR,
+    },
+    ("id", "name", "role", "revoked", "ended", "ended_why"),
+)
 
 # ---------------------------------------------------------------------- parameters
 # Each query and each body is its model's (host/web/request_models.py): the
@@ -619,7 +633,7 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             ok(obj({"signed_out": INT}, ("signed_out",))),
         ),
         ("POST", "/api/staff/tokens/{token}/revoke"): op(
-            "revoke a named API token", STAFF, ok(OBJ), [path_param("token")]
+            "revoke a named API token", STAFF, ok(TOKEN_ROW), [path_param("token")]
         ),
         ("GET", "/api/staff/activity"): op(
             "the activity log of a day, by table and person",

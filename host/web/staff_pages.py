@@ -122,7 +122,8 @@ async def new_code(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------------- tokens
 async def tokens(request: web.Request) -> web.Response:
     staff = request.app[STAFF_KEY]
-    return json_response({"tokens": [t.public() for t in staff.tokens.values()]})
+    lang = lang_of(request)
+    return json_response({"tokens": [staff.public_token(t, lang) for t in staff.tokens.values()]})
 
 
 async def add_token(request: web.Request) -> web.Response:
@@ -132,7 +133,7 @@ async def add_token(request: web.Request) -> web.Response:
     data = body.root
     try:
         secret, t = await request.app[STAFF_KEY].new_token(
-            data.name, data.role, data.tables, who(request)
+            data.name, data.role, data.tables, who(request), actor(request)
         )
     except (StaffError, ValueError) as e:
         return _refused(e, lang_of(request))
@@ -150,7 +151,7 @@ async def revoke_token(request: web.Request) -> web.Response:
         t = await request.app[STAFF_KEY].revoke_token(token_id, who(request))
     except StaffError as e:
         return refused(e, lang_of(request), checked=False)
-    return json_response(t.public())
+    return json_response(request.app[STAFF_KEY].public_token(t, lang_of(request)))
 
 
 async def sign_out_all(request: web.Request) -> web.Response:

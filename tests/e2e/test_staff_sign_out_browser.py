@@ -21,6 +21,7 @@ from tests.e2e.signing import signed_in_page
 from tests.e2e.test_staff_browser import latin_outside_names, q
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, wait_for
+from tests.web.client import Browser
 
 pytestmark = pytest.mark.browser
 
@@ -161,4 +162,45 @@ def test_older_rows_pages_through_the_days_log(phone: Any, venue: DaemonThread, 
         assert page.evaluate("document.documentElement.dir") == "rtl"
         assert latin_outside_names(page, "main") == []
     shot(page, f"activity_older_rows_phone_{lang}")
+    assert errors == []
+
+
+ENDED = {
+    "en": "the account that made it was disabled",
+    "fa": "حسابی که آن را ساخت غیرفعال شد",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_owners_page_says_which_tokens_ended_and_why(
+    phone: Any, venue: DaemonThread, lang: str
+) -> None:
+    """A token made by an owner who has since been disabled is listed as
+    ended, with why, in the page's language, and offers no Revoke; one
+    that holds does."""
+    d = venue
+    status, body = http(
+        d.url + "/api/staff/users", {"name": "Sara", "role": "owner", "password": PASSWORD}, TOKEN
+    )
+    assert status == 200, body
+    sara = Browser(d.url)
+    answer = sara.send("POST", "/console/signin", {"name": "Sara", "password": PASSWORD})
+    assert answer.status == 200, answer.body
+    made = sara.send("POST", "/api/staff/tokens", {"name": "Sara's board", "role": "referee"},
+                     {"X-CSRF-Token": answer.body["csrf"]})  # fmt: skip
+    assert made.status == 200, made.body
+    status, body = http(d.url + "/api/staff/tokens", {"name": "hall", "role": "referee"}, TOKEN)
+    assert status == 200, body
+    status, body = http(d.url + "/api/staff/users/Sara", {"disabled": True}, TOKEN)
+    assert status == 200, body
+    page, errors = signed_in_page(phone, d.url + "/staff" + q(lang), PASSWORD, name="Omid")
+    items = page.locator("#tokens li")
+    expect(items).to_have_count(2)
+    ended = items.filter(has_text="Sara's board")
+    expect(ended).to_contain_text(ENDED[lang])
+    expect(ended.locator("button")).to_have_count(0)
+    expect(items.filter(has_text="hall").locator("button")).to_have_count(1)
+    if lang == "fa":
+        assert latin_outside_names(page, "main") == []
+    shot(page, f"staff_tokens_ended_phone_{lang}")
     assert errors == []

@@ -16,7 +16,7 @@ import pytest
 from baulk.host.errors import ActionError, Refusal
 from baulk.host.staff.registry import Registry, StaffError, digest, operator_credential
 from baulk.host.staff.roles import Actor
-from baulk.host.store import StaffWrite, Store, staff_queries
+from baulk.host.store import Batch, StaffWrite, Store, staff_queries
 from baulk.host.web.http import refusal_status
 
 # The staff's tables as a store made before sign-ins were bound to their
@@ -157,3 +157,71 @@ def test_the_registrys_refusals_carry_a_kind_the_web_edge_maps() -> None:
     with pytest.raises(StaffError) as no_store:
         asyncio.run(registry.add("Dina", "desk", password="a long password"))
     assert no_store.value.kind is Refusal.UNAVAILABLE and refusal_status(no_store.value) == 503
+
+
+def test_a_named_token_ends_with_what_made_it(tmp_path: Path) -> None:
+    """A token is as strong as its maker (docs/VENUE.md, "Staff"): a leaked
+    operator token, or an owner who has left, leaves no token behind that
+    outlives it.  Made by an account: it ends when the account is disabled
+    or is an owner no more, not when his password changes; made with the
+    operator token: when the config has another or none; made by another
+    token: when that one ends.  An older baulk's, bound to nothing, holds."""
+    store = Store(tmp_path / "s.sqlite")
+
+    async def save(w: StaffWrite) -> bool:
+        written = store.write(Batch(writes=[w]))
+        return not written.refused
+
+    def holds(registry: Registry, secret: str) -> bool:
+        return registry.token(secret) is not None
+
+    async def run() -> None:
+        registry = Registry(save, operator="the token")
+        omid = await registry.add("Omid", "owner", password="a long password", by="test")
+        as_omid = Actor(omid.name, omid.role, None, "session", omid.id, omid.generation)
+        by_omid, t1 = await registry.new_token("board", "referee", None, "Omid", as_omid)
+        by_operator, t2 = await registry.new_token(
+            "thief", "owner", None, "operator", Actor("operator", "owner", None, "operator")
+        )
+        as_t2 = Actor(t2.name, t2.role, None, "token", None, token_id=t2.id)
+        by_token, t3 = await registry.new_token("child", "desk", None, "thief", as_t2)
+        older, _ = await registry.new_token("older", "desk", None, "shell")  # no maker
+        secrets_ = (by_omid, by_operator, by_token, older)
+        assert all(holds(registry, s) for s in secrets_)
+        assert t2.credential is not None and "the token" not in t2.credential
+
+        # Read again from the file: the binding is stored, not only held.
+        again = Registry(save, operator="the token")
+        again.load(store.db)
+        assert all(holds(again, s) for s in secrets_)
+
+        await registry.change("Omid", "test", password="another long password")
+        assert holds(registry, by_omid)  # a new password: his tokens stay
+        await registry.change("Omid", "test", role="desk")
+        assert not holds(registry, by_omid)
+        assert registry.token_ended(registry.tokens[t1.hash]) == "maker_not_owner"
+        await registry.change("Omid", "test", role="owner")
+        assert holds(registry, by_omid)  # an owner again
+        await registry.change("Omid", "test", disabled=True)
+        assert not holds(registry, by_omid)
+        listed = registry.public_token(registry.tokens[t1.hash], "fa")
+        assert listed["ended"] == "maker_disabled" and listed["revoked"] is False
+        assert listed["ended_why"] == "حسابی که آن را ساخت غیرفعال شد"
+
+        rotated = Registry(save, operator="a rotated token")
+        rotated.load(store.db)
+        assert not holds(rotated, by_operator) and not holds(rotated, by_token)
+        assert rotated.token_ended(rotated.tokens[t3.hash]) == "maker_token_ended"
+        assert holds(rotated, older)
+        removed = Registry(save, operator=None)
+        removed.load(store.db)
+        assert removed.token_ended(removed.tokens[t2.hash]) == "operator_changed"
+
+        await registry.revoke_token(t2.id, "Omid")
+        assert not holds(registry, by_token) and not holds(registry, by_operator)
+        assert registry.public_token(registry.tokens[t2.hash])["ended_why"] == "revoked"
+
+    try:
+        asyncio.run(run())
+    finally:
+        store.close()

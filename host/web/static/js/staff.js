@@ -113,9 +113,10 @@ async function loadUsers() {
 async function loadTokens() {
   const { tokens } = await api("/api/staff/tokens");
   setKids("tokens", tokens.map((tok) => {
-    const li = el("li", tok.revoked ? "token revoked" : "token");
+    const li = el("li", tok.ended ? "token revoked" : "token");
     li.append(name(tok.name), " · " + t("role_" + tok.role));
-    if (tok.revoked) li.append(" · " + t("staff_revoked"));
+    // an ended token says why (the server's sentence, in the page's language)
+    if (tok.ended) li.append(" · " + tok.ended_why);
     else li.append(" ", button("staff_revoke", async () => {
       await api("/api/staff/tokens/" + tok.id + "/revoke", {});
       loadTokens();

@@ -93,7 +93,7 @@ typecheck-editor-changed: setup
 
 # Every test, on both cores (pytest-xdist): 14 minutes one at a time.
 pytest: setup
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 2 --dist worksteal
 
 test: setup lint typecheck pytest
 
@@ -107,7 +107,7 @@ check: setup
 		typecheck-editor-changed pytest-fast
 
 pytest-fast: setup
-	BAULK_CHECK=1 $(BIN)/pytest -q -n 2 -m "$(FAST)"
+	BAULK_CHECK=1 $(BIN)/pytest -q -n 2 --dist worksteal -m "$(FAST)"
 
 demo: setup
 	$(BIN)/baulk demo

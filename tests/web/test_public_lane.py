@@ -65,6 +65,7 @@ def stranger(url: str) -> int:
     return http(url)[0]
 
 
+@pytest.mark.slow  # a daemon loaded for a second: make test runs it, make check does not
 def test_every_public_read_takes_a_turn_and_staff_none(daemon: DaemonThread) -> None:
     assert daemon.web is not None
     app = daemon.web.runner.app

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
@@ -88,6 +89,7 @@ def test_a_turn_leaves_the_loop_in_proportion_to_its_cost() -> None:
     assert 1.5 <= asyncio.run(run()) < 2.0
 
 
+@pytest.mark.slow  # a daemon loaded for a second: make test runs it, make check does not
 def test_an_address_with_too_many_heavy_reads_at_once_is_told_to_wait(tmp_path: Path) -> None:
     release = threading.Event()
 
@@ -133,6 +135,7 @@ def test_json_in_pieces_is_json_dumps_to_the_character() -> None:
     assert public_reads.dumps_in_pieces(data) == json.dumps(data, ensure_ascii=False)
 
 
+@pytest.mark.slow  # a daemon loaded for a second: make test runs it, make check does not
 def test_a_table_streaming_leaves_the_other_tables_answers_kept(tmp_path: Path) -> None:
     """The versions are per venue table: t2's events leave t1's report and
     t1's match list kept, while what reads every table (the whole list) and

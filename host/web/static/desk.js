@@ -77,7 +77,24 @@ async function voidSession(entry) {
   const reason = await ask(question("ask_void", tb), { reason: true, yes: "void" });
   if (reason === null) return;
   const done = await act("/api/sessions/" + b.session_id + "/void", { reason, version: b.version });
-  if (done) showDone(sentence("done_void", { n: b.session_id, table: tb.name }));
+  if (!done) return;
+  // Nothing tapped by mistake is final: the answer offers the void's undo
+  // at once, to whoever may void (the receipt page keeps it for later).
+  const said = el("span", null);
+  said.append(sentence("done_void", { n: b.session_id, table: tb.name }), " ",
+    button("unvoid", "unvoid", () => unvoidSession(b.session_id, tb.name)));
+  showDone(said);
+}
+
+async function unvoidSession(session, table) {
+  const reason = await ask(sentence("ask_unvoid", { n: session, table }), { reason: true, yes: "unvoid" });
+  if (reason === null) return;
+  const done = await act("/api/sessions/" + session + "/void", { reason, undo: true });
+  if (done) {
+    showDone(sentence("done_unvoid", {
+      n: session, table, total: document.createTextNode(done.receipt[LANG].total),
+    }));
+  }
 }
 
 async function addItem(entry, item) {

@@ -186,7 +186,9 @@ def test_the_owner_undoes_a_void_from_the_desk_card_at_once(
     # The bill stands as the void left it, closed at the void (BILLING.md):
     # the table stays free, and Reopen on the receipt runs it on.
     assert status == 200 and body["bill"]["state"] == "closed", body
-    expect(page.locator("#done")).to_have_text(w["done"].format(total=body["receipt"][lang]["total"]))
+    expect(page.locator("#done")).to_have_text(
+        w["done"].format(total=body["receipt"][lang]["total"])
+    )
     expect(card.locator("button.open")).to_be_visible()
     expect(page.locator("#done button.unvoid")).to_have_count(0)
     if lang == "fa":

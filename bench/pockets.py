@@ -110,6 +110,8 @@ def plan(case: str, i: int, seed: int) -> dict[str, Any]:
         kind = r.random()
         if kind < 2 / 3:
             a, b = r.randrange(8), r.randrange(8)
+            while b == a and a:  # two reds, but one of each other ball on a table
+                b = r.randrange(8)
         else:  # an in-off: the white with a colour
             a, b = 7, r.randrange(7)
             if r.random() < 0.5:

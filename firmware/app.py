@@ -501,9 +501,20 @@ class App:
         # next ball's (_ask).
         nothing = count == 1 and pk.saw_nothing(p) and not self.health.c[_H_FAULTY] >> p & 1
         i = 0
+        named = 0  # the colours this passage named: a set has one of each
         for item in q:
             if item[0] == _Q_POT and item[1] == p and item[3] == _B_COLOUR:
-                item[3] = self._colour(p, i, item) if humps >= count and not nothing else _B_ASK
+                b = self._colour(p, i, item) if humps >= count and not nothing else _B_ASK
+                if b > 0 and named >> b & 1:
+                    # A second yellow..white in one passage is no ball of the
+                    # set: a lone ball's humps split in two (the black's, near
+                    # the empty pocket's own reading).  Asked, never named.
+                    b = _B_ASK
+                    item[4] = 0
+                    self.health.count(_H_UNCLEAR + p)
+                elif b > 0:
+                    named |= 1 << b
+                item[3] = b
                 if nothing:
                     item[4] = _NOTHING
                 i += 1

@@ -106,6 +106,27 @@ def test_two_touching_balls_make_two_humps(tmp_path: Path) -> None:
     assert (cl.classify(4, f0), cl.classify(4, f1)) == (7, 5)
 
 
+@pytest.mark.parametrize("ball", [6, 7])
+def test_a_passage_never_names_one_colour_twice(tmp_path: Path, ball: int) -> None:
+    """A set has one of each ball but the reds: a passage whose two humps
+    both read as the black (a lone black's humps split, near the empty
+    pocket's own reading) names the first and asks about the second, never
+    records two.  Two touching balls of one colour make such humps."""
+    b = board(tmp_path, SPEED_BEAMS=None)
+    pk = b.app.hw.pockets
+    first = model.Passage(ball, b.clock.now + 5, 1.2)
+    b.roll(4, first, model.touching(first, ball))
+    b.advance(400)
+    assert pk.humps[4] == 2 and pk.balls_seen(4) == 2
+    cl = colour.Classifier()
+    f0, f1 = features(b, 4, 0), features(b, 4, 1)
+    assert f0 is not None and f1 is not None
+    assert cl.classify(4, f0) == cl.classify(4, f1) == ball  # the humps alone say two
+    # the first is named (gone from the queue), the second asked on the handset
+    assert [(it[0], it[1], it[3]) for it in b.app.queue] == [(0, 4, -4)]
+    assert b.app.flow.step == kf.ASK_POT
+
+
 @pytest.mark.parametrize("v", [0.6, 1.5, 2.5])
 def test_the_speed_beam_tells_one_ball_from_two_touching(tmp_path: Path, v: float) -> None:
     b = board(tmp_path)

@@ -182,6 +182,8 @@ def test_the_owner_undoes_a_void_from_the_desk_card_at_once(
     expect(page.locator("#ask-text")).to_contain_text(w["ask"])
     page.fill("#ask-reason", "the right table after all")
     page.click("#ask-yes")
+    # the answer first (the tap's round trip), then the bill it answered for
+    expect(page.locator("#done")).to_contain_text(w["done"].split("{total}")[0])
     status, body = http(d.url + "/api/sessions/1", None, TOKEN)
     # The bill stands as the void left it, closed at the void (BILLING.md):
     # the table stays free, and Reopen on the receipt runs it on.

@@ -366,18 +366,19 @@ class Registry:
         (:data:`TOKEN_ENDED`)."""
         if t.revoked:
             return "revoked"
-        up = 0
-        while True:
+        # Up the chain of makers: each is an older token, so it ends; the
+        # bound is for a file edited by hand.
+        for depth in range(64):
             why = self._maker_ended(t)
-            if why is not None or t.maker_token is None:
-                return why if up == 0 or why is None else "maker_token_ended"
-            parent = self._token_by_id(t.maker_token)
-            up += 1
-            # Its maker is an older token, so the chain ends; the bound is
-            # for a file edited by hand.
-            if parent is None or parent.revoked or up > 64:
+            if why is not None:
+                return why if depth == 0 else "maker_token_ended"
+            if t.maker_token is None:
+                return None
+            maker = self._token_by_id(t.maker_token)
+            if maker is None or maker.revoked:
                 return "maker_token_ended"
-            t = parent
+            t = maker
+        return "maker_token_ended"
 
     def _maker_ended(self, t: Token) -> str | None:
         if t.maker_account is not None:

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from baulk.host.club import tariffs
+from baulk.host.store import money_chain
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, morning, wait_for
 
@@ -203,6 +204,10 @@ def check_every_bill(v: Venue) -> None:
                 (bill["table_id"],),
             ).fetchone()
             assert open_rows <= 1
+        # every row the races wrote is chained once, in the order written
+        # (a row without its entry is a finding: "money inserted")
+        chain = money_chain.check(db, [])
+        assert chain.rows and not chain.findings, chain.findings
     finally:
         db.close()
 

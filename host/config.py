@@ -23,6 +23,7 @@ run`` can print it and stop before touching a port; nothing is changed.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -506,7 +507,7 @@ def reference() -> str:
         "`baulk run` with one sentence naming the key, before anything starts.",
     ]
     for section in SECTIONS:
-        out += ["", f"## `{section.TITLE}`", "", (section.__doc__ or "").strip(), ""]
+        out += ["", f"## `{section.TITLE}`", "", inspect.cleandoc(section.__doc__ or ""), ""]
         out += ["| key | must be | default | what |", "| --- | --- | --- | --- |"]
         for name, info in section.model_fields.items():
             default = ... if info.is_required() else info.get_default(call_default_factory=True)

@@ -167,10 +167,37 @@ def isolate(text: str) -> str:
     return f"{FSI}{text}{PDI}"
 
 
+# The vocabularies the boards and the console show too: their words are the
+# pages' (``page:KEY``, the ball's name or ``foul_`` and the foul's kind),
+# declared once there, English and Persian; the other vocabularies are
+# entries of their own context, by the word itself.
+ON_PAGES = {"ball": "", "foul": "foul_"}
+ON_PAGES_CONTEXT = "page"
+
+
+@cache
+def _page_words() -> dict[str, str]:
+    """The pages' Persian words by key, only those that have their Persian."""
+    prefix = ON_PAGES_CONTEXT + ":"
+    return {
+        str(e.context).removeprefix(prefix): e.string
+        for e in catalogue()
+        if e.context and e.context.startswith(prefix) and isinstance(e.string, str) and e.string
+    }
+
+
+def word_in(word: str, context: str) -> str | None:
+    """A vocabulary's word in Persian (a ball, a foul kind, an option, a
+    kind of row...), or None when the catalogue has none."""
+    prefix = ON_PAGES.get(context)
+    if prefix is not None:
+        return _page_words().get(prefix + word)
+    return _entry(word, context)
+
+
 def say_word(word: str, context: str) -> str:
-    """A vocabulary's word in Persian (a ball, a foul kind: the catalogue's
-    contexts), or the word itself when it has none."""
-    return _entry(word, context) or word
+    """A vocabulary's word in Persian, or the word itself when it has none."""
+    return word_in(word, context) or word
 
 
 def value_in(name: str, value: object, lang: str) -> str:
@@ -186,7 +213,7 @@ def value_in(name: str, value: object, lang: str) -> str:
         return digits(value, lang)
     context = NAMED.get(name)
     if context is not None and isinstance(value, str):
-        found = _entry(value, context)
+        found = word_in(value, context)
         if found:
             return found
     return isolate(str(value))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from baulk.firmware import keypad_flow, menu, names
 from baulk.host.referee.stats_html import BALL_NAMES
-from baulk.host.sentences import DEVICE, catalogue, keyed_words, placeholders
+from baulk.host.sentences import DEVICE, catalogue, keyed_words, placeholders, word_in
 
 # The keys' legends (hardware/keypad.md), by keypad_flow.KEY_NAMES: English as
 # printed on the caps, Persian as printed under it on a Persian handset's
@@ -76,8 +76,7 @@ def refusals() -> dict[str, str]:
             continue  # a key or a text a client sent: never from the keypad
         name = next(iter(names_in))
         for value in REFUSAL_VALUES[name]:
-            word = catalogue().get(value, context=_CONTEXT[name])
-            said = word.string if word is not None else value
+            said = word_in(value, _CONTEXT[name]) or value
             out[entry.id.format(**{name: value})] = str(entry.string).format(**{name: said})
     return out
 
@@ -87,7 +86,7 @@ def entries() -> dict[str, str]:
     out: dict[str, str] = {}
     out.update(BALLS)
     for short, ball in ABBR.items():
-        out[short] = BALLS[ball]
+        out[short] = FA.get(ball) or BALLS[ball]
     out.update(FA)
     out.update(refusals())
     return out

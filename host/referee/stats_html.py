@@ -16,9 +16,8 @@ from typing import Any
 from urllib.parse import quote
 
 from baulk.firmware import names
-from baulk.host.sentences import OTHER_LANGUAGE, digits, keyed_words, say_word
+from baulk.host.sentences import LANGS, OTHER_LANGUAGE, digits, keyed_words
 
-LANGS = ("en", "fa")
 # The digits' one table (host/sentences.py), and the Persian decimal sign.
 _FA_DIGITS = str.maketrans("0123456789.", digits("0123456789", "fa") + "٫")
 
@@ -28,50 +27,15 @@ TEXT: dict[str, dict[str, str]] = {
     for lang, words in keyed_words("stats").items()
 }
 
+# A foul's and a ball's name are the boards' words (the catalogue's entries
+# page:foul_KIND and page:BALL), one wording for every page, the refusals
+# and the activity log.
+_PAGE = keyed_words("page")
 FOUL_NAMES: dict[str, dict[str, str]] = {
-    "en": {
-        "double_hit": "double hit",
-        "feet_off_floor": "both feet off the floor",
-        "out_of_turn": "played out of turn",
-        "outside_d": "cue ball not placed in the D",
-        "no_contact": "no ball hit",
-        "in_off": "cue ball potted (in-off)",
-        "free_ball_snooker": "snookered behind the free ball",
-        "jump": "jump shot",
-        "cue": "cue ball struck improperly",
-        "conferring": "conferring",
-        "before_rest": "played before the balls came to rest",
-        "before_spot": "played before a ball was spotted",
-        "pot_not_on": "ball not on potted",
-        "wrong_ball_first": "wrong ball hit first",
-        "push": "push stroke",
-        "touch": "ball touched",
-        "off_table": "ball forced off the table",
-        "two_balls": "two balls hit at once",
-        "ball_off_table_used": "ball off the table used",
-        "measuring": "measuring with a ball",
-        "red_after_red": "red played after a red",
-        "non_cue_ball": "struck a ball other than the cue ball",
-        "no_declaration": "ball not nominated",
-        "foul_before_nomination": "foul before nominating",
-    },
-    # the Persian is the catalogue's, one wording for every page, the
-    # refusals and the activity log (host/sentences.py, context "foul")
-    "fa": {kind: say_word(kind, "foul") for kind in names.FOUL_KINDS},
+    lang: {kind: _PAGE[lang][f"foul_{kind}"] for kind in names.FOUL_KINDS} for lang in LANGS
 }
-
 BALL_NAMES: dict[str, dict[str, str]] = {
-    "en": {b: b for b in names.BALLS},
-    "fa": {
-        "red": "قرمز",
-        "yellow": "زرد",
-        "green": "سبز",
-        "brown": "قهوه‌ای",
-        "blue": "آبی",
-        "pink": "صورتی",
-        "black": "سیاه",
-        "white": "سفید",
-    },
+    lang: {ball: _PAGE[lang][ball] for ball in names.BALLS} for lang in LANGS
 }
 
 # Pockets as docs/ENGINE.md names them: top is the black's end; left and

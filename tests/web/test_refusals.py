@@ -290,5 +290,4 @@ def test_every_kind_of_row_the_store_refuses_is_named() -> None:
 
 
 def _word(word: str, context: str) -> str | None:
-    found = said.catalogue().get(word, context=context)
-    return found.string if found is not None and isinstance(found.string, str) else None
+    return said.word_in(word, context)

@@ -1,6 +1,7 @@
 """The schemathesis command line against ``baulk demo``, as issue 30 runs
 it: every operation, the examples, coverage and fuzzing phases, every check
-(the data checks among them), under the operator's token.  Exits non-zero
+but ``ignored_auth`` (see IGNORED_AUTH; the data checks among them), under
+the operator's token.  Exits non-zero
 on any failure.
 
 .venv/bin/python bench/api_cli_fuzz.py [--workers 2]
@@ -36,6 +37,15 @@ BIN = ROOT / ".venv" / "bin"
 # the live feed's 400 to a GET without the handshake (--checks all enables
 # every check, so a path's check can only be told what it expects)
 HANDSHAKE_STATUSES = json.dumps(["2xx", "3xx", "400", "401", "403", "404", "409", "429", "5xx"])
+# schemathesis' probe of each operation with a made-up token counts, as any
+# wrong token does, against the operator token's guessing cap
+# (host/web/throttle.py); past its free failures the cap holds the operator
+# token back for everyone, the right one too, answered 429 (no oracle): the
+# rest of the run then met 429s on 34 of 63 operations, untested.  The cap is
+# the product's, so the probe is left out here: every route without a
+# credential and under every role is tried by tests/web/test_roles.py, and
+# wrong tokens, capped, by tests/chaos/test_security.py.
+IGNORED_AUTH = "ignored_auth"
 START_S = 120.0  # the demo's start on a busy machine: a hang guard
 
 
@@ -127,6 +137,8 @@ def main() -> int:
                     "examples,coverage,fuzzing",
                     "--checks",
                     "all",
+                    "--exclude-checks",
+                    IGNORED_AUTH,
                     "-n",
                     str(a.examples),
                     "--workers",

@@ -42,7 +42,7 @@ def test_every_declared_key_is_in_the_reference() -> None:
 def test_the_defaults_the_code_starts_from_are_the_declared_ones() -> None:
     empty = config_mod.parse({}, env={})
     for f in dataclasses.fields(config_mod.Config):
-        if f.name != "billing":  # the club's own (host/club/tariffs.py)
+        if f.name != "billing":  # its timezone is the PC's (test_billing_config.py)
             assert getattr(empty, f.name) == getattr(config_mod.Config(), f.name), f.name
     backup = config_mod.parse({"backup": {"replica": "/mnt/b"}}, env={}).backup
     assert backup == config_mod.BackupConfig(Path("/mnt/b"))

@@ -8,10 +8,10 @@ the reference in docs/CONFIG.md all come from those declarations;
 ``.venv/bin/python -m baulk.host.config > docs/CONFIG.md`` writes the
 reference again, and tests/host/test_config_reference.py fails when it is
 not current.  ``[mqtt]`` is declared here too and made into the bridge's
-settings by host/mqtt/connection.py; the club's sections (``[billing]``,
-``[[tariff]]``, ``[[item]]``) are still read and checked by
-host/club/tariffs.py (docs/BILLING.md); ``[printer]`` is declared in
-host/club/printing.py, in the same way, and checked here with the rest.
+settings by host/mqtt/connection.py; the club's sections are declared beside
+the code that reads them, in the same way, and checked here with the rest:
+``[billing]``, ``[[tariff]]`` and ``[[item]]`` in host/club/tariffs.py,
+``[printer]`` in host/club/printing.py.
 
 Numbers with a fraction (``6.5``) are read as exact decimals, never as
 binary floats, so a price is what was written.
@@ -40,7 +40,15 @@ from pydantic import Field, ValidationError, model_validator
 from baulk.firmware.names import LANGS as HANDSET_LANGS
 from baulk.host.club import printing
 from baulk.host.club import tariffs as tariffs_mod
-from baulk.host.settings_schema import Section, default_of, key, one_of, rule_of, sentence
+from baulk.host.settings_schema import (
+    Section,
+    default_of,
+    key,
+    keys_of,
+    one_of,
+    rule_of,
+    sentence,
+)
 
 TOKEN_ENV = "BAULK_TOKEN"
 # The rates a serial port can be set to (termios's and the USB CDC ACM
@@ -225,17 +233,10 @@ class Mqtt(Section):
     )
 
 
-# The club's sections are read by their own modules; here they are only
-# passed on (their keys: docs/BILLING.md).
-_ELSEWHERE = {
-    "billing": "host/club/tariffs.py, docs/BILLING.md",
-    "tariff": "host/club/tariffs.py, docs/BILLING.md",
-    "item": "host/club/tariffs.py, docs/BILLING.md",
-}
-
-
-class ConfigFile(Section):
-    """The whole file: its sections, each once."""
+class ConfigFile(tariffs_mod.ClubFile):
+    """The whole file: its sections, each once (the club's [billing],
+    [[tariff]] and [[item]] with their rules, host/club/tariffs.py
+    ``ClubFile``, first)."""
 
     server: Server = Server()
     store: StoreSection = StoreSection()
@@ -244,9 +245,6 @@ class ConfigFile(Section):
     verify: Verify = Verify()
     backup: Backup | None = None
     mqtt: Mqtt = Mqtt()
-    billing: Any = None
-    tariff: Any = None
-    item: Any = None
     printer: printing.PrinterSection | None = None
 
     @model_validator(mode="after")
@@ -261,6 +259,9 @@ class ConfigFile(Section):
                 raise ValueError(f"serial number {s!r} is given to two tables")
         if (self.server.tls_cert is None) != (self.server.tls_key is None):
             raise ValueError("server.tls_cert and server.tls_key go together: give both")
+        why = self.unknown_table(set(ids))
+        if why is not None:
+            raise ValueError(why)
         return self
 
 
@@ -272,6 +273,7 @@ SECTIONS: tuple[type[Section], ...] = (
     Verify,
     Backup,
     Mqtt,
+    *tariffs_mod.SECTIONS,
     printing.PrinterSection,
 )
 
@@ -374,10 +376,8 @@ def parse(
         TableConfig(t.id, t.name or t.id, t.port, t.serial_number, t.baud, t.handset_lang)
         for t in found.table
     )
-    try:
-        billing = tariffs_mod.parse(data, {t.id for t in tables})
-    except tariffs_mod.TariffError as e:
-        raise ConfigError(str(e)) from None
+    printer = printing.printer_of(found.printer) if found.printer is not None else None
+    billing = tariffs_mod.billing_of(found, printer)
     return Config(
         tables=tables,
         bind=server.bind,
@@ -500,7 +500,8 @@ def reference() -> str:
     out = [
         "# `baulk.toml`: every key",
         "",
-        "Generated from the declarations in `host/config.py`; do not edit by hand:",
+        "Generated from the declarations in `host/config.py` (the club's sections:",
+        "`host/club/tariffs.py`, `host/club/printing.py`); do not edit by hand:",
         "`.venv/bin/python -m baulk.host.config > docs/CONFIG.md` writes it again",
         "(`tests/host/test_config_reference.py` fails when it is not current).",
         "A relative path is taken from the config file's folder. Every mistake stops",
@@ -509,11 +510,9 @@ def reference() -> str:
     for section in SECTIONS:
         out += ["", f"## `{section.TITLE}`", "", inspect.cleandoc(section.__doc__ or ""), ""]
         out += ["| key | must be | default | what |", "| --- | --- | --- | --- |"]
-        for name, info in section.model_fields.items():
+        for name, info in keys_of(section).items():
             default = ... if info.is_required() else info.get_default(call_default_factory=True)
             out.append(f"| `{name}` | {rule_of(info)} | {_toml(default)} | {info.description} |")
-    out += ["", "## Read by their own modules", ""]
-    out += [f"- `[{name}]`: {where}" for name, where in _ELSEWHERE.items()]
     return "\n".join(out) + "\n"
 
 

@@ -7,16 +7,20 @@ limits do not say it, what it must be.  From that line come the check
 (strict types: a port in quotes is a mistake, not a port), the refusal's one
 sentence naming the key (:func:`sentence`, ``server.port must be 0..65535,
 not 70000``), the default the code starts from (:func:`default_of`) and its
-row in docs/CONFIG.md (:func:`rule_of`).
+row in docs/CONFIG.md (:func:`rule_of`).  A check that has more to say
+than what the key must be raises :class:`Refused` with the rest of the
+sentence; a rule across a section's keys raises ``ValueError`` in the
+section's model validator, its text starting ``.key`` when it names one.
 """
 
 from __future__ import annotations
 
 import types
 import typing
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar
 
-from annotated_types import Ge, Le, MinLen
+from annotated_types import Ge, Le, MaxLen, MinLen
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic.config import JsonDict
 from pydantic.fields import FieldInfo
@@ -39,6 +43,12 @@ def key(
     return Field(default, description=help, json_schema_extra=extra, **limits)
 
 
+class Refused(ValueError):
+    """A key's check with its own words: the rest of the sentence after the
+    key's name (``must not hold emoji ...``), for when what the key must be
+    does not say why this value is refused."""
+
+
 def one_of(values: tuple[Any, ...]) -> AfterValidator:
     """A key that holds one of ``values`` (its ``rule`` says which)."""
 
@@ -58,15 +68,21 @@ class Section(BaseModel):
     TITLE: ClassVar[str]
 
 
+def keys_of(section: type[Section]) -> dict[str, FieldInfo]:
+    """A section's keys as the file spells them (``from``, held as ``from_``)."""
+    return {info.alias or name: info for name, info in section.model_fields.items()}
+
+
 def default_of(section: type[Section], name: str) -> Any:
     """A key's default, as declared (for the code that starts from it)."""
     return section.model_fields[name].get_default(call_default_factory=True)
 
 
-def _shown(value: object) -> str:
-    """A value as an error message shows it: short, whatever it is."""
+def shown(value: object) -> str:
+    """A value as an error message shows it: short, whatever it is (an exact
+    decimal as the number it is)."""
     try:
-        text = repr(value)
+        text = str(value) if isinstance(value, Decimal) else repr(value)
     except ValueError:  # an integer too long for repr()
         return "a number of thousands of digits"
     return text if len(text) <= 40 else text[:37] + "..."
@@ -88,6 +104,10 @@ def _limits(info: FieldInfo) -> tuple[int | None, int | None, int | None]:
         elif isinstance(m, MinLen):
             shortest = m.min_length
     return lo, hi, shortest
+
+
+def _longest(info: FieldInfo) -> int | None:
+    return next((m.max_length for m in info.metadata if isinstance(m, MaxLen)), None)
 
 
 def _kind(info: FieldInfo) -> type[Any] | None:
@@ -146,9 +166,9 @@ def sentence(found: ValidationError, root: type[Section], where: str = "") -> st
             continue
         owner = where or "config"
         where = f"{where}.{step}" if where else str(step)
-        info = model.model_fields.get(str(step))
+        info = keys_of(model).get(str(step))
         if info is None:  # a key the section does not have
-            allowed = ", ".join(model.model_fields)
+            allowed = ", ".join(keys_of(model))
             return f"{owner}: unknown key {str(step)[:40]!r} (allowed: {allowed})"
         inner = _model_at(info.annotation)
         if inner is not None and i < len(loc) - 1:
@@ -160,16 +180,24 @@ def sentence(found: ValidationError, root: type[Section], where: str = "") -> st
             said = str(e.get("ctx", {}).get("error", e["msg"]))
             return f"{where}{'' if said.startswith('.') else ' '}{said}" if where else said
         return f"{where} must be a table"
-    if _model_at(info.annotation) is not None or kind == "dict_type":
+    inner = _model_at(info.annotation)
+    if inner is not None or kind == "dict_type":
         if typing.get_origin(info.annotation) is list:
-            return f"[[{where}]] entries must be an array of tables"
+            most = _longest(info)
+            tables = f"an array of {f'at most {most} ' if most else ''}tables"
+            if "." in where:  # an array inside a section: named as its key
+                return f"{where} must be {tables} ({inner.TITLE if inner else ''})"
+            return f"[[{where}]] entries must be {tables}"
         return f"[{where}] must be a table"
     if kind == "missing":
         return f"{where} {_extra(info, 'missing') or 'must be ' + rule_of(info)}"
-    shown = "" if _extra(info, "secret") else f", not {_shown(given)}"
+    error = e.get("ctx", {}).get("error")
+    if kind == "value_error" and isinstance(error, Refused):
+        return f"{where} {error}"
+    not_this = "" if _extra(info, "secret") else f", not {shown(given)}"
     lo, hi, _ = _limits(info)
     if kind in ("greater_than_equal", "less_than_equal"):
-        return f"{where} must be {lo}..{hi}{shown}"
+        return f"{where} must be {lo}..{hi}{not_this}"
     if kind in ("int_type", "bool_type", "string_type") and not _extra(info, "rule"):
-        return f"{where} must be {_KIND_WORDS[_kind(info) or str]}{shown}"
-    return f"{where} must be {rule_of(info)}{shown}"
+        return f"{where} must be {_KIND_WORDS[_kind(info) or str]}{not_this}"
+    return f"{where} must be {rule_of(info)}{not_this}"

@@ -94,6 +94,11 @@ def parse(raw: object) -> Printer | None:
         found = PrinterSection.model_validate(raw)
     except ValidationError as e:
         raise PrinterError(sentence(e, PrinterSection, "printer")) from None
+    return printer_of(found)
+
+
+def printer_of(found: PrinterSection) -> Printer:
+    """What the desk reads of a checked ``[printer]``."""
     return Printer(
         found.connection,
         host=(found.host or "").strip(),

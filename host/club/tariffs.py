@@ -33,11 +33,16 @@ price = 20000
 currency = "IRT"           # default: the tariffs' currency, when they share one
 ```
 
-Every value has a range (docs/BILLING.md, "What the config holds"), and
-every mistake raises :class:`TariffError` with a sentence that names the key
-(``tariff[0].per_hour``); ``baulk run`` stops before it touches a port.
-Prices are read by host/club/money.py ``parse``: exact decimals, bounded
-before any arithmetic.
+Each key is declared once, below, in its section's model
+(host/settings_schema.py ``key``, pydantic as the rest of the config): its
+type, its range, its default and its help, from which come the parsing, the
+checks, and its row in docs/CONFIG.md.  The rules across keys (peaks that
+overlap, a name used twice, a table with two tariffs) are the models'
+validators.  Every mistake raises :class:`TariffError` with one sentence
+that names the key (``tariff[0].per_hour must not be negative, not -5``);
+``baulk run`` stops before it touches a port.  Prices are read by
+host/club/money.py ``parse``: exact decimals, bounded before any arithmetic,
+kept as whole minor units.
 """
 
 from __future__ import annotations
@@ -45,39 +50,22 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AfterValidator, Field, PlainValidator, ValidationError, model_validator
 
 from baulk.host import name_rules
 from baulk.host.club import money, printing
+from baulk.host.settings_schema import Refused, Section, default_of, key, one_of, sentence, shown
 
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")  # datetime.weekday() order
-_BILLING_KEYS = (
-    "timezone",
-    "day_starts",
-    "auto_open",
-    "auto_close_min",
-    "idle_alert_min",
-    "venue",
-)
-_TARIFF_KEYS = (
-    "name",
-    "tables",
-    "currency",
-    "per_hour",
-    "minimum_min",
-    "round_min",
-    "per_frame",
-    "loser_pays",
-    "peak",
-)
-_PEAK_KEYS = ("days", "from", "to", "per_hour")
-_ITEM_KEYS = ("name", "name_fa", "price", "currency")
 MAX_MINUTES = 24 * 60
-# The ranges of the whole numbers (docs/BILLING.md has the table).
+# The ranges of the whole numbers (docs/CONFIG.md has them all).
 MINIMUM_MOST = MAX_MINUTES  # minimum_min: at most a day
 ROUND_MOST = 60  # round_min: at most an hour's step
 WATCH_MOST = MAX_MINUTES  # auto_close_min, idle_alert_min
@@ -86,12 +74,323 @@ VENUE_CHARS = 80
 ITEMS_MOST = 60
 TARIFFS_MOST = 64
 PEAKS_MOST = 28  # four a day
+TABLES_MOST = 256  # the tables of one tariff
+CURRENCIES = "an ISO 4217 code such as GBP, EUR, INR, PKR or IRR, or IRT for the toman"
 
 
 class TariffError(ValueError):
     """The billing config cannot be used; the message names the key."""
 
 
+# ---------------------------------------------------------------------- what a key holds
+def minutes(text: str) -> int:
+    """'HH:MM' (checked, :func:`_clock`) as minutes of the day."""
+    return int(text[:2]) * 60 + int(text[3:])
+
+
+def _clock(allow_24: bool) -> AfterValidator:
+    """A time of day, 'HH:MM' (24:00: the end of the day, where allowed)."""
+
+    def check(value: str) -> str:
+        hh, mm = value[:2], value[3:]
+        digits = len(value) == 5 and value[2] == ":" and (hh + mm).isascii()
+        if not (digits and hh.isdigit() and mm.isdigit()):  # a superscript is no ASCII digit
+            raise ValueError("not a time")
+        at = minutes(value)
+        if int(mm) >= 60 or at > MAX_MINUTES or (at == MAX_MINUTES and not allow_24):
+            raise ValueError("not a time of the day")
+        return value
+
+    return AfterValidator(check)
+
+
+def _clock_rule(allow_24: bool) -> str:
+    return f"a time 'HH:MM' from 00:00 to {'24:00' if allow_24 else '23:59'}"
+
+
+def _amount(value: object) -> int | Decimal | float:
+    """A price as written, in the currency's major unit: a number (a TOML
+    fraction is an exact decimal, config.py), not negative.  Its decimals and
+    its bounds are the currency's (:func:`_minor`, in the section that says
+    which currency)."""
+    finite = (
+        value.is_finite()
+        if isinstance(value, Decimal)
+        else not isinstance(value, float) or math.isfinite(value)
+    )
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or not finite:
+        raise Refused(f"must be a number, not {shown(value)}")
+    if value < 0:
+        raise Refused(f"must not be negative, not {shown(value)}")
+    return value
+
+
+Amount = Annotated[int | Decimal | float, PlainValidator(_amount)]
+
+
+def _minor(value: int | Decimal | float, currency: str, name: str, least: int = 0) -> int:
+    """A price in minor units (host/club/money.py ``parse``); a ValueError
+    naming the key (``.per_hour ...``) when the currency cannot hold it."""
+    try:
+        return money.parse(value, currency, least, money.MOST)
+    except money.MoneyError as e:
+        raise ValueError(f".{name} {e}") from None
+
+
+def _currency(code: str) -> str:
+    if not money.known_currency(code):
+        raise ValueError("not a currency")
+    return code
+
+
+Currency = Annotated[str, AfterValidator(_currency)]
+
+
+def _name(value: str) -> str:
+    """A name of the club's own (a tariff, an item): 1 to NAME_BYTES bytes
+    under the rules for free text (host/name_rules.py): nothing invisible,
+    no emoji a receipt cannot print, currency and maths signs allowed, and a
+    letter or a digit."""
+    text = value.strip()
+    if not text or len(text.encode()) > NAME_BYTES:
+        raise ValueError("not a name")
+    why = name_rules.problem(text, "", free_text=True)
+    if why is not None:
+        raise Refused(str(why).lstrip())
+    if not any(c.isalnum() for c in text):
+        raise Refused("must hold a letter or a digit")
+    return text
+
+
+Name = Annotated[str, AfterValidator(_name)]
+NAME_RULE = f"a name of 1 to {NAME_BYTES} bytes (UTF-8) with a letter or a digit"
+
+
+def _free_text(value: str) -> str:
+    why = name_rules.problem(value, "", free_text=True)
+    if why is not None:
+        raise Refused(str(why).lstrip())
+    return value.strip()
+
+
+def _zone(name: str | None) -> str | None:
+    if name is not None:
+        try:
+            ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):  # "Asia" is a folder
+            raise ValueError("not a time zone") from None
+    return name
+
+
+# ---------------------------------------------------------------------- the declarations
+class BillingSection(Section):
+    """The desk's day: where tariff hours are counted, when a session opens
+    and closes by itself, and the venue's name on receipts (docs/BILLING.md)."""
+
+    TITLE = "[billing]"
+    timezone: Annotated[str | None, AfterValidator(_zone)] = key(
+        None,
+        "where tariff hours, days and the daily report's day are counted; unset: the PC's",
+        rule="a time zone's name such as 'Asia/Tehran'",
+    )
+    day_starts: Annotated[str, _clock(allow_24=False)] = key(
+        "00:00",
+        "the daily report's day runs from here to here (a late night belongs to the day before)",
+        rule=_clock_rule(allow_24=False),
+    )
+    auto_open: bool = key(False, "open a session by itself at the first strike on an idle table")
+    auto_close_min: int = key(
+        0,
+        "close a session after this many minutes with no strike once a frame is over (0: never)",
+        ge=0,
+        le=WATCH_MOST,
+    )
+    idle_alert_min: int = key(
+        20, "tell the desk of a table idle this long with a session open", ge=1, le=WATCH_MOST
+    )
+    venue: Annotated[str, AfterValidator(_free_text)] = key(
+        "",
+        "printed at the top of every receipt",
+        rule=f"one line of printable text of at most {VENUE_CHARS} characters",
+        max_length=VENUE_CHARS,
+    )
+
+
+_PRICE_RULE = (
+    f"an amount in the currency's major unit (such as 7.5), 0 to {money.MOST:,} minor units"
+)
+
+
+class PeakSection(Section):
+    """Peak hours of a tariff, with their own price an hour; a tariff's
+    peaks must not overlap, and hours past midnight are two peaks."""
+
+    TITLE = "[[tariff.peak]]"
+    days: list[Annotated[str, one_of(DAYS)]] = key(
+        ...,
+        "the weekdays they are on",
+        rule=f"a list of weekdays from {', '.join(DAYS)}",
+        min_length=1,
+        max_length=len(DAYS) * 4,
+    )
+    from_: Annotated[str, _clock(allow_24=False)] = key(
+        ..., "when they begin, local time", rule=_clock_rule(allow_24=False), alias="from"
+    )
+    to: Annotated[str, _clock(allow_24=True)] = key(
+        ..., "when they end, on the same day", rule=_clock_rule(allow_24=True)
+    )
+    per_hour: Amount = key(
+        ...,
+        "the price of an hour in them, in the tariff's currency",
+        rule=_PRICE_RULE,
+    )
+
+    @model_validator(mode="after")
+    def _later(self) -> PeakSection:
+        if minutes(self.to) <= minutes(self.from_):
+            raise ValueError(
+                ".to must be later than from on the same day "
+                "(split hours past midnight into two peaks)"
+            )
+        return self
+
+
+class TariffSection(Section):
+    """A tariff: the price of table time and frames on a group of tables (or
+    the default, without tables); it must charge something."""
+
+    TITLE = "[[tariff]]"
+    name: Name = key(..., "the tariff's name, on the desk and the receipts", rule=NAME_RULE)
+    tables: list[Annotated[str, Field(max_length=64)]] = key(
+        [],
+        "the [[table]] ids it prices; none: the default tariff of every other table",
+        rule=f"a list of at most {TABLES_MOST} table ids",
+        max_length=TABLES_MOST,
+    )
+    currency: Currency = key(..., "what it charges in", rule=CURRENCIES)
+    per_hour: Amount = key(0, "the price of an hour of table time, off-peak", rule=_PRICE_RULE)
+    minimum_min: int = key(0, "at least this many minutes are charged", ge=0, le=MINIMUM_MOST)
+    round_min: int = key(
+        1, "table time is rounded up to a whole number of these minutes", ge=1, le=ROUND_MOST
+    )
+    per_frame: Amount = key(0, "the price of each frame played", rule=_PRICE_RULE)
+    loser_pays: bool = key(
+        False, "each frame's price and share of the time are charged to the player who lost it"
+    )
+    peak: list[PeakSection] = key(
+        [],
+        "its peak hours, each with its own price an hour",
+        rule=f"an array of at most {PEAKS_MOST} tables ([[tariff.peak]])",
+        max_length=PEAKS_MOST,
+    )
+
+    def amounts(self) -> Iterator[tuple[str, int | Decimal | float]]:
+        """Its prices, each with its key."""
+        yield "per_hour", self.per_hour
+        yield "per_frame", self.per_frame
+        for j, p in enumerate(self.peak):
+            yield f"peak[{j}].per_hour", p.per_hour
+
+    @model_validator(mode="after")
+    def _charges_in_its_currency(self) -> TariffSection:
+        for name, amount in self.amounts():
+            _minor(amount, self.currency, name)
+        if not any(amount for _, amount in self.amounts()) and not self.peak:
+            raise ValueError("charges nothing: give per_hour, per_frame or both")
+        seen: list[tuple[int, set[int], int, int]] = []
+        for j, p in enumerate(self.peak):
+            days, start, end = {DAYS.index(d) for d in p.days}, minutes(p.from_), minutes(p.to)
+            for k, other_days, other_start, other_end in seen:
+                shared = days & other_days
+                if shared and start < other_end and other_start < end:
+                    lo, hi = max(start, other_start), min(end, other_end)
+                    raise ValueError(
+                        f".peak[{j}] overlaps peak[{k}] on {DAYS[min(shared)]} from "
+                        f"{lo // 60:02d}:{lo % 60:02d} to {hi // 60:02d}:{hi % 60:02d}"
+                    )
+            seen.append((j, days, start, end))
+        return self
+
+
+class ItemSection(Section):
+    """Something the desk sells onto a table's bill (a drink, a snack, cue
+    hire), offered on the tables whose tariff is in its currency."""
+
+    TITLE = "[[item]]"
+    name: Name = key(..., "its name, on the desk and the receipts", rule=NAME_RULE)
+    name_fa: Name | None = key(
+        None, "how the Persian desk and receipt call it; unset: name", rule=NAME_RULE
+    )
+    price: Amount = key(
+        ...,
+        "its price",
+        rule=_PRICE_RULE.replace(" 0 to", " 1 to"),
+    )
+    currency: Currency | None = key(
+        None, "unset: the tariffs' currency, when they all share one", rule=CURRENCIES
+    )
+
+
+class ClubFile(Section):
+    """The club's sections of baulk.toml, and the rules across them
+    (host/config.py ``ConfigFile`` holds them with the rest)."""
+
+    billing: BillingSection = BillingSection()
+    tariff: list[TariffSection] = Field(default_factory=list, max_length=TARIFFS_MOST)
+    item: list[ItemSection] = Field(default_factory=list, max_length=ITEMS_MOST)
+
+    def item_currency(self, item: ItemSection) -> str | None:
+        shared = {t.currency for t in self.tariff}
+        return item.currency or (shared.pop() if len(shared) == 1 else None)
+
+    @model_validator(mode="after")
+    def _across(self) -> ClubFile:
+        owner: dict[str, str] = {}
+        defaults = [i for i, t in enumerate(self.tariff) if not t.tables]
+        for i, t in enumerate(self.tariff):
+            if t.name in {x.name for x in self.tariff[:i]}:
+                raise ValueError(f"tariff[{i}].name: {t.name!r} is used twice")
+            for tid in t.tables:
+                if tid in owner:
+                    raise ValueError(
+                        f"tariff[{i}].tables: {tid!r} already has tariff {owner[tid]!r}"
+                    )
+                owner[tid] = t.name
+        if len(defaults) > 1:
+            raise ValueError(
+                f"tariff[{defaults[1]}]: only one tariff may leave out tables (the default)"
+            )
+        for i, entry in enumerate(self.item):
+            currency = self.item_currency(entry)
+            if currency is None:
+                used = ", ".join(sorted({t.currency for t in self.tariff})) or "none"
+                raise ValueError(
+                    f"item[{i}].currency must be given: the tariffs do not share one "
+                    f"(they use {used})"
+                )
+            where = f"item[{i}]"
+            try:
+                _minor(entry.price, currency, "price", least=1)
+            except ValueError as e:
+                raise ValueError(f"{where}{e}") from None
+            if entry.name in {x.name for x in self.item[:i]}:
+                raise ValueError(f"{where}.name: {entry.name!r} is used twice")
+        return self
+
+    def unknown_table(self, tables: set[str]) -> str | None:
+        """The sentence for a tariff naming a table the config does not have
+        (any, when it lists none: the tables are found by USB)."""
+        for i, t in enumerate(self.tariff):
+            for tid in t.tables:
+                if tables and tid not in tables:
+                    return f"tariff[{i}].tables: {tid!r} is not a [[table]] of this config"
+        return None
+
+
+SECTIONS: tuple[type[Section], ...] = (BillingSection, TariffSection, PeakSection, ItemSection)
+
+
+# ---------------------------------------------------------------------- what the code reads
 @dataclass(frozen=True)
 class Peak:
     """Peak hours on some weekdays: [start_min, end_min) of the day, local time."""
@@ -109,7 +408,7 @@ class Tariff:
     tables: tuple[str, ...] = ()  # empty: the default tariff
     per_hour: int = 0  # minor units, off-peak
     minimum_min: int = 0
-    round_min: int = 1
+    round_min: int = default_of(TariffSection, "round_min")
     per_frame: int = 0  # minor units
     loser_pays: bool = False
     peaks: tuple[Peak, ...] = ()
@@ -162,12 +461,12 @@ class Item:
 
 @dataclass(frozen=True)
 class Billing:
-    timezone: str = "UTC"
-    day_start_min: int = 0
-    auto_open: bool = False
-    auto_close_min: int = 0  # 0: never
-    idle_alert_min: int = 20
-    venue: str = ""
+    timezone: str = "UTC"  # the config's: its timezone, else the PC's
+    day_start_min: int = minutes(default_of(BillingSection, "day_starts"))
+    auto_open: bool = default_of(BillingSection, "auto_open")
+    auto_close_min: int = default_of(BillingSection, "auto_close_min")  # 0: never
+    idle_alert_min: int = default_of(BillingSection, "idle_alert_min")
+    venue: str = default_of(BillingSection, "venue")
     tariffs: tuple[Tariff, ...] = field(default_factory=tuple)
     items: tuple[Item, ...] = field(default_factory=tuple)
     printer: printing.Printer | None = None
@@ -195,256 +494,73 @@ def local_timezone() -> str:
                 name = target.split("zoneinfo/", 1)[1]
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # TZ=Asia: a folder
         return "UTC"
     return name
 
 
-def _unknown(section: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
-    extra = sorted(set(section) - set(allowed))
-    if extra:
-        raise TariffError(f"{where}: unknown key {extra[0]!r} (allowed: {', '.join(allowed)})")
-
-
-def _clock(value: object, key: str, allow_24: bool) -> int:
-    """'HH:MM' as minutes of the day."""
-    if isinstance(value, str) and len(value) == 5 and value[2] == ":":
-        hh, mm = value[:2], value[3:]
-        if (hh + mm).isascii() and hh.isdigit() and mm.isdigit():  # a superscript is no digit
-            minutes = int(hh) * 60 + int(mm)
-            if int(mm) < 60 and (minutes < MAX_MINUTES or (allow_24 and minutes == MAX_MINUTES)):
-                return minutes
-    last = "24:00" if allow_24 else "23:59"
-    raise TariffError(f"{key} must be a time 'HH:MM' from 00:00 to {last}, not {value!r}")
-
-
-def _whole(
-    section: dict[str, Any], name: str, key: str, default: int, least: int, most: int
-) -> int:
-    value = section.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TariffError(f"{key} must be a whole number, not {value!r}"[:160])
-    if not least <= value <= most:
-        shown = str(value) if abs(value) < 10**12 else "a number that long"
-        raise TariffError(f"{key} must be from {least} to {most}, not {shown}")
-    return value
-
-
-def _price(section: dict[str, Any], name: str, key: str, currency: str, least: int = 0) -> int:
-    """A price in the currency's major unit: a TOML number, read exactly."""
-    value = section.get(name, 0)
-    finite = not isinstance(value, (float, Decimal)) or math.isfinite(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)) or not finite:
-        raise TariffError(f"{key} must be a number, not {value!r}"[:160])
-    if value < 0:
-        raise TariffError(f"{key} must not be negative, not {value}"[:160])
-    try:
-        return money.parse(value, currency, least, money.MOST)
-    except money.MoneyError as e:
-        raise TariffError(f"{key} {e}") from None
-
-
-def _label(value: object, key: str, default: str | None = None) -> str:
-    """A name of the club's own (a tariff, an item): 1 to NAME_BYTES bytes
-    under the rules for free text (host/name_rules.py): nothing invisible,
-    no emoji a receipt cannot print, currency and maths signs allowed."""
-    if value is None and default is not None:
-        return default
-    if not isinstance(value, str) or not value.strip():
-        raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
-    text = value.strip()
-    if len(text.encode()) > NAME_BYTES:
-        raise TariffError(f"{key} must be a name of 1 to {NAME_BYTES} bytes")
-    why = name_rules.problem(text, key, free_text=True)
-    if why is not None or not any(c.isalnum() for c in text):
-        raise TariffError(str(why) if why else f"{key} must hold a letter or a digit")
-    return text
-
-
-def _flag(section: dict[str, Any], name: str, key: str, default: bool) -> bool:
-    value = section.get(name, default)
-    if not isinstance(value, bool):
-        raise TariffError(f"{key} must be true or false, not {value!r}")
-    return value
-
-
-def _peaks(raw: object, where: str, currency: str) -> tuple[Peak, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list) or len(raw) > PEAKS_MOST:
-        raise TariffError(
-            f"{where}.peak must be an array of at most {PEAKS_MOST} tables ([[tariff.peak]])"
-        )
-    peaks: list[tuple[str, Peak]] = []
-    for j, p in enumerate(raw):
-        key = f"{where}.peak[{j}]"
-        if not isinstance(p, dict):
-            raise TariffError(f"{key} must be a table")
-        _unknown(p, _PEAK_KEYS, key)
-        days = p.get("days")
-        if (
-            not isinstance(days, list)
-            or not days
-            or any(not isinstance(d, str) or d not in DAYS for d in days)
-        ):
-            raise TariffError(f"{key}.days must be a list of weekdays from {', '.join(DAYS)}")
-        start = _clock(p.get("from"), f"{key}.from", allow_24=False)
-        end = _clock(p.get("to"), f"{key}.to", allow_24=True)
-        if end <= start:
-            raise TariffError(
-                f"{key}: 'to' must be later than 'from' on the same day "
-                "(split hours past midnight into two peaks)"
-            )
-        if "per_hour" not in p:
-            raise TariffError(f"{key}.per_hour is missing")
-        rate = _price(p, "per_hour", f"{key}.per_hour", currency)
-        peak = Peak(tuple(sorted({DAYS.index(d) for d in days})), start, end, rate)
-        for other_key, other in peaks:
-            shared = set(peak.days) & set(other.days)
-            if shared and start < other.end_min and other.start_min < end:
-                day = DAYS[min(shared)]
-                lo, hi = max(start, other.start_min), min(end, other.end_min)
-                raise TariffError(
-                    f"{key} overlaps {other_key} on {day} from "
-                    f"{lo // 60:02d}:{lo % 60:02d} to {hi // 60:02d}:{hi % 60:02d}"
-                )
-        peaks.append((key, peak))
-    return tuple(p for _, p in peaks)
-
-
-def _tariff(t: object, i: int, tables: set[str], timezone: str) -> Tariff:
-    where = f"tariff[{i}]"
-    if not isinstance(t, dict):
-        raise TariffError(f"{where} must be a table")
-    _unknown(t, _TARIFF_KEYS, where)
-    name = _label(t.get("name"), f"{where}.name")
-    currency = t.get("currency")
-    if not money.known_currency(currency):
-        raise TariffError(
-            f"{where}.currency: unknown currency {currency!r} (an ISO 4217 code such as "
-            "GBP, EUR, INR, PKR or IRR, or IRT for the toman)"
-        )
-    assert isinstance(currency, str)
-    raw_tables = t.get("tables", [])
-    if (
-        not isinstance(raw_tables, list)
-        or len(raw_tables) > 256
-        or any(not isinstance(x, str) or len(x) > 64 for x in raw_tables)
-    ):
-        raise TariffError(f"{where}.tables must be a list of table ids")
-    for tid in raw_tables:
-        if tables and tid not in tables:
-            raise TariffError(f"{where}.tables: {tid!r} is not a [[table]] of this config")
-    tariff = Tariff(
-        name=name,
-        currency=currency,
-        tables=tuple(raw_tables),
-        per_hour=_price(t, "per_hour", f"{where}.per_hour", currency),
-        minimum_min=_whole(t, "minimum_min", f"{where}.minimum_min", 0, 0, MINIMUM_MOST),
-        round_min=_whole(t, "round_min", f"{where}.round_min", 1, 1, ROUND_MOST),
-        per_frame=_price(t, "per_frame", f"{where}.per_frame", currency),
-        loser_pays=_flag(t, "loser_pays", f"{where}.loser_pays", False),
-        peaks=_peaks(t.get("peak"), where, currency),
-        timezone=timezone,
-    )
-    if not tariff.per_hour and not tariff.per_frame and not tariff.peaks:
-        raise TariffError(f"{where} charges nothing: give per_hour, per_frame or both")
-    return tariff
-
-
+# ---------------------------------------------------------------------- reading
 def parse(data: dict[str, Any], tables: set[str] | None = None) -> Billing:
-    """The ``[billing]`` section and the ``[[tariff]]`` array of a parsed
-    config; ``tables`` are the configured table ids (a tariff may name only
-    those).  Raises TariffError."""
-    tables = tables or set()
-    raw = data.get("billing", {})
-    if not isinstance(raw, dict):
-        raise TariffError("[billing] must be a table")
-    _unknown(raw, _BILLING_KEYS, "billing")
-    timezone = raw.get("timezone", None)
-    if timezone is None:
-        timezone = local_timezone()
-    else:
-        try:
-            if not isinstance(timezone, str):
-                raise ValueError
-            ZoneInfo(timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise TariffError(
-                f"billing.timezone: unknown time zone {timezone!r} (a name such as 'Asia/Tehran')"
-            ) from None
-    day_start = _clock(raw.get("day_starts", "00:00"), "billing.day_starts", allow_24=False)
-    venue = raw.get("venue", "")
-    if not isinstance(venue, str) or len(venue) > VENUE_CHARS:
-        raise TariffError(
-            f"billing.venue must be one line of printable text of at most {VENUE_CHARS} characters"
-        )
-    why = name_rules.problem(venue, "billing.venue", free_text=True)
+    """The ``[billing]``, ``[[tariff]]``, ``[[item]]`` and ``[printer]``
+    sections of a parsed config (its other sections are not looked at);
+    ``tables`` are the configured table ids (a tariff may name only those).
+    Raises TariffError."""
+    mine = {name: data[name] for name in ClubFile.model_fields if name in data}
+    try:
+        found = ClubFile.model_validate(mine)
+    except ValidationError as e:
+        raise TariffError(sentence(e, ClubFile)) from None
+    why = found.unknown_table(tables or set())
     if why is not None:
-        raise TariffError(str(why))
-    raw_tariffs = data.get("tariff", [])
-    if not isinstance(raw_tariffs, list) or len(raw_tariffs) > TARIFFS_MOST:
-        raise TariffError(f"[[tariff]] entries must be an array of at most {TARIFFS_MOST} tables")
-    tariffs = tuple(_tariff(t, i, tables, timezone) for i, t in enumerate(raw_tariffs))
-    owner: dict[str, str] = {}
-    defaults = []
-    for i, t in enumerate(tariffs):
-        if t.name in {x.name for x in tariffs[:i]}:
-            raise TariffError(f"tariff[{i}].name: {t.name!r} is used twice")
-        if not t.tables:
-            defaults.append(i)
-        for tid in t.tables:
-            if tid in owner:
-                raise TariffError(f"tariff[{i}].tables: {tid!r} already has tariff {owner[tid]!r}")
-            owner[tid] = t.name
-    if len(defaults) > 1:
-        raise TariffError(
-            f"tariff[{defaults[1]}]: only one tariff may leave out tables (the default)"
-        )
+        raise TariffError(why)
     try:
         printer = printing.parse(data.get("printer"))
     except printing.PrinterError as e:
         raise TariffError(str(e)) from None
+    return billing_of(found, printer)
+
+
+def billing_of(found: ClubFile, printer: printing.Printer | None = None) -> Billing:
+    """What the code reads of the club's sections, checked (:class:`ClubFile`)."""
+    section = found.billing
+    timezone = section.timezone or local_timezone()
+    tariffs = tuple(
+        Tariff(
+            name=t.name,
+            currency=t.currency,
+            tables=tuple(t.tables),
+            per_hour=_minor(t.per_hour, t.currency, "per_hour"),
+            minimum_min=t.minimum_min,
+            round_min=t.round_min,
+            per_frame=_minor(t.per_frame, t.currency, "per_frame"),
+            loser_pays=t.loser_pays,
+            peaks=tuple(
+                Peak(
+                    tuple(sorted({DAYS.index(d) for d in p.days})),
+                    minutes(p.from_),
+                    minutes(p.to),
+                    _minor(p.per_hour, t.currency, "per_hour"),
+                )
+                for p in t.peak
+            ),
+            timezone=timezone,
+        )
+        for t in found.tariff
+    )
+    items = []
+    for entry in found.item:
+        currency = found.item_currency(entry)
+        assert currency is not None  # ClubFile's rule
+        price = _minor(entry.price, currency, "price", least=1)
+        items.append(Item(entry.name, entry.name_fa or entry.name, price, currency))
     return Billing(
         timezone=timezone,
-        day_start_min=day_start,
-        auto_open=_flag(raw, "auto_open", "billing.auto_open", False),
-        auto_close_min=_whole(raw, "auto_close_min", "billing.auto_close_min", 0, 0, WATCH_MOST),
-        idle_alert_min=_whole(raw, "idle_alert_min", "billing.idle_alert_min", 20, 1, WATCH_MOST),
-        venue=venue.strip(),
+        day_start_min=minutes(section.day_starts),
+        auto_open=section.auto_open,
+        auto_close_min=section.auto_close_min,
+        idle_alert_min=section.idle_alert_min,
+        venue=section.venue,
         tariffs=tariffs,
-        items=_items(data.get("item", []), tariffs),
+        items=tuple(items),
         printer=printer,
     )
-
-
-def _items(raw: object, tariffs: tuple[Tariff, ...]) -> tuple[Item, ...]:
-    """The ``[[item]]`` price list.  An item is priced in one currency; the
-    desk offers it on the tables whose tariff is in that currency."""
-    if not isinstance(raw, list) or len(raw) > ITEMS_MOST:
-        raise TariffError(f"[[item]] entries must be an array of at most {ITEMS_MOST} tables")
-    currencies = sorted({t.currency for t in tariffs})
-    out: list[Item] = []
-    for i, entry in enumerate(raw):
-        where = f"item[{i}]"
-        if not isinstance(entry, dict):
-            raise TariffError(f"{where} must be a table")
-        _unknown(entry, _ITEM_KEYS, where)
-        name = _label(entry.get("name"), f"{where}.name")
-        name_fa = _label(entry.get("name_fa"), f"{where}.name_fa", default=name)
-        currency = entry.get("currency")
-        if currency is None and len(currencies) == 1:
-            currency = currencies[0]
-        if not money.known_currency(currency):
-            raise TariffError(
-                f"{where}.currency: unknown currency {currency!r}"[:120]
-                + " (give the currency of the tariffs it is sold under)"
-            )
-        assert isinstance(currency, str)
-        if "price" not in entry:
-            raise TariffError(f"{where}.price is missing")
-        price = _price(entry, "price", f"{where}.price", currency, least=1)
-        if any(x.name == name for x in out):
-            raise TariffError(f"{where}.name: {name!r} is used twice")
-        out.append(Item(name, name_fa, price, currency))
-    return tuple(out)

@@ -34,7 +34,7 @@ def test_every_declared_key_is_in_the_reference() -> None:
     text = config_mod.reference()
     for section in config_mod.SECTIONS:
         assert f"## `{section.TITLE}`" in text
-        for name, info in section.model_fields.items():
+        for name, info in settings_schema.keys_of(section).items():
             assert f"| `{name}` | {settings_schema.rule_of(info)} |" in text
             assert info.description, f"{section.TITLE} {name} has no help"
 
@@ -42,7 +42,7 @@ def test_every_declared_key_is_in_the_reference() -> None:
 def test_the_defaults_the_code_starts_from_are_the_declared_ones() -> None:
     empty = config_mod.parse({}, env={})
     for f in dataclasses.fields(config_mod.Config):
-        if f.name != "billing":  # the club's own (host/club/tariffs.py)
+        if f.name != "billing":  # its timezone is the PC's (test_billing_config.py)
             assert getattr(empty, f.name) == getattr(config_mod.Config(), f.name), f.name
     backup = config_mod.parse({"backup": {"replica": "/mnt/b"}}, env={}).backup
     assert backup == config_mod.BackupConfig(Path("/mnt/b"))
@@ -69,22 +69,30 @@ NEEDED: dict[str, dict[str, Any]] = {
     "[[table]]": {"id": "t1", "port": "/dev/ttyACM0"},
     "[backup]": {"replica": "/mnt/b"},
     "[printer]": {"connection": "file", "device": "/dev/usb/lp0"},
+    "[[tariff]]": {"name": "standard", "currency": "GBP", "per_hour": 5},
+    "[[tariff.peak]]": {"days": ["fri"], "from": "18:00", "to": "22:00", "per_hour": 9},
+    "[[item]]": {"name": "Tea", "price": 2, "currency": "GBP"},
 }
+
+
+def _within(title: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A document with ``body`` as the first entry of the section ``title``
+    (inside the first of its owner's, for ``[[tariff.peak]]``), and where it is."""
+    *owners, name_of = title.strip("[]").split(".")
+    doc: dict[str, Any] = {name_of: [body] if title.startswith("[[") else body}
+    where = f"{name_of}[0]" if title.startswith("[[") else name_of
+    for owner in reversed(owners):
+        doc = {owner: [{**NEEDED[f"[[{owner}]]"], **doc}]}
+        where = f"{owner}[0].{where}"
+    return doc, where
 
 
 def _cases() -> list[tuple[str, dict[str, Any], str]]:
     cases = []
     for section in config_mod.SECTIONS:
-        name_of = section.TITLE.strip("[]")
-        for name in section.model_fields:
-            body = {**NEEDED.get(section.TITLE, {}), name: WRONG}
-            if section.TITLE.startswith("[["):  # an array of tables: its first
-                doc: dict[str, Any] = {name_of: [body]}
-                where = f"{name_of}[0].{name}"
-            else:
-                doc = {name_of: body}
-                where = f"{name_of}.{name}"
-            cases.append((where, doc, str(WRONG)))
+        for name in settings_schema.keys_of(section):
+            doc, where = _within(section.TITLE, {**NEEDED.get(section.TITLE, {}), name: WRONG})
+            cases.append((f"{where}.{name}", doc, str(WRONG)))
     return cases
 
 
@@ -114,6 +122,12 @@ def test_a_file_nested_too_deeply_is_refused_with_a_sentence(tmp_path: Path, whe
         ('[server]\nport = "8047"', "server.port must be an integer, not '8047'"),
         ("[[table]]\nid = 't1'\nport = '/dev/x'\nbaud = 9601", "table[0].baud must be a serial"),
         ("[mqtt]\nkeepalive = 1", "mqtt.keepalive must be 5..3600, not 1"),
+        ("[billing]\nidle_alert_min = 0", "billing.idle_alert_min must be 1..1440, not 0"),
+        (
+            "[[tariff]]\nname = 'a'\ncurrency = 'GBP'\nper_hour = -5",
+            "tariff[0].per_hour must not be negative, not -5",
+        ),
+        ("[[item]]\nname = 'Tea'\nprice = 2\nhue = 1", "item[0]: unknown key 'hue'"),
     ],
 )
 def test_baulk_run_stops_at_a_bad_value_with_its_sentence_and_touches_nothing(

@@ -3,6 +3,7 @@ ConfigError naming its key, and each currency is written its own way."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tomllib
 from decimal import Decimal
@@ -10,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from baulk.host import config
-from baulk.host.club import money
+from baulk.host.club import money, tariffs
 from baulk.host.club.tariffs import DAYS
 
 BASE = """
@@ -83,20 +84,21 @@ loser_pays = true
         ('name = "a"\ncurrency = "GBP"\nper_hour = 1.005', "more than 2 decimals"),
         (
             'name = "a"\ncurrency = "XYZ"\nper_hour = 5',
-            "tariff[0].currency: unknown currency 'XYZ'",
+            "tariff[0].currency must be an ISO 4217 code such as GBP, EUR, INR, PKR or IRR, "
+            "or IRT for the toman, not 'XYZ'",
         ),
-        ('name = "a"\nper_hour = 5', "tariff[0].currency: unknown currency None"),
+        ('name = "a"\nper_hour = 5', "tariff[0].currency must be an ISO 4217 code"),
         ('name = "a"\ncurrency = "GBP"', "tariff[0] charges nothing"),
         ('name = "a"\ncurrency = "GBP"\nper_hour = 5\nround_min = 0', "tariff[0].round_min"),
         ('name = "a"\ncurrency = "GBP"\nper_hour = 5\nminimum_min = -1', "tariff[0].minimum_min"),
         # a clerk's extra digits: refused at the start, never a 15 s bill later
         (
             'name = "a"\ncurrency = "IRT"\nper_hour = 5\nminimum_min = 99999999999999999',
-            "tariff[0].minimum_min must be from 0 to 1440",
+            "tariff[0].minimum_min must be 0..1440, not 99999999999999999",
         ),
         (
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\nround_min = 61',
-            "round_min must be from 1 to 60",
+            "tariff[0].round_min must be 1..60, not 61",
         ),
         (
             'name = "a"\ncurrency = "IRR"\nper_hour = 10000000000000',
@@ -126,12 +128,12 @@ loser_pays = true
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\n[[tariff.peak]]\ndays = ["fri"]\n'
             'from = "18:00"\nto = "22:00"\nper_hour = 9\n[[tariff.peak]]\ndays = ["sat", "fri"]\n'
             'from = "21:00"\nto = "23:00"\nper_hour = 8',
-            "tariff[0].peak[1] overlaps tariff[0].peak[0] on fri from 21:00 to 22:00",
+            "tariff[0].peak[1] overlaps peak[0] on fri from 21:00 to 22:00",
         ),
         (
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\n[[tariff.peak]]\ndays = ["fri"]\n'
             'from = "22:00"\nto = "02:00"\nper_hour = 9',
-            "tariff[0].peak[0]: 'to' must be later than 'from'",
+            "tariff[0].peak[0].to must be later than from on the same day",
         ),
         (
             'name = "a"\ncurrency = "GBP"\nper_hour = 5\n[[tariff.peak]]\ndays = ["friday"]\n'
@@ -159,9 +161,14 @@ def test_a_bad_tariff_is_refused_naming_its_key(tariff: str, words: str) -> None
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        ('[billing]\ntimezone = "Mars/Base"', "billing.timezone: unknown time zone 'Mars/Base'"),
+        (
+            '[billing]\ntimezone = "Mars/Base"',
+            "billing.timezone must be a time zone's name such as 'Asia/Tehran', not 'Mars/Base'",
+        ),
+        # a folder of the zone database, which ZoneInfo opens and fails on
+        ('[billing]\ntimezone = "Asia"', "billing.timezone must be a time zone's name"),
         ("[billing]\nauto_open = 1", "billing.auto_open must be true or false"),
-        ("[billing]\nauto_close_min = -3", "billing.auto_close_min must be from 0 to 1440, not -3"),
+        ("[billing]\nauto_close_min = -3", "billing.auto_close_min must be 0..1440, not -3"),
         ('[billing]\nday_starts = "6am"', "billing.day_starts must be a time"),
         ("[billing]\nidle = 3", "billing: unknown key 'idle'"),
         (
@@ -188,6 +195,101 @@ def test_no_billing_config_means_no_tariffs() -> None:
         config.parse({"tariff": 3}, env={})
     with pytest.raises(config.ConfigError, match=r"\[billing\] must be a table"):
         config.parse({"billing": [1]}, env={})
+
+
+POUNDS = '[[tariff]]\nname = "a"\ncurrency = "GBP"\nper_hour = 5\n'
+EUROS = '[[tariff]]\nname = "e"\ncurrency = "EUR"\nper_hour = 5\ntables = ["t1"]\n'
+PEAK = '[[tariff.peak]]\ndays = ["fri"]\nfrom = "18:00"\nto = "20:00"\nper_hour = 9\n'
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (POUNDS + '[[item]]\nname = "Tea"\nprice = 2', None),  # the tariffs' currency
+        (
+            POUNDS + EUROS + '[[item]]\nname = "Tea"\nprice = 2',
+            "item[0].currency must be given: the tariffs do not share one (they use EUR, GBP)",
+        ),
+        (POUNDS + '[[item]]\nname = "Tea"\nprice = 0', "item[0].price must be from 0.01 to "),
+        (
+            POUNDS + '[[item]]\nname = "Tea"\nprice = 2.005',
+            "item[0].price 2.005 has more than 2 decimals for GBP",
+        ),
+        (POUNDS + '[[item]]\nname = "Tea"\nprice = -2', "item[0].price must not be negative"),
+        (POUNDS + '[[item]]\nname = "Tea"', "item[0].price must be an amount"),
+        (
+            POUNDS + '[[item]]\nname = "Tea"\nprice = 2\ncurrency = "XYZ"',
+            "item[0].currency must be an ISO 4217 code such as",
+        ),
+        (
+            POUNDS + '[[item]]\nname = "Tea"\nname_fa = "\U0001f375"\nprice = 2',
+            "item[0].name_fa must not hold emoji or symbols (U+1F375)",
+        ),
+        (
+            POUNDS + '[[item]]\nname = "Tea"\nprice = 2\n[[item]]\nname = " Tea "\nprice = 3',
+            "item[1].name: 'Tea' is used twice",
+        ),
+        (POUNDS + '[[item]]\nname = "Tea"\nprice = 2\ncolour = 1', "item[0]: unknown key 'colour'"),
+        (
+            POUNDS + PEAK.replace("per_hour = 9", "per_hour = 9.001"),
+            "tariff[0].peak[0].per_hour 9.001 has more than 2 decimals for GBP",
+        ),
+        (POUNDS + PEAK.replace('"fri"', "3"), "tariff[0].peak[0].days must be a list of weekdays"),
+        (POUNDS + PEAK.replace('to = "20:00"\n', ""), "tariff[0].peak[0].to must be a time"),
+        (POUNDS + PEAK * 29, "tariff[0].peak must be an array of at most 28 tables"),
+        (POUNDS + 'tables = "t1"', "tariff[0].tables must be a list of at most 256 table ids"),
+        (POUNDS + 'name = "b"', None),  # a TOML file cannot say a key twice: refused by tomllib
+        (
+            POUNDS + POUNDS.replace("per_hour = 5", 'per_hour = 6\ntables = ["t2"]'),
+            "tariff[1].name: 'a' is used twice",
+        ),
+        (
+            "[billing]\nvenue = '" + "v" * 81 + "'",
+            "billing.venue must be one line of printable text of at most 80 characters",
+        ),
+        ("[billing]\nvenue = 'Club\u202e'", "billing.venue must not hold control, invisible"),
+        ("[billing]\nday_starts = '24:00'", "billing.day_starts must be a time 'HH:MM' from 00:00"),
+        ("[billing]\nidle_alert_min = 0", "billing.idle_alert_min must be 1..1440, not 0"),
+    ],
+)
+def test_a_bad_item_or_part_is_one_sentence_naming_its_key(extra: str, words: str | None) -> None:
+    """Each from its declaration, the same through config.parse (ConfigError)
+    and through tariffs.parse (TariffError, what the club's callers catch)."""
+    try:
+        data = tomllib.loads(BASE + extra, parse_float=Decimal)
+    except tomllib.TOMLDecodeError:
+        assert words is None
+        return
+    if words is None:
+        billing = config.parse(data, env={}).billing
+        assert billing.items == () or billing.items[0].currency == "GBP"
+        return
+    with pytest.raises(config.ConfigError) as by_config:
+        config.parse(data, env={})
+    with pytest.raises(tariffs.TariffError) as by_tariffs:
+        tariffs.parse(data, {"t1", "t2"})
+    said = str(by_config.value)
+    assert words in said and said == str(by_tariffs.value)
+    assert "\n" not in said and len(said) < 400
+
+
+def test_too_many_tariffs_or_items_are_refused() -> None:
+    tariff = {"name": "a", "currency": "GBP", "per_hour": 5}
+    many = [{**tariff, "name": f"t{i}", "tables": [f"x{i}"]} for i in range(65)]
+    with pytest.raises(
+        tariffs.TariffError, match=r"^\[\[tariff\]\] entries must be an array of at most 64 tables$"
+    ):
+        tariffs.parse({"tariff": many})
+    items = [{"name": f"i{i}", "price": 1} for i in range(61)]
+    with pytest.raises(
+        tariffs.TariffError, match=r"^\[\[item\]\] entries must be an array of at most 60 tables$"
+    ):
+        tariffs.parse({"tariff": [tariff], "item": items})
+
+
+def test_the_billing_defaults_are_the_declared_ones() -> None:
+    empty = config.parse({}, env={}).billing
+    assert empty == dataclasses.replace(tariffs.Billing(), timezone=tariffs.local_timezone())
 
 
 @pytest.mark.parametrize(

@@ -290,38 +290,62 @@ def checks(path: str = "") -> list[Any]:
     ]
 
 
-def register_formats() -> None:
-    """Each string format of the document's own, drawn as its definition
-    says: candidates kept when the value type that declares the format
-    (host/web/request_models.py) takes them."""
-    import schemathesis
-    from hypothesis import strategies as st
+def format_checks() -> dict[str, Any]:
+    """Each string format of the document's own, as a check: does the value
+    type that declares it (host/web/request_models.py) take the string?"""
     from pydantic import TypeAdapter, ValidationError
 
     from baulk.host.web import request_models as r
 
-    def kept(kind: Any, texts: Any) -> Any:
+    def check(kind: Any) -> Any:
         adapter = TypeAdapter(kind)
 
-        def takes(text: str) -> bool:
+        def takes(text: object) -> bool:
             try:
                 adapter.validate_python(text)
             except ValidationError:
                 return False
             return True
 
-        return texts.filter(takes)
+        return takes
+
+    kinds = {
+        r.NAME_FORMAT: r.Name,
+        r.TEXT_FORMAT: r.Text,
+        r.PERSON_FORMAT: r.Person,
+        r.TOKEN_NAME_FORMAT: r.TokenName,
+        r.PASSWORD_FORMAT: r.Password,
+        r.PIN_FORMAT: r.Pin,
+        r.JDATE_FORMAT: r.JDay,
+    }
+    assert set(kinds) == set(r.FORMATS)
+    return {name: check(kind) for name, kind in kinds.items()}
+
+
+def register_formats() -> None:
+    """Each string format of the document's own, drawn as its definition
+    says: candidates kept when the value type that declares the format
+    (host/web/request_models.py) takes them."""
+    import schemathesis
+    from hypothesis import strategies as st
+
+    from baulk.host.web import request_models as r
+
+    checks = format_checks()
+
+    def kept(kind: Any, texts: Any) -> Any:
+        return texts.filter(checks[kind])
 
     words = st.characters(categories=["L", "N", "P", "Mn"], include_characters=" \u200c")
     signs = st.characters(categories=["L", "N", "P", "Sm", "Sc"], include_characters=" ")
     person = st.characters(categories=["L", "N"], include_characters=" .-_'")
     days = st.dates(date(r.FIRST_YEAR + 1, 1, 1), date(r.LAST_YEAR - 1, 12, 31))
     strategies = {
-        r.NAME_FORMAT: kept(r.Name, st.text(words, min_size=1, max_size=NAME_BYTES)),
-        r.TEXT_FORMAT: kept(r.Text, st.text(signs, min_size=1, max_size=r.TEXT_BYTES)),
-        r.PERSON_FORMAT: kept(r.Person, st.text(person, min_size=1, max_size=32)),
-        r.TOKEN_NAME_FORMAT: kept(r.TokenName, st.text(min_size=1, max_size=40)),
-        r.PASSWORD_FORMAT: kept(r.Password, st.text(min_size=8, max_size=64)),
+        r.NAME_FORMAT: kept(r.NAME_FORMAT, st.text(words, min_size=1, max_size=NAME_BYTES)),
+        r.TEXT_FORMAT: kept(r.TEXT_FORMAT, st.text(signs, min_size=1, max_size=r.TEXT_BYTES)),
+        r.PERSON_FORMAT: kept(r.PERSON_FORMAT, st.text(person, min_size=1, max_size=32)),
+        r.TOKEN_NAME_FORMAT: kept(r.TOKEN_NAME_FORMAT, st.text(min_size=1, max_size=40)),
+        r.PASSWORD_FORMAT: kept(r.PASSWORD_FORMAT, st.text(min_size=8, max_size=64)),
         r.PIN_FORMAT: st.from_regex(r"[0-9]{4,8}", fullmatch=True),
         r.JDATE_FORMAT: days.map(jalali),
     }

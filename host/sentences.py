@@ -15,8 +15,9 @@ as a choice ("owner or desk"), and anything else (an id, a name, what a
 client sent) kept as it is, in a bidi isolate, so that it cannot reorder the
 Persian words around it.  No sentence is parsed back by a pattern.  What
 arrives as English text, the device's reasons (:func:`device_reason`: the
-device keeps no ids) and the activity log's kept rows (:func:`read_back`),
-is read by the catalogue's own templates.
+device keeps no ids) and the rows an older baulk wrote into the activity log
+(:func:`read_back`), is read by the catalogue's own templates; a row written
+now keeps its sentence by id and values (:func:`kept`).
 
 How to add a sentence: write ``Message("the template {n}", n=...)`` where
 it is given, and its msgid with the Persian in the catalogue;
@@ -26,6 +27,7 @@ entry whose placeholders differ from its msgid's.
 
 from __future__ import annotations
 
+import json
 import string
 from collections.abc import Mapping
 from functools import cache
@@ -286,12 +288,74 @@ def device_reason(text: str) -> Message | str:
 
 
 def read_back(text: str) -> Message | str:
-    """A sentence kept as English text (the activity log's rows keep a
-    refusal's English, and older rows have nothing else), as the message it
-    is, by the catalogue's own templates as :func:`device_reason` reads the
-    device's; the text itself when it is none.  A reason inside is read in
-    its turn."""
+    """A sentence kept as English text only (the activity log's rows made
+    by an older baulk), as the message it is, by the catalogue's own
+    templates as :func:`device_reason` reads the device's; the text itself
+    when it is none.  A reason inside is read in its turn.  A row written
+    now keeps its sentence by id and values (:func:`kept`)."""
     return _read(text, device=False)
+
+
+# A Message kept as JSON (:func:`kept`, :func:`unkept`): its msgid and its
+# values, a value that is a sentence or a choice tagged as such.
+_ID, _VALUES, _SAID, _CHOICE = "id", "values", "said", "choice"
+
+
+def _kept_value(value: object) -> object:
+    if isinstance(value, Message):
+        return {_SAID: _kept_form(value)}
+    if isinstance(value, tuple):
+        return {_CHOICE: [_kept_value(v) for v in value]}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+def _kept_form(message: Message) -> dict[str, object]:
+    return {_ID: message.msgid, _VALUES: {k: _kept_value(v) for k, v in message.params.items()}}
+
+
+def kept(message: Message | str | None, most: int) -> str | None:
+    """A sentence as a row keeps it, by its id and values (the activity log:
+    its reader says it in his language from the catalogue), or None when it
+    is plain text or longer than ``most`` characters so kept (the row's
+    English is then all there is, read back by :func:`read_back`)."""
+    if not isinstance(message, Message):
+        return None
+    text = json.dumps(_kept_form(message), ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= most else None
+
+
+def _unkept_value(value: object) -> object:
+    if isinstance(value, dict):
+        if _SAID in value:
+            return _unkept_form(value[_SAID])
+        if _CHOICE in value and isinstance(value[_CHOICE], list):
+            return tuple(_unkept_value(v) for v in value[_CHOICE])
+        raise ValueError("a kept value of no known kind")
+    return value
+
+
+def _unkept_form(form: object) -> Message:
+    if not isinstance(form, dict) or not isinstance(form.get(_ID), str):
+        raise ValueError("no kept sentence")
+    values = form.get(_VALUES)
+    if not isinstance(values, dict):
+        raise ValueError("no kept values")
+    return Message(form[_ID], **{str(k): _unkept_value(v) for k, v in values.items()})
+
+
+def unkept(text: str | None) -> Message | None:
+    """The sentence :func:`kept` made, or None (no such form, or one this
+    baulk cannot read: the row's English stands)."""
+    if not text:
+        return None
+    try:
+        message = _unkept_form(json.loads(text))
+        str(message)  # its values fill its template
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        return None
+    return message
 
 
 def _read(text: str, device: bool) -> Message | str:

@@ -34,7 +34,7 @@ from urllib.parse import unquote
 
 from baulk.host.club import bills, money, views
 from baulk.host.club.clock import Stamp
-from baulk.host.sentences import Message
+from baulk.host.sentences import Message, kept, read_back, say, unkept
 from baulk.host.staff.accounts import key_of
 from baulk.host.staff.roles import Actor
 from baulk.host.store import StaffWrite, StoreReader
@@ -44,6 +44,8 @@ DEVICE_CHARS = 200
 WHO_CHARS = 64  # a name tried at sign-in, as the log keeps it
 ACTION_CHARS = 64
 WHY_CHARS = 300
+# a sentence kept by id and values: longer than this, its English alone is kept
+SAID_CHARS = 1000
 QUIET_MOST = 30  # strangers' requests logged one by one each minute
 SUMMED_MOST = 10  # names tried with a summing-up row each; the rest share one
 NAMES_MOST = 1000  # names counted apart in a minute; beyond them, with the rest
@@ -309,7 +311,7 @@ class Entry:
     table_id: str | None
     session_id: int | None
     result: str
-    why: str | None
+    why: Message | str | None  # a sentence is kept by its id and values too
     by: str | None = None  # who acted outside the web (``shell``: baulk users)
 
     def write(self) -> StaffWrite:
@@ -333,7 +335,8 @@ class Entry:
                 "table_id": _clean(self.table_id, 64),
                 "session_id": self.session_id,
                 "result": self.result,
-                "why": _clean(self.why, WHY_CHARS),
+                "why": _clean(str(self.why) if self.why is not None else None, WHY_CHARS),
+                "why_said": kept(self.why, SAID_CHARS),
             },
         )
 
@@ -362,28 +365,23 @@ class _Tried:
         if address is not None and len(self.addresses) < ADDRESSES_MOST:
             self.addresses.add(address)
 
-    def why(self) -> str:
-        """What the row says: a sentence's English, as the log keeps it (its
-        Persian: host/sentences.py read_back)."""
+    def why(self) -> Message:
+        """What the row says."""
         n, held, m = self.count, self.held, len(self.addresses)
         if self.names:
-            return str(
-                Message(
-                    "{n} more attempts under other names in this minute, {held} held back, "
-                    "from {m} addresses: not logged one by one",
-                    n=n,
-                    held=held,
-                    m=m,
-                )
-            )
-        return str(
-            Message(
-                "{n} more attempts in this minute, {held} held back, "
+            return Message(
+                "{n} more attempts under other names in this minute, {held} held back, "
                 "from {m} addresses: not logged one by one",
                 n=n,
                 held=held,
                 m=m,
             )
+        return Message(
+            "{n} more attempts in this minute, {held} held back, "
+            "from {m} addresses: not logged one by one",
+            n=n,
+            held=held,
+            m=m,
         )
 
 
@@ -485,6 +483,16 @@ RESULTS = {"fa": {"done": "انجام شد", "queued": "در صف", "refused": "
 ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}}
 
 
+def why_in(row: dict[str, Any], lang: str) -> str | None:
+    """Why a row's request was refused, in ``lang``: its sentence as kept by
+    id and values, or (a row of an older baulk) its English read back by the
+    catalogue's templates."""
+    said = unkept(row.get("why_said"))
+    if said is None and not row.get("why"):
+        return None
+    return say(said if said is not None else read_back(str(row["why"])), lang)
+
+
 def to_csv(
     rows: list[dict[str, Any]],
     tz: str,
@@ -517,7 +525,7 @@ def to_csv(
                     r["table_id"],
                     r["session_id"],
                     results.get(r["result"], r["result"]),
-                    r["why"],
+                    why_in(r, lang),
                     r["what"],
                     said(r, lang) if said is not None else "",
                 )

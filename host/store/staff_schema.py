@@ -150,7 +150,7 @@ SESSION_COLUMNS = (
 )
 ACTIVITY_COLUMNS = (
     "id, wall_ms, mono_ms, boot, who, role, address, device, action, what, table_id, "
-    "session_id, result, why, tried"
+    "session_id, result, why, tried, why_said"
 )
 # Columns a store made by an older baulk lacks, added when it is opened.  Its
 # sign-ins and unused codes have no credential to check: they end, and
@@ -161,6 +161,9 @@ _ADDED = (
     ("staff_sessions", "generation", "INTEGER"),
     ("staff_sessions", "credential", "TEXT"),
     ("staff_activity", "tried", "TEXT"),
+    # An older baulk's rows keep a refusal's English alone (read back by the
+    # catalogue's templates); a row now keeps it by id and values too.
+    ("staff_activity", "why_said", "TEXT"),
     ("staff_codes", "generation", "INTEGER"),  # an older baulk's unused codes: none holds
     # An older baulk's named tokens were bound to nothing: they hold until revoked.
     ("staff_tokens", "maker_account", "INTEGER"),
@@ -215,7 +218,7 @@ class StaffWrite:
 
 _ACTIVITY_KEYS = (
     "wall_ms", "mono_ms", "boot", "who", "role", "address", "device", "action", "what",
-    "table_id", "session_id", "result", "why", "tried",
+    "table_id", "session_id", "result", "why", "tried", "why_said",
 )  # fmt: skip
 
 

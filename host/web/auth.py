@@ -61,6 +61,7 @@ from baulk.host.web.doors import BOARDS_KEY
 from baulk.host.web.http import (
     BODY_KEY,
     DAEMON_KEY,
+    SAID,
     THROTTLE_KEY,
     error,
     json_response,
@@ -317,7 +318,7 @@ async def gate(request: web.Request, handler: Any) -> web.StreamResponse:
             raise
         except Exception:
             if changing:
-                _audit(request, pattern, 500, str(Message("the server failed (see its log)")))
+                _audit(request, pattern, 500, Message("the server failed (see its log)"))
             raise
     if changing:
         _audit(request, pattern, response.status, _why(response))
@@ -333,9 +334,11 @@ def _refusal(refused: tuple[int, Message], lang: str) -> web.Response:
     return response
 
 
-def _why(response: web.StreamResponse) -> str | None:
+def _why(response: web.StreamResponse) -> Message | str | None:
     if response.status < 300 or not isinstance(response, web.Response):
         return None
+    if SAID in response:  # an answer of http.error: its sentence itself
+        return response[SAID]
     try:
         body = json.loads(response.body) if isinstance(response.body, bytes) else None
     except ValueError:
@@ -343,7 +346,9 @@ def _why(response: web.StreamResponse) -> str | None:
     return str(body.get("error"))[:300] if isinstance(body, dict) and "error" in body else None
 
 
-def _audit(request: web.Request, pattern: str | None, status: int, why: str | None) -> None:
+def _audit(
+    request: web.Request, pattern: str | None, status: int, why: Message | str | None
+) -> None:
     """The activity log's row for a state-changing request: never raises,
     never waits (the score path comes first)."""
     try:

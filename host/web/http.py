@@ -39,6 +39,10 @@ FILES_KEY: web.AppKey[dict[str, files.StaticFile]] = web.AppKey("static_files")
 BODY_KEY: web.RequestKey[dict[str, Any]] = web.RequestKey("body")
 
 
+# The sentence an error answer said (:func:`error`), for the activity log.
+SAID = web.ResponseKey("said", Message)
+
+
 def error(status: int, text: Message | str, lang: str | None = None) -> web.Response:
     """A JSON error: ``error`` the English (API clients read it), ``message``
     the same in the request's language, and ``id`` the sentence's message id."""
@@ -47,7 +51,10 @@ def error(status: int, text: Message | str, lang: str | None = None) -> web.Resp
         body["id"] = text.msgid
     if lang is not None:
         body["message"] = say(text, lang)
-    return json_response(body, status=status)
+    response = json_response(body, status=status)
+    if isinstance(text, Message):
+        response[SAID] = text  # the activity log keeps the sentence, not its English alone
+    return response
 
 
 # The status each kind of refusal from below the web side is answered with

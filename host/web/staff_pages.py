@@ -16,7 +16,7 @@ from typing import Any
 from aiohttp import web
 
 from baulk.host.club import daily, money, views
-from baulk.host.sentences import Message, message_of, read_back, say
+from baulk.host.sentences import Message, message_of
 from baulk.host.staff import activity, takings
 from baulk.host.staff.registry import StaffError
 from baulk.host.store import staff_queries
@@ -268,7 +268,8 @@ async def activity_log(request: web.Request) -> web.StreamResponse:
         people = staff_queries.activity_people(db, lo, hi)
     for r in rows:
         r["when"] = views.when(r["wall_ms"], billing.timezone, lang)
-        r["why_text"] = say(read_back(r["why"]), lang) if r["why"] else None
+        r["why_text"] = activity.why_in(r, lang)
+        del r["why_said"]  # said in why_text
         r["sentence"] = sentence(r, lang, moneys.get(r["session_id"]))
         key = activity.described(r)[0]  # an old row's route pattern read as its action
         r["action_name"] = r["action"] if key in ("did_command", "did_other") else key[4:]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from baulk.host.club.money import fmt, parse
+from baulk.host.sentences import Message, kept, say, unkept
 from baulk.host.staff import activity
 from baulk.host.staff.roles import ROUTES, SAFE_METHODS
 from baulk.host.web.staff_pages import sentence, sentence_text
@@ -235,3 +236,58 @@ def test_an_action_the_table_never_answered_reads_as_its_sentence_queued(tmp_pat
             assert sentence_text(r, lang) == said
     finally:
         d.stop()
+
+
+def test_a_refusal_is_kept_by_its_id_and_values(
+    venue: tuple[DaemonThread, DevicePeer],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refused request's row keeps its sentence by id and values: the page
+    says it in the reader's language from the catalogue, and never reads
+    the English back (a row of an older baulk, with its English alone, still
+    is)."""
+    d, _ = venue
+    status, refused = post_as("Owner", d, "/api/sessions/987654/void", {"reason": "test"})
+    assert 400 <= status < 500, refused
+    msgid = refused["id"]
+
+    def kept_rows() -> list[dict[str, Any]]:
+        assert d.daemon is not None
+        rows = d.daemon.reader.db.execute(
+            "SELECT why, why_said FROM staff_activity WHERE what LIKE '%987654%'"
+        ).fetchall()
+        return [{"why": w, "why_said": s} for w, s in rows]
+
+    (kept_row,) = wait_for(kept_rows, what="the refusal's row")
+    said = unkept(kept_row["why_said"])
+    assert said is not None and said.msgid == msgid, kept_row
+    assert str(said) == kept_row["why"] == refused["error"]
+
+    def no_reading_back(text: str) -> Any:
+        raise AssertionError(f"read back: {text!r}")
+
+    monkeypatch.setattr(activity, "read_back", no_reading_back)
+    rows = [r for r in _log(d, "limit=100&lang=fa")["rows"] if "987654" in r["what"]]
+    assert rows and rows[0]["why_text"] == say(said, "fa"), rows
+    assert "why_said" not in rows[0]
+    assert activity.why_in(kept_row, "en") == refused["error"]
+    monkeypatch.undo()
+    # an older baulk's row: its English alone, read back by the templates
+    old = {"why": refused["error"], "why_said": None}
+    assert activity.why_in(old, "fa") == say(said, "fa")
+
+
+def test_a_kept_sentence_comes_back_as_it_went() -> None:
+    nested = Message(
+        "{what} must not hold emoji or symbols ({text}): "
+        "the boards and the handset cannot draw them",
+        what=Message("PIN"),
+        text="U+1F600",
+    )
+    choice = Message("only {roles} may do this", roles=("owner", "desk"))
+    for m in (nested, choice, Message("session {n} is closed", n=3)):
+        assert unkept(kept(m, 1000)) == m
+    assert kept("plain text", 1000) is None  # no id: the English alone
+    assert kept(nested, 20) is None  # too long to keep: the English alone
+    for bad in (None, "", "not json", '{"id": 3}', '{"id": "x {n}", "values": {}}', "[1]"):
+        assert unkept(bad) is None, bad

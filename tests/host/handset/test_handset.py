@@ -143,7 +143,9 @@ def test_without_a_configured_language_the_device_keeps_its_own(
 def test_the_api_sets_the_language_with_the_token_only(tmp_path: Path, peer: DevicePeer) -> None:
     daemon = start(tmp_path, "en")
     try:
-        wait_for(lambda: received(peer, messages.SETTINGS) == [{0: 0}], what="en at hello")
+        # a hello again (the link made anew on a busy machine) sends them again
+        wait_for(lambda: received(peer, messages.SETTINGS), what="en at hello")
+        assert all(s == {0: 0} for s in received(peer, messages.SETTINGS))
         url = daemon.url + "/api/tables/t1/handset"
         status, body = http(url, {"lang": "fa"})
         assert status == 401 and "sign in first" in body["error"]
@@ -155,10 +157,10 @@ def test_the_api_sets_the_language_with_the_token_only(tmp_path: Path, peer: Dev
         ):
             status, body = http(url, bad, token=TOKEN)
             assert status == 400 and words in body["error"], (bad, body)
-        assert received(peer, messages.SETTINGS) == [{0: 0}]  # nothing sent for those
+        assert all(s == {0: 0} for s in received(peer, messages.SETTINGS))  # none for those
         status, body = http(url, {"lang": "fa"}, token=TOKEN)
         assert status == 200 and body["status"] == "done" and body["lang"] == "fa", body
-        wait_for(lambda: received(peer, messages.SETTINGS) == [{0: 0}, {0: 1}], what="fa sent")
+        wait_for(lambda: received(peer, messages.SETTINGS)[-1:] == [{0: 1}], what="fa sent")
         assert http(url)[1]["lang"] == "fa"
         status, body = http(daemon.url + "/api/tables/t9/handset", {"lang": "fa"}, token=TOKEN)
         assert status == 404

@@ -137,9 +137,10 @@ OTHER_LANGUAGE = {"en": "فارسی", "fa": "English"}
 # (host/web/words.py), the match report's and result sheet's
 # (host/referee/reports.py), the statistics' (host/referee/stats_html.py),
 # the receipts' and the daily report's (host/club/views.py) and the names of
-# Iran's currency units (host/club/money.py), and the handset's keys' legends
-# (host/handset/texts.py KEYS).
-PAGES = ("page", "report", "stats", "receipt", "currency", "keycap")
+# Iran's currency units (host/club/money.py), the handset's keys' legends
+# (host/handset/texts.py KEYS), and the CSV files' columns, results and
+# states (host/staff/activity.py, host/club/daily.py).
+PAGES = ("page", "report", "stats", "receipt", "currency", "keycap", "csv")
 
 
 def keyed_words(page: str) -> dict[str, dict[str, str]]:

@@ -19,50 +19,20 @@ from baulk.host.club import bills, money
 from baulk.host.club.clock import Stamp
 from baulk.host.club.tariffs import Billing
 from baulk.host.club.views import LANGS, TEXT, csv_when, day_label, jalali, to_csv, when, zone
+from baulk.host.sentences import keyed_words
 from baulk.host.store import StoreReader
 
 # The money of a bill as the report adds it up, per currency (they add up to total).
 MONEY = ("charged", "items", "corrections", "refunds", "void", "total")
-CSV_HEADERS = {
-    "en": [
-        "session",
-        "table",
-        "opened",
-        "closed",
-        "state",
-        "minutes_open",
-        "minutes_billed",
-        "minutes_in_play",
-        "frames",
-        "currency",
-        *MONEY,
-        "tariff",
-        "opened_by",
-        "closed_by",
-    ],
-    "fa": [
-        "جلسه",
-        "میز",
-        "شروع",
-        "پایان",
-        "وضعیت",
-        "دقیقهٔ میز",
-        "دقیقهٔ محاسبه‌شده",
-        "دقیقهٔ بازی",
-        "فریم",
-        "واحد پول",
-        "مبلغ",
-        "اقلام",
-        "اصلاح",
-        "بازپرداخت",
-        "باطل",
-        "جمع",
-        "تعرفه",
-        "بازکننده",
-        "بندنده",
-    ],
-}
-_STATE = {"en": {}, "fa": {"open": "باز", "closed": "بسته", "void": "باطل"}}
+# The columns, by their keys in the catalogue (``csv:day_KEY``), and the
+# sessions' states (``csv:state_STATE``).
+CSV_COLUMNS = (
+    "session", "table", "opened", "closed", "state", "minutes_open", "minutes_billed",
+    "minutes_in_play", "frames", "currency", *MONEY, "tariff", "opened_by", "closed_by",
+)  # fmt: skip
+_CSV = keyed_words("csv")
+CSV_HEADERS = {lang: [_CSV[lang][f"day_{c}"] for c in CSV_COLUMNS] for lang in LANGS}
+_STATE = {lang: {s: _CSV[lang][f"state_{s}"] for s in ("open", "closed", "void")} for lang in LANGS}
 
 
 def day_bounds(day: date, billing: Billing) -> tuple[int, int]:

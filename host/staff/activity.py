@@ -34,7 +34,7 @@ from urllib.parse import unquote
 
 from baulk.host.club import bills, money, views
 from baulk.host.club.clock import Stamp
-from baulk.host.sentences import Message, kept, read_back, say, unkept
+from baulk.host.sentences import LANGS, Message, kept, keyed_words, read_back, say, say_word, unkept
 from baulk.host.staff.accounts import key_of
 from baulk.host.staff.roles import Actor
 from baulk.host.store import StaffWrite, StoreReader
@@ -469,18 +469,17 @@ def _summing_up(t: _Tried) -> StaffWrite:
 
 
 # ---------------------------------------------------------------------- the page's CSV
-CSV_HEADERS = {
-    "en": [
-        "time", "who", "tried", "role", "address", "device", "action", "table", "session",
-        "result", "why", "request", "what was done",
-    ],
-    "fa": [
-        "زمان", "چه کسی", "نام امتحان‌شده", "نقش", "نشانی", "دستگاه", "کار", "میز", "جلسه",
-        "نتیجه", "چرا", "درخواست", "چه شد",
-    ],
-}  # fmt: skip
-RESULTS = {"fa": {"done": "انجام شد", "queued": "در صف", "refused": "رد شد"}}
-ROLE_WORDS = {"fa": {"owner": "مالک", "desk": "پیشخوان", "referee": "داور"}}
+# The columns, by their keys in the catalogue (``csv:log_KEY``), and the
+# results' words (``csv:result_RESULT``); a role is said as the role's word.
+CSV_COLUMNS = (
+    "time", "who", "tried", "role", "address", "device", "action", "table", "session",
+    "result", "why", "request", "what_was_done",
+)  # fmt: skip
+_CSV = keyed_words("csv")
+CSV_HEADERS = {lang: [_CSV[lang][f"log_{c}"] for c in CSV_COLUMNS] for lang in LANGS}
+RESULTS = {
+    lang: {r: _CSV[lang][f"result_{r}"] for r in ("done", "queued", "refused")} for lang in LANGS
+}
 
 
 def why_in(row: dict[str, Any], lang: str) -> str | None:
@@ -508,8 +507,7 @@ def to_csv(
     w = csv.writer(out)
     if head:
         w.writerow([views.csv_cell(h) for h in CSV_HEADERS[lang]])
-    results = RESULTS.get(lang, {})
-    roles = ROLE_WORDS.get(lang, {})
+    results = RESULTS[lang]
     for r in rows:
         w.writerow(
             [
@@ -518,7 +516,7 @@ def to_csv(
                     views.when(r["wall_ms"], tz, lang),
                     r["who"],
                     r["tried"],
-                    roles.get(r["role"] or "", r["role"]),
+                    say_word(r["role"], "role") if lang == "fa" and r["role"] else r["role"],
                     r["address"],
                     r["device"],
                     r["action"],

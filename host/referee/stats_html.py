@@ -40,30 +40,18 @@ BALL_NAMES: dict[str, dict[str, str]] = {
 
 # Pockets as docs/ENGINE.md names them: top is the black's end; left and
 # right as seen from the baulk end.
+# A pocket's name is the boards' word (page:pocket_P); the statistics' own
+# words are a pocket not given and where a pot was scored from (stats:KEY).
 POCKET_NAMES: dict[str, dict[str, str]] = {
-    "en": {
-        "tl": "top left",
-        "tr": "top right",
-        "ml": "middle left",
-        "mr": "middle right",
-        "bl": "bottom left",
-        "br": "bottom right",
-        "none": "pocket not given",
-    },
-    "fa": {
-        "tl": "بالا چپ",
-        "tr": "بالا راست",
-        "ml": "وسط چپ",
-        "mr": "وسط راست",
-        "bl": "پایین چپ",
-        "br": "پایین راست",
-        "none": "جیب نامشخص",
-    },
+    lang: {
+        **{p: _PAGE[lang][f"pocket_{p}"] for p in names.POCKETS},
+        "none": TEXT[lang]["pocket_none"],
+    }
+    for lang in LANGS
 }
-
+SOURCES = ("sensor", "keypad", "host", "device")
 SOURCE_WORDS: dict[str, dict[str, str]] = {
-    "en": {"sensor": "sensor", "keypad": "keypad", "host": "console", "device": "device"},
-    "fa": {"sensor": "حسگر", "keypad": "صفحه‌کلید داور", "host": "کنسول", "device": "دستگاه"},
+    lang: {k: TEXT[lang][f"source_{k}"] for k in SOURCES} for lang in LANGS
 }
 
 esc = html.escape

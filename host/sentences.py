@@ -11,12 +11,13 @@ what it is (:func:`value_in`): a number in Persian digits, a
 :class:`Message` (a word such as ``"PIN"``, or a reason) in its turn from
 the catalogue, a word of a vocabulary (a placeholder named ``ball``,
 ``kind``, ``role``..., :data:`NAMED`) by its entry in that context, a tuple
-as a choice ("owner or desk"), and anything else (an id, a name, what a
-client sent) kept as it is, in a bidi isolate, so that it cannot reorder the
-Persian words around it.  No sentence is parsed back by a pattern.  What
-arrives as English text, the device's reasons (:func:`device_reason`: the
-device keeps no ids) and the activity log's kept rows (:func:`read_back`),
-is read by the catalogue's own templates.
+as a choice ("owner or desk"), a :class:`Said` (an amount of money) its own
+way, and anything else (an id, a name, what a client sent) kept as it is, in
+a bidi isolate, so that it cannot reorder the Persian words around it.  No
+sentence is parsed back by a pattern.  What arrives as English text, the
+device's reasons (:func:`device_reason`: the device keeps no ids) and the
+activity log's kept rows (:func:`read_back`), is read by the catalogue's
+own templates.
 
 How to add a sentence: write ``Message("the template {n}", n=...)`` where
 it is given, and its msgid with the Persian in the catalogue;
@@ -30,6 +31,7 @@ import string
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
@@ -63,6 +65,15 @@ OR = "or"
 # The flag of the catalogue's entries that are the device's reasons: its rules
 # engine's and its own (:func:`device_reason`).
 DEVICE = "device"
+
+
+@runtime_checkable
+class Said(Protocol):
+    """A value said its own way in each language (an amount of money,
+    host/club/money.py Amount): neither a number nor a word of the
+    catalogue, nor a name to isolate."""
+
+    def said_in(self, lang: str) -> str: ...
 
 
 class Message:
@@ -178,6 +189,8 @@ def value_in(name: str, value: object, lang: str) -> str:
     if isinstance(value, tuple):
         joint = f" {_entry(OR, 'join') or OR} " if lang == "fa" else f" {OR} "
         return joint.join(value_in(name, v, lang) for v in value)
+    if isinstance(value, Said):
+        return value.said_in(lang)
     if lang != "fa":
         return str(value)
     if isinstance(value, Message):

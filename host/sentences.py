@@ -47,8 +47,10 @@ PDI = "\u2069"
 # catalogue's entry in that context: the balls and the foul kinds of
 # firmware/names.py, the engine's keys, the options a referee's call needs a
 # foul for, the kinds of row the store refuses (host/store/records.py), what
-# a name's or a text's refusal names (a body's key), a credential's field and
-# a staff role.
+# a name's or a text's refusal names (a body's key), a credential's field, a
+# staff role, and the check of a day's takings' words (host/staff/takings.py):
+# the figures of a bill it works out again, the kinds of money row
+# (host/store/money_chain.py KINDS) and what each kind of tampering means.
 NAMED = {
     "ball": "ball",
     "kind": "foul",
@@ -59,6 +61,9 @@ NAMED = {
     "field": "field",
     "role": "role",
     "roles": "role",
+    "figure": "figure",
+    "row_kind": "money row",
+    "tampered": "tampered",
 }
 # A value that is a tuple is a choice of its words: "owner or desk".
 OR = "or"

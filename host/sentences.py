@@ -11,13 +11,14 @@ what it is (:func:`value_in`): a number in Persian digits, a
 :class:`Message` (a word such as ``"PIN"``, or a reason) in its turn from
 the catalogue, a word of a vocabulary (a placeholder named ``ball``,
 ``kind``, ``role``..., :data:`NAMED`) by its entry in that context, a tuple
-as a choice ("owner or desk"), and anything else (an id, a name, what a
-client sent) kept as it is, in a bidi isolate, so that it cannot reorder the
-Persian words around it.  No sentence is parsed back by a pattern.  What
-arrives as English text, the device's reasons (:func:`device_reason`: the
-device keeps no ids) and the rows an older baulk wrote into the activity log
-(:func:`read_back`), is read by the catalogue's own templates; a row written
-now keeps its sentence by id and values (:func:`kept`).
+as a choice ("owner or desk"), a :class:`Said` (an amount of money) its own
+way, and anything else (an id, a name, what a client sent) kept as it is, in
+a bidi isolate, so that it cannot reorder the Persian words around it.  No
+sentence is parsed back by a pattern.  What arrives as English text, the
+device's reasons (:func:`device_reason`: the device keeps no ids) and the
+rows an older baulk wrote into the activity log (:func:`read_back`), is read
+by the catalogue's own templates; a row written now keeps its sentence by id
+and values (:func:`kept`).
 
 How to add a sentence: write ``Message("the template {n}", n=...)`` where
 it is given, and its msgid with the Persian in the catalogue;
@@ -32,6 +33,7 @@ import string
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
@@ -47,8 +49,10 @@ PDI = "\u2069"
 # catalogue's entry in that context: the balls and the foul kinds of
 # firmware/names.py, the engine's keys, the options a referee's call needs a
 # foul for, the kinds of row the store refuses (host/store/records.py), what
-# a name's or a text's refusal names (a body's key), a credential's field and
-# a staff role.
+# a name's or a text's refusal names (a body's key), a credential's field, a
+# staff role, and the check of a day's takings' words (host/staff/takings.py):
+# the figures of a bill it works out again, the kinds of money row
+# (host/store/money_chain.py KINDS) and what each kind of tampering means.
 NAMED = {
     "ball": "ball",
     "kind": "foul",
@@ -59,12 +63,24 @@ NAMED = {
     "field": "field",
     "role": "role",
     "roles": "role",
+    "figure": "figure",
+    "row_kind": "money row",
+    "tampered": "tampered",
 }
 # A value that is a tuple is a choice of its words: "owner or desk".
 OR = "or"
 # The flag of the catalogue's entries that are the device's reasons: its rules
 # engine's and its own (:func:`device_reason`).
 DEVICE = "device"
+
+
+@runtime_checkable
+class Said(Protocol):
+    """A value said its own way in each language (an amount of money,
+    host/club/money.py Amount): neither a number nor a word of the
+    catalogue, nor a name to isolate."""
+
+    def said_in(self, lang: str) -> str: ...
 
 
 class Message:
@@ -208,6 +224,8 @@ def value_in(name: str, value: object, lang: str) -> str:
     if isinstance(value, tuple):
         joint = f" {_entry(OR, 'join') or OR} " if lang == "fa" else f" {OR} "
         return joint.join(value_in(name, v, lang) for v in value)
+    if isinstance(value, Said):
+        return value.said_in(lang)
     if lang != "fa":
         return str(value)
     if isinstance(value, Message):
@@ -299,12 +317,34 @@ def read_back(text: str) -> Message | str:
 
 # A Message kept as JSON (:func:`kept`, :func:`unkept`): its msgid and its
 # values, a value that is a sentence or a choice tagged as such.
-_ID, _VALUES, _SAID, _CHOICE = "id", "values", "said", "choice"
+_ID, _VALUES, _SAID, _CHOICE, _IN = "id", "values", "said", "choice", "in"
+
+
+class _KeptSaid:
+    """A :class:`Said` value as a row kept it: its words in each language."""
+
+    def __init__(self, words: dict[str, str]) -> None:
+        self.words = words
+
+    def said_in(self, lang: str) -> str:
+        return self.words.get(lang) or self.words.get("en") or ""
+
+    def __str__(self) -> str:
+        return self.said_in("en")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Said) and all(
+            other.said_in(lang) == self.said_in(lang) for lang in LANGS
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _kept_value(value: object) -> object:
     if isinstance(value, Message):
         return {_SAID: _kept_form(value)}
+    if isinstance(value, Said):
+        return {_IN: {lang: value.said_in(lang) for lang in LANGS}}
     if isinstance(value, tuple):
         return {_CHOICE: [_kept_value(v) for v in value]}
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -333,6 +373,8 @@ def _unkept_value(value: object) -> object:
             return _unkept_form(value[_SAID])
         if _CHOICE in value and isinstance(value[_CHOICE], list):
             return tuple(_unkept_value(v) for v in value[_CHOICE])
+        if _IN in value and isinstance(value[_IN], dict):
+            return _KeptSaid({str(k): str(v) for k, v in value[_IN].items()})
         raise ValueError("a kept value of no known kind")
     return value
 

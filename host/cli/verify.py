@@ -182,6 +182,8 @@ def _day(args: argparse.Namespace) -> int:
             print(f"  session {b['session_id']} ({b['table_id']}): {b['status']}")
             for f in b["findings"]:
                 print(f"    {f['kind']}: {f['text']}")
+                if f.get("detail"):  # a tampering's, in the verifier's own words
+                    print(f"      {f['detail']}")
             for why in b["uncovered"]:
                 print(f"    cannot cover: {why}")
             for note in b["unanchored"]:

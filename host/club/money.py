@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from babel import Locale
@@ -196,6 +197,21 @@ def fmt(minor: int, currency: str, lang: str) -> str:
         number += decimal + f"{frac:0{digits}d}"
     out = f"{neg}{number}{sneg}" if minor < 0 else f"{pos}{number}{spos}"
     return out.translate(PERSIAN_DIGITS) if lang == "fa" else out
+
+
+@dataclass(frozen=True)
+class Amount:
+    """An amount as a sentence's value (host/sentences.py Said): said by
+    :func:`fmt` in each language."""
+
+    minor: int
+    currency: str
+
+    def said_in(self, lang: str) -> str:
+        return fmt(self.minor, self.currency, lang)
+
+    def __str__(self) -> str:
+        return self.said_in("en")
 
 
 def persian_digits(text: str) -> str:

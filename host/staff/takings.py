@@ -30,9 +30,10 @@ from typing import Any
 
 from baulk.host.club import bills, daily
 from baulk.host.club.clock import Stamp
-from baulk.host.club.money import fmt, persian_digits
+from baulk.host.club.money import Amount
 from baulk.host.club.tariffs import Billing
 from baulk.host.referee.verify import (
+    Finding,
     LedgerError,
     LedgerEvent,
     anchor_mac_of,
@@ -40,46 +41,32 @@ from baulk.host.referee.verify import (
     replayed_store,
     verify_store,
 )
-from baulk.host.sentences import Message
+from baulk.host.sentences import Message, say
 from baulk.host.staff import activity
 from baulk.host.store import StoreReader, money_chain
 
+# The figures of a bill worked out again from the signed events: words of
+# the catalogue's context ``figure``.
 COMPARED = ("frames_played", "play_s", "minutes_in_play", "time_total", "frames_total", "charged")
-# The owner's page in Persian (GET /api/staff/verify, each finding's
-# ``text_fa``): the figures compared, and what each kind of tampering the
-# signed record finds (host/referee/verify.py Finding) means.  The English
-# ``text`` keeps the verifier's detail for `baulk verify`.
-COMPARED_FA = {
-    "frames_played": "شمار فریم‌های بازی‌شده",
-    "play_s": "ثانیه‌های بازی",
-    "minutes_in_play": "دقیقه‌های بازی",
-    "time_total": "بهای زمان میز",
-    "frames_total": "بهای فریم‌ها",
-    "charged": "مبلغ حساب‌شده",
+# What each kind of tampering the signed record finds (host/referee/verify.py
+# Finding) means, as the owner reads it: words of the catalogue's context
+# ``tampered`` (host/sentences.py NAMED).  A finding's ``detail`` keeps the
+# verifier's own English for `baulk verify --day`.
+TAMPERED = {
+    "forged": "a checkpoint's signature is wrong",
+    "changed": "an event was changed after the table signed it",
+    "deleted": "an event the table signed was deleted",
+    "inserted": "an event was added that the table did not sign",
+    "edited": "an event's stored fields do not match the signed event",
+    "unsigned": "events were stored without the table's signature",
+    "report": "the match report does not match the table's signed events",
 }
-TAMPERED_FA = {
-    "forged": "امضای یک نقطهٔ بازبینی درست نیست",
-    "changed": "رویدادی پس از امضای میز دگرگون شده است",
-    "deleted": "رویدادی که میز امضا کرده بود پاک شده است",
-    "inserted": "رویدادی افزوده شده که میز امضا نکرده است",
-    "edited": "داده‌های ذخیره‌شدهٔ رویدادی با رویداد امضاشده نمی‌خواند",
-    "unsigned": "رویدادهایی بی‌امضای میز ذخیره شده‌اند",
-    "report": "گزارش مسابقه با رویدادهای امضاشدهٔ میز نمی‌خواند",
-}
-TAMPERED_FA_OTHER = "رکورد مسابقه با رکورد امضاشدهٔ میز نمی‌خواند"
+TAMPERED_OTHER = "the match record does not match the table's signed record"
 
 
-def _fa(value: object) -> str:
-    """A value inside a Persian sentence: a number in Persian digits, an id
-    or a name in Unicode isolates (FSI ... PDI), so that it keeps its own
-    direction and cannot reorder the words around it."""
-    if isinstance(value, int):
-        return persian_digits(str(value))
-    return f"\u2068{value}\u2069"
-
-
-def _match_fa(match_id: str, what: str) -> str:
-    return f"مسابقهٔ {_fa(match_id)}: {what}"
+def _said(message: Message) -> dict[str, str]:
+    """A sentence of the check in both languages, from its one message."""
+    return {"text": say(message, "en"), "text_fa": say(message, "fa")}
 
 
 @dataclass
@@ -235,54 +222,54 @@ def _corrections_logged(reader: StoreReader, session_id: int) -> int:
     return int(row[0])
 
 
-# The money rows' kinds (host/store/money_chain.py KINDS), in Persian.
-_ROW_FA = {
-    "open": "بازشدن نشست",
-    "confirm": "تأیید نشست",
-    "mark": "نشان نشست",
-    "correction": "اصلاحیه",
-    "item": "قلم",
-}
-
-
 def _money_sentence(f: money_chain.MoneyFinding) -> dict[str, str]:
-    """A money finding as the owner reads it: its bill, its row, what happened."""
-    sid = f.session_id
-    row, row_fa = f"{f.row_kind} {f.row_id}", f"{_ROW_FA.get(f.row_kind, '')} {_fa(f.row_id)}"
-    bill, bill_fa = f"{row} of bill {sid}", f"{row_fa} صورت‌حساب {_fa(sid)}"
+    """A money finding as the owner reads it: its bill, its row (a word of
+    the catalogue's context ``money row``), what happened."""
+    kind, row, sid = f.row_kind, f.row_id, f.session_id
     if f.kind == "changed":
-        text = f"{bill} was changed in the store: it was {f.was}, it is {f.now}"
-        fa = f"{bill_fa} در داده‌ها دگرگون شده است: بود {_fa(f.was)}، هست {_fa(f.now)}"
-    elif f.kind == "deleted":
-        text, fa = f"{bill} was deleted from the store", f"{bill_fa} از داده‌ها پاک شده است"
-    elif f.kind == "inserted":
-        text = (
-            f"{bill} is in the store but was never chained: written into the file, not at the desk"
+        said = Message(
+            "{row_kind} {row_id} of bill {bill} was changed in the store: "
+            "it was {was}, it is {now}",
+            row_kind=kind,
+            row_id=row,
+            bill=sid,
+            was=f.was,
+            now=f.now,
         )
-        fa = (
-            f"{bill_fa} در داده‌ها هست ولی هرگز در زنجیرهٔ پول نیامد: "
-            "در پرونده نوشته شده، نه از پیشخوان"
+    elif f.kind == "deleted":
+        said = Message(
+            "{row_kind} {row_id} of bill {bill} was deleted from the store",
+            row_kind=kind,
+            row_id=row,
+            bill=sid,
+        )
+    elif f.kind == "inserted":
+        said = Message(
+            "{row_kind} {row_id} of bill {bill} is in the store but was never chained: "
+            "written into the file, not at the desk",
+            row_kind=kind,
+            row_id=row,
+            bill=sid,
         )
     elif f.kind == "chain":
-        text = (
-            f"the money chain's entry {f.n} ({bill}) does not follow the one before: "
-            "an entry was deleted, inserted or edited"
-        )
-        fa = (
-            f"مدخل {_fa(f.n)} زنجیرهٔ پول ({bill_fa}) از مدخل پیش از خود نمی‌آید: "
-            "مدخلی پاک، افزوده یا ویرایش شده است"
+        said = Message(
+            "the money chain's entry {n} ({row_kind} {row_id} of bill {bill}) does not follow "
+            "the one before: an entry was deleted, inserted or edited",
+            n=f.n,
+            row_kind=kind,
+            row_id=row,
+            bill=sid,
         )
     else:  # anchor
-        row = f"entries {f.since + 1}–{f.n}"
-        text = (
-            f"the money rows up to entry {f.n} do not make the head the table signed: "
-            f"a row of bill {sid} among {row} was rewritten, and the chain with it"
+        said = Message(
+            "the money rows up to entry {n} do not make the head the table signed: "
+            "a row of bill {bill} among entries {first}–{n} was rewritten, and the chain with it",
+            n=f.n,
+            bill=sid,
+            first=f.since + 1,
         )
-        fa = (
-            f"ردیف‌های پول تا مدخل {_fa(f.n)} سری را که میز امضا کرد نمی‌سازند: ردیفی از "
-            f"صورت‌حساب {_fa(sid)} در مدخل‌های {_fa(f.since + 1)} تا {_fa(f.n)} بازنویسی شده است"
-        )
-    return {"kind": f"money {f.kind}", "row": row, "text": text, "text_fa": fa}
+    where = f"entries {f.since + 1}–{f.n}" if f.kind == "anchor" else f"{f.row_kind} {f.row_id}"
+    return {"kind": f"money {f.kind}", "row": where, **_said(said)}
 
 
 def _money_findings(money: money_chain.MoneyCheck, sid: int) -> list[dict[str, str]]:
@@ -292,15 +279,39 @@ def _money_findings(money: money_chain.MoneyCheck, sid: int) -> list[dict[str, s
 def _unanchored(money: money_chain.MoneyCheck, sid: int) -> list[dict[str, str]]:
     if sid not in money.unanchored_sessions:
         return []
-    return [
-        {
-            "text": f"some of bill {sid}'s money rows are after the newest head a table "
-            "signed: chained, not yet anchored (a table whose firmware signs no heads "
-            "anchors none)",
-            "text_fa": f"برخی ردیف‌های پول صورت‌حساب {_fa(sid)} پس از تازه‌ترین سری‌اند که "
-            "میزی امضا کرده: در زنجیره هستند، هنوز به امضای میز بسته نشده‌اند",
-        }
-    ]
+    said = Message(
+        "some of bill {bill}'s money rows are after the newest head a table signed: chained, "
+        "not yet anchored (a table whose firmware signs no heads anchors none)",
+        bill=sid,
+    )
+    return [_said(said)]
+
+
+def _tampered(match_id: str, f: Finding) -> dict[str, str]:
+    """A finding of tampering: what its kind means, the event it is at when
+    it is at one, and the verifier's own detail (``detail``, English)."""
+    what = TAMPERED.get(f.kind, TAMPERED_OTHER)
+    if f.seq is None:
+        said = Message("match {match}: {tampered}", match=match_id, tampered=what)
+    else:
+        said = Message(
+            "match {match}: {tampered} (event {seq})", match=match_id, tampered=what, seq=f.seq
+        )
+    return {"kind": "tampered", **_said(said), "detail": f"match {match_id}: {f.text}"}
+
+
+def _uncovered(match_id: str, f: Finding) -> Message:
+    """Events of a match its checkpoints do not sign yet (a frame in play)."""
+    if f.seq is None:
+        return Message(
+            "match {match}: some events are not covered by a checkpoint yet", match=match_id
+        )
+    return Message(
+        "match {match}: events from {seq} on are not covered by a checkpoint yet "
+        "(the device signs at every frame's end)",
+        match=match_id,
+        seq=f.seq,
+    )
 
 
 def check_bill(
@@ -318,39 +329,33 @@ def check_bill(
     findings: list[dict[str, str]] = []
     if money is not None:
         findings += _money_findings(money, sid)
-    uncovered: list[str] = []
-    uncovered_fa: list[str] = []  # the same, in Persian
+    uncovered: list[Message] = []
     flagged = False
     assert session is not None
     key = keys.key_for(session["table_id"])
     frames: list[dict[str, Any]] = []
     if key is None:
-        uncovered.append(f"there is no device key for table {session['table_id']}")
-        uncovered_fa.append(f"کلید دستگاه میز {_fa(session['table_id'])} در دست نیست")
+        uncovered.append(
+            Message("there is no device key for table {table}", table=session["table_id"])
+        )
     else:
         for match_id in _matches_in(reader, session):
             try:
                 verdict = verify_store(reader, match_id, key)
-            except LedgerError as e:
-                uncovered.append(str(e))
-                uncovered_fa.append(_match_fa(match_id, "با رکورد امضاشدهٔ میز سنجیده نشد"))
+            except LedgerError:  # the store holds no ledger of it
+                uncovered.append(
+                    Message(
+                        "match {match}: it could not be checked against the table's signed record",
+                        match=match_id,
+                    )
+                )
                 continue
             for f in verdict.findings:
                 if f.kind == "uncovered":
-                    uncovered.append(f"match {match_id}: {f.text}")
-                    uncovered_fa.append(_match_fa(match_id, "رویدادهایی هنوز امضای میز ندارند"))
+                    uncovered.append(_uncovered(match_id, f))
                 else:
                     flagged = True
-                    what = TAMPERED_FA.get(f.kind, TAMPERED_FA_OTHER)
-                    if f.seq is not None:
-                        what += f" (رویداد {_fa(f.seq)})"
-                    findings.append(
-                        {
-                            "kind": "tampered",
-                            "text": f"match {match_id}: {f.text}",
-                            "text_fa": _match_fa(match_id, what),
-                        }
-                    )
+                    findings.append(_tampered(match_id, f))
             ledger = reader.ledger(match_id) or {"events": []}
             events = [
                 LedgerEvent(e["seq"], e["boot_id"], e["body"], e)
@@ -364,40 +369,32 @@ def check_bill(
         again = bills.work_out(session, frames, fixes, now, reader.items([sid])[sid])
         for k in COMPARED:
             if again[k] != bill[k]:
-                findings.append(
-                    {
-                        "kind": "differs",
-                        "text": f"the bill's {k} is {bill[k]}; the tables' signed events "
-                        f"make {again[k]}",
-                        "text_fa": f"{COMPARED_FA[k]} در صورت‌حساب {_fa(bill[k])} است؛ "
-                        f"رویدادهای امضاشدهٔ میزها {_fa(again[k])} می‌سازند",
-                    }
+                differs = Message(
+                    "the bill's {figure} is {billed}; the tables' signed events make {made}",
+                    figure=k,
+                    billed=bill[k],
+                    made=again[k],
                 )
+                findings.append({"kind": "differs", **_said(differs)})
     # every difference from what was charged: an audited correction
     corrections = bill["corrections"]
-    cur = bill["currency"]
     for c in corrections:
         if not c["who"] or not str(c["reason"] or "").strip():
-            findings.append(
-                {
-                    "kind": "unaudited",
-                    "text": f"correction {c['id']} ({fmt(c['amount'], cur, 'en')}) "
-                    "names nobody or no reason",
-                    "text_fa": f"اصلاحیهٔ {_fa(c['id'])} ({fmt(c['amount'], cur, 'fa')}) "
-                    "نام کسی یا دلیلی ندارد",
-                }
+            nobody = Message(
+                "correction {correction} ({amount}) names nobody or no reason",
+                correction=c["id"],
+                amount=Amount(c["amount"], bill["currency"]),
             )
+            findings.append({"kind": "unaudited", **_said(nobody)})
     logged = _corrections_logged(reader, sid)
     if len(corrections) > logged:
-        findings.append(
-            {
-                "kind": "unaudited",
-                "text": f"{len(corrections)} corrections in the store, {logged} in the "
-                "activity log: some were not made through the desk",
-                "text_fa": f"{_fa(len(corrections))} اصلاحیه در داده‌ها، {_fa(logged)} در "
-                "گزارش فعالیت: برخی از راه پیشخوان ثبت نشده‌اند",
-            }
+        unlogged = Message(
+            "{n} corrections in the store, {logged} in the activity log: "
+            "some were not made through the desk",
+            n=len(corrections),
+            logged=logged,
         )
+        findings.append({"kind": "unaudited", **_said(unlogged)})
     if flagged or any(f["kind"].startswith("money ") for f in findings):
         status = "flagged"
     elif findings:
@@ -416,8 +413,8 @@ def check_bill(
         "currency": bill["currency"],
         "status": status,
         "findings": findings,
-        "uncovered": uncovered,
-        "uncovered_fa": uncovered_fa,
+        "uncovered": [say(m, "en") for m in uncovered],
+        "uncovered_fa": [say(m, "fa") for m in uncovered],
         "unanchored": _unanchored(money, sid) if money is not None else [],
     }
 
@@ -489,6 +486,7 @@ def _bills_gone(
                 "status": "flagged",
                 "findings": _money_findings(money, sid),
                 "uncovered": [],
+                "uncovered_fa": [],
                 "unanchored": [],
             }
         )

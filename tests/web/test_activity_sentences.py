@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from baulk.host.club.money import fmt, parse
+from baulk.host.club.money import Amount, fmt, parse
 from baulk.host.sentences import Message, kept, say, unkept
 from baulk.host.staff import activity
 from baulk.host.staff.roles import ROUTES, SAFE_METHODS
@@ -285,8 +285,11 @@ def test_a_kept_sentence_comes_back_as_it_went() -> None:
         text="U+1F600",
     )
     choice = Message("only {roles} may do this", roles=("owner", "desk"))
-    for m in (nested, choice, Message("session {n} is closed", n=3)):
+    amount = Message("session {n} is closed", n=Amount(-250, "EUR"))  # said its own way
+    for m in (nested, choice, Message("session {n} is closed", n=3), amount):
         assert unkept(kept(m, 1000)) == m
+    back = unkept(kept(amount, 1000))
+    assert back is not None and say(back, "fa") == say(amount, "fa")
     assert kept("plain text", 1000) is None  # no id: the English alone
     assert kept(nested, 20) is None  # too long to keep: the English alone
     for bad in (None, "", "not json", '{"id": 3}', '{"id": "x {n}", "values": {}}', "[1]"):

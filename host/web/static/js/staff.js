@@ -138,8 +138,9 @@ async function verifyDay(event) {
     const sep = LANG === "fa" ? "، " : " · ";
     li.append(t("desk_session", { n: b.session_id }) + sep, name(b.table_id), sep,
       t(VERDICTS.includes(b.status) ? "verify_" + b.status : "verify_uncovered"));
-    // each finding in the page's language: the Persian comes with its ids
-    // and names already isolated; the English is the verifier's own detail
+    // each finding in the page's language, one sentence of the catalogue
+    // said in each (host/staff/takings.py): the Persian comes with its ids
+    // and names already isolated
     const why = el("ul");
     const fa = LANG === "fa";
     const said = fa ? [...b.findings.map((x) => x.text_fa || x.text), ...(b.uncovered_fa || [])]

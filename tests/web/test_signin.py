@@ -4,6 +4,7 @@ restart of the daemon, and the activity log the gate keeps."""
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import socket
@@ -280,7 +281,10 @@ def test_the_log_keeps_secrets_out_and_a_flood_in_bounds(staffed: DaemonThread) 
     assert failed[0]["why"] == "the name or password is wrong"
     assert '"password":"***"' in failed[0]["what"]
     anonymous = [r for r in rows if r["who"] is None and r["action"] != "refusals"]
-    assert len(anonymous) <= activity.QUIET_MOST
+    # the cap is a minute's: a busy machine may spread the flood over two
+    by_minute = collections.Counter(r["mono_ms"] // 60_000 for r in anonymous)
+    assert by_minute and max(by_minute.values()) <= activity.QUIET_MOST
+    assert len(anonymous) < activity.QUIET_MOST + 40  # and some were summed up, not logged
 
 
 @pytest.mark.slow  # a daemon of its own and argon2: make test

@@ -72,8 +72,8 @@ def load(root):
 def save(root, rec):
     body = _HEAD + " ".join(rec)
     tmp = root + "/fw/boot.tmp"
-    with open(tmp, "w") as f:
-        f.write(body + " " + adler(body) + "\n")
+    with open(tmp, "wb") as f:
+        f.write((body + " " + adler(body) + "\n").encode())
     try:
         os.rename(tmp, root + "/fw/boot")
     except OSError:  # FAT cannot rename over a file: not atomic, but works

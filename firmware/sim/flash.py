@@ -8,7 +8,8 @@
 # boot finds the flash as the cut left it.
 #
 # install(module) points a firmware module's `open` and `os` at this flash
-# (the journal calls both by those names); uninstall(module) restores them.
+# (the journal calls both by those names; the updater also stat and rmdir);
+# uninstall(module) restores them.
 # Without a budget it behaves exactly as the plain directory does.
 
 import builtins
@@ -114,6 +115,13 @@ class TearingFlash:
 
     def mkdir(self, path):
         _os.mkdir(path)  # fails when it is there: no work done
+
+    def rmdir(self, path):
+        self._op("rmdir")
+        _os.rmdir(path)
+
+    def stat(self, path):
+        return _os.stat(path)
 
     def listdir(self, path):
         return _os.listdir(path)

@@ -1,0 +1,418 @@
+# The device side of a firmware update (firmware/update/, firmware/boot.py),
+# run the same under MicroPython and CPython by tests/firmware/test_fw_update*.py
+# and, in full, by bench/firmware_update_power.py:
+#   mp_update.py SCENARIO [FLASH] [CUTS] [SEED]
+# Prints one JSON object.  Scenarios: happy, bad, rollback, power.
+#
+# Releases are small test bundles built here with the format module: a few
+# files of a package `fwt` (a stand-in for baulk, so that the test process's
+# own baulk is never swapped), real SHA-256, tagged under KEY.
+import json
+import os
+import sys
+
+from baulk.firmware import boot
+from baulk.firmware.sim.flash import PowerCut, TearingFlash
+from baulk.firmware.update import format as fm
+from baulk.firmware.update import record, stage
+from baulk.protocol import cbor
+
+try:
+    from hashlib import sha256
+except ImportError:  # pragma: no cover
+    raise
+
+KEY = bytes(range(1, 33))
+OTHER_KEY = bytes(range(2, 34))
+BOARD = "pico"
+ARCH = "armv6m"
+MPY = (sys.implementation._mpy & 0x3FF) if hasattr(sys.implementation, "_mpy") else 0x306
+ROOT = "/flash_upd"
+LEGACY_V = "0.9.0"
+
+
+class Rng:  # xorshift32: the same numbers under both interpreters
+    def __init__(self, seed):
+        self.s = (seed * 2654435761 + 1) & 0xFFFFFFFF or 1
+
+    def next(self):
+        s = self.s
+        s ^= (s << 13) & 0xFFFFFFFF
+        s ^= s >> 17
+        s ^= (s << 5) & 0xFFFFFFFF
+        self.s = s
+        return s
+
+    def below(self, n):
+        return self.next() % n
+
+
+def vt(s):
+    return [int(x) for x in s.split(".")]
+
+
+def files_of(v, broken=False):
+    r = Rng(sum(vt(v)) * 7919 + 13)
+    blob = bytes(r.below(256) for _ in range(300 + r.below(600)))
+    main = "V = '%s'\n" % v
+    if broken:
+        main += "raise ValueError('this release cannot start')\n"
+    main += "\n\ndef main():\n    return V\n"
+    more = ("# release %s\n" % v) * (5 + r.below(20))
+    return [
+        ("lib/fwt/__init__.py", b""),
+        ("lib/fwt/main.py", main.encode()),
+        ("lib/fwt/blob.bin", blob),
+        ("lib/fwt/sub/more.py", more.encode()),
+    ]
+
+
+def bundle(v, board=BOARD, arch=ARCH, mpy=MPY, key=KEY, files=None, broken=False, lie=None):
+    # (manifest bytes, tag, stream): lie = a path whose hash is stated wrong
+    files = files if files is not None else files_of(v, broken)
+    rows = []
+    stream = b""
+    for p, data in files:
+        h = sha256(data).digest()
+        if p == lie:
+            h = sha256(data + b"x").digest()
+        rows.append([p, len(data), h])
+        stream += data
+    m = {
+        fm.M_FORMAT: fm.FORMAT,
+        fm.M_VERSION: vt(v),
+        fm.M_ENGINE: 1,
+        fm.M_MPY: mpy,
+        fm.M_ARCH: arch,
+        fm.M_BOARD: board,
+        fm.M_FILES: rows,
+        fm.M_SIZE: len(stream),
+    }
+    mb = cbor.dumps(m, 4096)
+    return mb, stage.hmac_sha256(key, fm.TAG_DOMAIN + mb), stream
+
+
+def rm_tree(d):
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return
+    for n in names:
+        p = d + "/" + n
+        if os.stat(p)[0] & 0x4000:
+            rm_tree(p)
+            os.rmdir(p)
+        else:
+            os.remove(p)
+
+
+def fresh(root):
+    # An empty flash with the legacy install: /lib/fwt, no boot record.
+    try:
+        os.mkdir(root)
+    except OSError:
+        pass
+    rm_tree(root)
+    for p, data in files_of(LEGACY_V):
+        parts = p.split("/")
+        for i in range(1, len(parts)):
+            try:
+                os.mkdir(root + "/" + "/".join(parts[:i]))
+            except OSError:
+                pass
+        with open(root + "/" + p, "wb") as f:
+            f.write(data)
+    if root + "/lib" not in sys.path:
+        sys.path.append(root + "/lib")  # the board's /lib
+
+
+def snapshot(root, d=""):
+    # Every file under root with its SHA-256: what "nothing changed" compares.
+    out = {}
+    for n in sorted(os.listdir(root + d)):
+        p = d + "/" + n
+        if os.stat(root + p)[0] & 0x4000:
+            out.update(snapshot(root, p))
+        else:
+            with open(root + p, "rb") as f:
+                out[p] = sha256(f.read()).digest().hex() if hasattr(bytes, "hex") else 0
+    return out
+
+
+def info(root):
+    rec = record.load(root)
+    run = record.running(rec)
+    v = rec[record.TRIAL_V] if run == rec[record.TRIAL] else rec[record.ACTIVE_V]
+    if run == record.LEGACY:
+        v = LEGACY_V
+    return vt(v), vt(rec[record.FLOOR])
+
+
+def begin(root, b, downgrade=False, board=BOARD, arch=ARCH, mpy=MPY, key=KEY):
+    running, floor = info(root)
+    st = stage.Stage(root)
+    why = st.begin(b[0], b[1], key, running, floor, board, arch, mpy, downgrade)
+    return st, why
+
+
+def send(st, stream, off, rng, most=300):
+    while off < len(stream):
+        n = 1 + rng.below(most)
+        why = st.chunk(off, stream[off : off + n])
+        if why is not None:
+            return why
+        off = min(off + n, len(stream))
+    return None
+
+
+def start(root):
+    # A reset, then the selector's whole boot, starting the slot's fwt.main.main()
+    for name in list(sys.modules):
+        if name == "fwt" or name.startswith("fwt."):
+            del sys.modules[name]
+    return list(boot.start(root, "fwt.main", "main"))
+
+
+def update(root, v, rng, **kw):
+    st, why = begin(root, bundle(v, **kw))
+    if why is None:
+        why = send(st, bundle(v, **kw)[2], 0, rng)
+    if why is None:
+        why = st.commit(KEY)
+    return why
+
+
+def happy(root):
+    fresh(root)
+    rng = Rng(1)
+    out = {"legacy_boot": start(root)}
+    out["update1"] = update(root, "1.0.0", rng)
+    out["record_after_commit"] = record.load(root)
+    out["trial_boot"] = start(root)
+    out["confirmed"] = record.confirm(root)
+    out["record_after_confirm"] = record.load(root)
+    out["boots_after"] = [start(root) for _ in range(4)]
+    out["update2"] = update(root, "1.1.0", rng)
+    out["trial2_boot"] = start(root)
+    out["confirmed2"] = record.confirm(root)
+    out["boots_after2"] = [start(root) for _ in range(2)]
+    out["record"] = record.load(root)
+    out["checks"] = [stage.check_slot(root + "/fw/" + s, KEY) for s in ("a", "b")]
+    # the selector's reader and the stager's record are one format
+    out["same_reader"] = boot.load(root) == record.load(root)
+    return out
+
+
+def bad(root):
+    fresh(root)
+    rng = Rng(2)
+    out = {}
+    update(root, "1.1.0", rng)
+    start(root)
+    record.confirm(root)  # 1.1.0 runs in slot a, the floor is 1.1.0
+    before = snapshot(root)
+
+    def refused(name, b, **kw):
+        st, why = begin(root, b, **kw)
+        out[name] = [why, snapshot(root) == before]
+
+    refused("tag", bundle("1.2.0", key=OTHER_KEY))
+    refused("board", bundle("1.2.0", board="esp32"))
+    refused("arch", bundle("1.2.0", arch="xtensawin"))
+    refused("abi", bundle("1.2.0", mpy=MPY + 1))
+    refused("downgrade", bundle("1.0.5"))
+    refused("same", bundle("1.1.0"))
+    refused("dotdot", bundle("1.2.0", files=[("lib/fwt/../../boot", b"x")]))
+    refused("absolute", bundle("1.2.0", files=[("/lib/fwt/x.py", b"x")]))
+    refused("outside", bundle("1.2.0", files=[("manifest", b"x")]))
+    refused("long", bundle("1.2.0", files=[("lib/" + "x" * fm.MAX_PATH, b"x")]))
+    mb, tag, stream = bundle("1.2.0")
+    refused("garbage", (mb[:-3], stage.hmac_sha256(KEY, fm.TAG_DOMAIN + mb[:-3]), stream))
+
+    def staged_but_refused(name, b, cut=0):
+        st, why = begin(root, b)
+        why = why or send(st, b[2][: len(b[2]) - cut], 0, rng)
+        why = why or st.commit(KEY)
+        rec = record.load(root)
+        out[name] = [why, rec[record.TRIAL], start(root)]
+
+    staged_but_refused("hash", bundle("1.2.0", lie="lib/fwt/blob.bin"))
+    staged_but_refused("truncated", bundle("1.2.0"), cut=10)
+    # chunks out of order: a gap is refused, a repeat ignored, an overlap refused
+    b = bundle("1.2.0")
+    st, why = begin(root, b)
+    s = b[2]
+    out["reorder"] = [
+        st.chunk(100, s[100:200]),
+        st.chunk(0, s[0:100]),
+        st.chunk(0, s[0:100]),
+        st.chunk(50, s[50:150]),
+        st.chunk(100, s[100:]),
+        st.resume_offset(b[0]) == len(s),
+        st.commit(KEY),
+    ]
+    out["reorder_boot"] = start(root)
+    out["reorder_confirm"] = record.confirm(root)
+    b = bundle("1.1.5")
+    st, out["down_refused"] = begin(root, b)
+    st, why = begin(root, b, downgrade=True)
+    out["down_owner"] = [why, send(st, b[2], 0, rng), st.commit(KEY), start(root)]
+    return out
+
+
+def rollback(root):
+    fresh(root)
+    rng = Rng(3)
+    out = {}
+    update(root, "1.0.0", rng)
+    start(root)
+    record.confirm(root)
+    update(root, "2.0.0", rng)
+    out["unconfirmed_boots"] = [start(root) for _ in range(boot.TRIES + 2)]
+    rec = record.load(root)
+    out["after"] = [rec[record.ACTIVE], rec[record.ACTIVE_V], rec[record.TRIAL], rec[record.LAST], rec[record.LAST_V]]
+    out["confirm_refused"] = record.confirm(root)
+    out["broken"] = update(root, "2.0.1", rng, broken=True)
+    out["broken_boot"] = start(root)
+    rec = record.load(root)
+    out["after_broken"] = [rec[record.ACTIVE], rec[record.TRIAL], rec[record.LAST], rec[record.LAST_V]]
+    out["then"] = start(root)
+    return out
+
+
+# -- power cuts -----------------------------------------------------------------
+
+
+class Power:
+    def __init__(self, root, seed):
+        self.root = root
+        self.rng = Rng(seed)
+        self.flash = TearingFlash()
+        for m in (stage, record, boot):
+            self.flash.install(m)
+        self.phase = ""
+        self.phases = {}
+        self.cuts = 0
+        self.torn = 0
+        self.resumed = 0  # staging continued from a resume offset > 0
+        self.restaged = 0  # staging begun again (nothing to resume)
+        self.boots = 0
+        self.broken = []  # a boot that found anything but a whole release
+        self.rolled_back = 0
+        self.updates = 0
+        self.old = LEGACY_V  # the release confirmed before the one under way
+
+    def boot_and_verify(self, new):
+        self.phase = "boot"
+        slot, lib, trial = boot.choose(self.root)
+        self.boots += 1
+        if slot == record.LEGACY:
+            ok = snapshot(self.root, "/lib") == LEGACY
+            v = LEGACY_V
+        else:
+            d = self.root + "/fw/" + slot
+            ok = stage.check_slot(d, KEY) is None
+            with open(d + "/manifest", "rb") as f:
+                v = record.vstr(cbor.loads(f.read()[32:])[fm.M_VERSION])
+        # and what booted is what the record says runs
+        want = info(self.root)[0]
+        if not ok or v not in (self.old, new) or vt(v) != want:
+            self.broken.append([slot, v, self.old, new, ok])
+        return slot
+
+    def drive(self, v):
+        # Everything an update takes, resumed from whatever the flash holds.
+        root = self.root
+        b = bundle(v)
+        while True:
+            rec = record.load(root)
+            if rec[record.TRIAL] == record.NONE and rec[record.ACTIVE_V] == v:
+                self.boot_and_verify(v)
+                return
+            if rec[record.TRIAL] == record.NONE and rec[record.LAST] == "rolledback":
+                if rec[record.LAST_V] == v:
+                    self.rolled_back += 1
+            if rec[record.TRIAL] != record.NONE and rec[record.TRIAL_V] == v:
+                if rec[record.TRIES] == "0":
+                    self.boot_and_verify(v)  # the reset into the trial
+                else:
+                    self.phase = "confirm"
+                    record.confirm(root)
+                continue
+            st = stage.Stage(root)
+            off = st.resume_offset(b[0])
+            if off is None:
+                self.phase = "begin"
+                running, floor = info(root)
+                why = st.begin(b[0], b[1], KEY, running, floor, BOARD, ARCH, MPY)
+                if why is not None:
+                    raise AssertionError("begin refused: " + why)
+                off = 0
+                self.restaged += 1
+            elif off:
+                self.resumed += 1
+            self.phase = "chunk"
+            why = send(st, b[2], off, self.rng)
+            if why is not None:
+                raise AssertionError("chunk refused: " + why)
+            self.phase = "commit"
+            why = st.commit(KEY)
+            if why is not None:
+                raise AssertionError("commit refused: " + why)
+
+    def run(self, cuts, span):
+        self.flash.disarm()
+        version = 1
+        v = "1.0.%d" % version
+        while self.cuts < cuts:
+            if self.rng.below(4):
+                self.flash.arm(1 + self.rng.below(span))
+            else:
+                self.flash.arm_ops(1 + self.rng.below(24))
+            try:
+                self.drive(v)
+                self.flash.disarm()
+                self.updates += 1
+                self.old = v
+                version += 1
+                v = "1.0.%d" % version
+            except PowerCut:
+                self.flash.disarm()
+                self.cuts += 1
+                self.phases[self.phase] = self.phases.get(self.phase, 0) + 1
+                self.boot_and_verify(v)  # the reset after the cut
+        self.torn = self.flash.torn
+        return {
+            "cuts": self.cuts,
+            "torn_writes": self.torn,
+            "phases": self.phases,
+            "boots": self.boots,
+            "broken": self.broken,
+            "resumed": self.resumed,
+            "restaged": self.restaged,
+            "rolled_back": self.rolled_back,
+            "updates": self.updates,
+        }
+
+
+LEGACY = {}
+
+
+def power(root, cuts, seed):
+    fresh(root)
+    LEGACY.update(snapshot(root, "/lib"))
+    return Power(root, seed).run(cuts, 4000)
+
+
+def main(argv):
+    name = argv[1]
+    root = argv[2] if len(argv) > 2 else ROOT
+    if name == "power":
+        out = power(root, int(argv[3]) if len(argv) > 3 else 200, int(argv[4]) if len(argv) > 4 else 1)
+    else:
+        out = {"happy": happy, "bad": bad, "rollback": rollback}[name](root)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv)

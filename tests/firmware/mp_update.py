@@ -135,7 +135,7 @@ def snapshot(root, d=""):
             out.update(snapshot(root, p))
         else:
             with open(root + p, "rb") as f:
-                out[p] = sha256(f.read()).digest().hex() if hasattr(bytes, "hex") else 0
+                out[p] = sha256(f.read()).digest()
     return out
 
 
@@ -300,6 +300,7 @@ class Power:
         self.broken = []  # a boot that found anything but a whole release
         self.rolled_back = 0
         self.updates = 0
+        self.hung = 0  # updates whose trial never confirms
         self.old = LEGACY_V  # the release confirmed before the one under way
 
     def boot_and_verify(self, new):
@@ -320,21 +321,25 @@ class Power:
             self.broken.append([slot, v, self.old, new, ok])
         return slot
 
-    def drive(self, v):
-        # Everything an update takes, resumed from whatever the flash holds.
+    def drive(self, v, hang):
+        # Everything an update takes, resumed from whatever the flash holds;
+        # True once confirmed.  hang: a trial that never confirms (it hangs,
+        # or its health check fails) and must be rolled back by the selector.
         root = self.root
         b = bundle(v)
         while True:
             rec = record.load(root)
             if rec[record.TRIAL] == record.NONE and rec[record.ACTIVE_V] == v:
                 self.boot_and_verify(v)
-                return
+                return True
             if rec[record.TRIAL] == record.NONE and rec[record.LAST] == "rolledback":
                 if rec[record.LAST_V] == v:
                     self.rolled_back += 1
+                    if hang:
+                        return False  # the old release runs on; the next update
             if rec[record.TRIAL] != record.NONE and rec[record.TRIAL_V] == v:
-                if rec[record.TRIES] == "0":
-                    self.boot_and_verify(v)  # the reset into the trial
+                if rec[record.TRIES] == "0" or hang:
+                    self.boot_and_verify(v)  # the reset into the trial, or a hung trial's
                 else:
                     self.phase = "confirm"
                     record.confirm(root)
@@ -364,17 +369,20 @@ class Power:
         self.flash.disarm()
         version = 1
         v = "1.0.%d" % version
+        hang = False
         while self.cuts < cuts:
             if self.rng.below(4):
                 self.flash.arm(1 + self.rng.below(span))
             else:
                 self.flash.arm_ops(1 + self.rng.below(24))
             try:
-                self.drive(v)
+                if self.drive(v, hang):
+                    self.updates += 1
+                    self.old = v
                 self.flash.disarm()
-                self.updates += 1
-                self.old = v
                 version += 1
+                hang = not self.rng.below(8)
+                self.hung += hang
                 v = "1.0.%d" % version
             except PowerCut:
                 self.flash.disarm()
@@ -382,6 +390,8 @@ class Power:
                 self.phases[self.phase] = self.phases.get(self.phase, 0) + 1
                 self.boot_and_verify(v)  # the reset after the cut
         self.torn = self.flash.torn
+        for m in (stage, record, boot):
+            self.flash.uninstall(m)
         return {
             "cuts": self.cuts,
             "torn_writes": self.torn,
@@ -391,6 +401,7 @@ class Power:
             "resumed": self.resumed,
             "restaged": self.restaged,
             "rolled_back": self.rolled_back,
+            "hung": self.hung,
             "updates": self.updates,
         }
 
@@ -400,6 +411,7 @@ LEGACY = {}
 
 def power(root, cuts, seed):
     fresh(root)
+    LEGACY.clear()
     LEGACY.update(snapshot(root, "/lib"))
     return Power(root, seed).run(cuts, 4000)
 

@@ -39,7 +39,9 @@ def main() -> int:
     if a.mp_cuts:
         t0 = time.monotonic()
         script = Path(mp_update.__file__)
-        done = micropython.run(script, ["power", "/flash_upd", str(a.mp_cuts), str(a.seed)], heap=8 << 20)
+        done = micropython.run(
+            script, ["power", "/flash_upd", str(a.mp_cuts), str(a.seed)], heap=8 << 20
+        )
         if done.returncode:
             print(done.stderr.decode()[-2000:])
             return 1

@@ -1,30 +1,33 @@
-# The boot selector: the board's /main.py.  It lives outside both slots, so
-# an update never rewrites it, and it imports nothing from a slot before it
-# has chosen one (only sys and os).  Its source is /main.py itself, not an
-# .mpy under /lib/baulk: `baulk firmware deploy` writes it there once, in
-# place of the two-line /main.py (host/cli/firmware.py MAIN_PY, to follow).
+# The boot selector: the board's /boot.py, which MicroPython runs at every
+# reset before /main.py.  It lives outside both slots, so an update never
+# rewrites it, and it imports nothing from a slot before it has chosen one
+# (only sys and os).  `baulk firmware deploy` writes it there as source once,
+# and /main.py becomes MAIN below (host/cli/firmware.py, to follow; until
+# then boards boot the legacy way and nothing here runs).
 #
 # Flash layout (firmware/update/):
 #   /fw/boot        the boot record, one text line (firmware/update/record.py)
 #   /fw/a, /fw/b    the slots: each `manifest` (tag + manifest bytes) and
-#                   lib/baulk/... (the release's .mpy tree)
+#                   lib/... (the release's tree, lib/baulk/firmware/...)
 #   /lib/baulk      the legacy install, deployed before updates: the running
 #                   slot "legacy" while no record names another
 #
-# At every boot: read the record.  A trial pending with tries left: count
-# the try ON FLASH FIRST (so a trial that hangs or resets the board uses its
-# tries up), then boot it; out of tries: record "rolled back" and boot the
-# active slot.  An exception out of the trial's import or main(): the same
-# rollback, at once.  The chosen slot's lib goes to the front of sys.path
-# (the legacy install: the path as it is, /lib or /rom/lib), then
-# baulk.firmware.main.main() starts.  The package `baulk` is found whole in
-# the first folder that has it, so a slot never mixes with the legacy tree.
+# At every boot pick() reads the record.  A trial pending with tries left:
+# it counts the try ON FLASH FIRST (so a trial that hangs or resets the board
+# uses its tries up), then puts the trial's lib at the front of sys.path; out
+# of tries: it records "rolled back" and picks the active slot.  The package
+# `baulk` is found whole in the first folder that has it, so a slot never
+# mixes with the legacy tree; the legacy install leaves sys.path as it is
+# (/lib, or /rom/lib with ROMFS).  Then this file deletes its own names: its
+# code (4 KB compiled) is garbage before /main.py starts the match, and the
+# match's heap budget stays whole.  /main.py imports it again only when the
+# firmware raised, to roll a failing trial back at once (failed(), MAIN).
 #
-# ROMFS installs (--romfs) would keep the same record with slots "r0"/"r1":
-# two ROMFS segments, written with vfs.rom_ioctl(3/4, ...) by the stager and
-# mounted by this selector with vfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, n)),
-# "/rom") before /rom/lib goes on sys.path.  Not built yet: only the
-# filesystem slots are implemented and tested.
+# ROMFS installs (--romfs) would keep the same record with two ROMFS
+# segments as the slots: written with vfs.rom_ioctl(3/4, ...) by the stager,
+# and mounted here with vfs.mount(vfs.VfsRom(vfs.rom_ioctl(2, n)), "/rom")
+# before /rom/lib goes on sys.path.  Not built yet: only the filesystem
+# slots are implemented and tested.
 #
 # Keep it tiny: it runs before anything else and can never be updated.
 
@@ -33,6 +36,21 @@ import sys
 
 TRIES = 3  # boots a trial gets before it is rolled back
 _HEAD = "baulk-boot 1 "
+# The board's /main.py, word for word: deploy writes it, tests/firmware/mp_update.py
+# runs it.
+MAIN = """try:
+    from baulk.firmware.main import main
+
+    main()
+except Exception:
+    import boot
+
+    if boot.failed():
+        import machine
+
+        machine.reset()
+    raise
+"""
 
 
 def _sum(s):  # Adler-32, as record.py
@@ -97,27 +115,26 @@ def choose(root=""):
     return rec[0], root + "/fw/" + rec[0] + "/lib", False
 
 
-def start(root="", module="baulk.firmware.main", entry="main"):
-    top = module.split(".")[0]
-    added = None
-    while True:
-        slot, lib, trial = choose(root)
-        if added is not None and added in sys.path:
-            sys.path.remove(added)
-        if lib is not None:
-            sys.path.insert(0, lib)
-        added = lib
-        try:
-            __import__(module)
-            return slot, getattr(sys.modules[module], entry)()
-        except Exception:
-            if not trial:
-                raise
-            rollback(root)
-            for name in list(sys.modules):  # the trial's modules out
-                if name == top or name.startswith(top + "."):
-                    del sys.modules[name]
+def pick(root=""):
+    # The slot this boot runs, its lib first on sys.path.
+    slot, lib, _trial = choose(root)
+    for p in [p for p in sys.path if p.startswith(root + "/fw/")]:
+        sys.path.remove(p)  # a slot an earlier pick (a test's boot) put there
+    if lib is not None:
+        sys.path.insert(0, lib)
+    return slot
 
 
-if __name__ == "__main__":
-    start()
+def failed(root=""):
+    # /main.py's handler: the firmware raised.  A trial (on trial and tried)
+    # is rolled back, True: reset the board; otherwise False.
+    rec = load(root)
+    if rec is None or rec[4] == "-" or rec[6] == "0":
+        return False
+    rollback(root)
+    return True
+
+
+if __name__ == "__main__":  # the board's /boot.py
+    pick()
+    del TRIES, MAIN, _HEAD, _sum, load, save, rollback, choose, pick, failed, os, sys

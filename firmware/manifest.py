@@ -31,6 +31,10 @@ BOARD = (
             "calibrate.py",
             "pocket_check.py",
             "capture.py",
+            "update/__init__.py",
+            "update/format.py",
+            "update/record.py",
+            "update/stage.py",
             "boards/__init__.py",
             "boards/pico.py",
             "boards/esp32.py",
@@ -57,3 +61,10 @@ BOARD = (
         ),
     ),
 )
+
+# The boot selector goes onto the board as source, as /boot.py (MicroPython
+# runs it at every reset, before /main.py): outside /lib/baulk and both update
+# slots, so that no update ever rewrites it (firmware/boot.py says why, and
+# holds the /main.py that goes with it, boot.MAIN).  Not compiled, not in
+# BOARD; its only imports are sys and os.
+BOOT = "firmware/boot.py"

@@ -22,8 +22,8 @@
 import os
 from hashlib import sha256
 
-from ..journal import hmac_sha256
 from ...protocol import cbor
+from ..journal import hmac_sha256
 from . import format as fm
 from . import record
 
@@ -33,6 +33,7 @@ except ImportError:  # CPython
 
     def const(x):
         return x
+
 
 _TAG = const(32)
 _BUF = const(256)
@@ -65,7 +66,11 @@ def parse(mb):
         m = cbor.loads(mb)
     except (IndexError, ValueError, TypeError):  # cbor.DecodeError is a ValueError
         return "manifest"
-    if type(m) is not dict or m.get(fm.M_FORMAT) != fm.FORMAT or _version(m.get(fm.M_VERSION)) is None:
+    if (
+        type(m) is not dict
+        or m.get(fm.M_FORMAT) != fm.FORMAT
+        or _version(m.get(fm.M_VERSION)) is None
+    ):
         return "manifest"
     files = m.get(fm.M_FILES)
     if type(files) is not list or not 0 < len(files) <= fm.MAX_FILES:
@@ -174,7 +179,7 @@ class Stage:
             return "arch"
         if m.get(fm.M_MPY) != mpy:
             return "abi"
-        v = _version(m[fm.M_VERSION])
+        v = tuple(m[fm.M_VERSION])  # three integers: parse() saw to it
         if not downgrade and v < tuple(floor):
             return "downgrade"
         if not downgrade and v == tuple(running_version):
@@ -282,6 +287,8 @@ class Stage:
         if why is not None:
             return why
         with open(self.dir + "/manifest", "rb") as f:
-            v = cbor.loads(f.read()[_TAG:])[fm.M_VERSION]
-        record.commit(self.root, self.slot, record.vstr(v))
+            m = parse(f.read()[_TAG:])
+        if type(m) is str:
+            return m
+        record.commit(self.root, self.slot, record.vstr(m[fm.M_VERSION]))
         return None

@@ -57,7 +57,7 @@ def files_of(v, broken=False):
     main = "V = '%s'\n" % v
     if broken:
         main += "raise ValueError('this release cannot start')\n"
-    main += "\n\ndef main():\n    return V\n"
+    main += "\n\ndef main():\n    global STARTED\n    STARTED = V\n"
     more = ("# release %s\n" % v) * (5 + r.below(20))
     return [
         ("lib/fwt/__init__.py", b""),
@@ -165,12 +165,42 @@ def send(st, stream, off, rng, most=300):
     return None
 
 
+class Reset(Exception):
+    pass
+
+
+class _Machine:  # machine.reset(), as /main.py calls it
+    def reset(self):
+        raise Reset()
+
+
+class _Boot:  # /boot.py imported as a module, on this flash
+    def __init__(self, root):
+        self.root = root
+
+    def failed(self):
+        return boot.failed(self.root)
+
+
+MAIN = boot.MAIN.replace("baulk.firmware.main", "fwt.main")
+
+
 def start(root):
-    # A reset, then the selector's whole boot, starting the slot's fwt.main.main()
-    for name in list(sys.modules):
-        if name == "fwt" or name.startswith("fwt."):
-            del sys.modules[name]
-    return list(boot.start(root, "fwt.main", "main"))
+    # A reset, then what the board runs: /boot.py (the selector's pick()),
+    # then /main.py, the very text of boot.MAIN, with fwt.main standing in
+    # for baulk.firmware.main; machine.reset() is another turn of the loop.
+    sys.modules["boot"] = _Boot(root)
+    sys.modules["machine"] = _Machine()
+    while True:
+        for name in list(sys.modules):
+            if name == "fwt" or name.startswith("fwt."):
+                del sys.modules[name]
+        slot = boot.pick(root)
+        try:
+            exec(MAIN, {"__name__": "__main__"})
+        except Reset:
+            continue
+        return [slot, sys.modules["fwt.main"].STARTED]
 
 
 def update(root, v, rng, **kw):
@@ -213,7 +243,7 @@ def bad(root):
     before = snapshot(root)
 
     def refused(name, b, **kw):
-        st, why = begin(root, b, **kw)
+        why = begin(root, b, **kw)[1]
         out[name] = [why, snapshot(root) == before]
 
     refused("tag", bundle("1.2.0", key=OTHER_KEY))
@@ -226,7 +256,7 @@ def bad(root):
     refused("absolute", bundle("1.2.0", files=[("/lib/fwt/x.py", b"x")]))
     refused("outside", bundle("1.2.0", files=[("manifest", b"x")]))
     refused("long", bundle("1.2.0", files=[("lib/" + "x" * fm.MAX_PATH, b"x")]))
-    mb, tag, stream = bundle("1.2.0")
+    mb, _tag, stream = bundle("1.2.0")
     refused("garbage", (mb[:-3], stage.hmac_sha256(KEY, fm.TAG_DOMAIN + mb[:-3]), stream))
 
     def staged_but_refused(name, b, cut=0):
@@ -270,12 +300,23 @@ def rollback(root):
     update(root, "2.0.0", rng)
     out["unconfirmed_boots"] = [start(root) for _ in range(boot.TRIES + 2)]
     rec = record.load(root)
-    out["after"] = [rec[record.ACTIVE], rec[record.ACTIVE_V], rec[record.TRIAL], rec[record.LAST], rec[record.LAST_V]]
+    out["after"] = [
+        rec[record.ACTIVE],
+        rec[record.ACTIVE_V],
+        rec[record.TRIAL],
+        rec[record.LAST],
+        rec[record.LAST_V],
+    ]
     out["confirm_refused"] = record.confirm(root)
     out["broken"] = update(root, "2.0.1", rng, broken=True)
     out["broken_boot"] = start(root)
     rec = record.load(root)
-    out["after_broken"] = [rec[record.ACTIVE], rec[record.TRIAL], rec[record.LAST], rec[record.LAST_V]]
+    out["after_broken"] = [
+        rec[record.ACTIVE],
+        rec[record.TRIAL],
+        rec[record.LAST],
+        rec[record.LAST_V],
+    ]
     out["then"] = start(root)
     return out
 
@@ -305,7 +346,7 @@ class Power:
 
     def boot_and_verify(self, new):
         self.phase = "boot"
-        slot, lib, trial = boot.choose(self.root)
+        slot = boot.choose(self.root)[0]
         self.boots += 1
         if slot == record.LEGACY:
             ok = snapshot(self.root, "/lib") == LEGACY
@@ -332,11 +373,11 @@ class Power:
             if rec[record.TRIAL] == record.NONE and rec[record.ACTIVE_V] == v:
                 self.boot_and_verify(v)
                 return True
-            if rec[record.TRIAL] == record.NONE and rec[record.LAST] == "rolledback":
-                if rec[record.LAST_V] == v:
-                    self.rolled_back += 1
-                    if hang:
-                        return False  # the old release runs on; the next update
+            last = rec[record.LAST : record.LAST_V + 1]
+            if rec[record.TRIAL] == record.NONE and last == ["rolledback", v]:
+                self.rolled_back += 1
+                if hang:
+                    return False  # the old release runs on; the next update
             if rec[record.TRIAL] != record.NONE and rec[record.TRIAL_V] == v:
                 if rec[record.TRIES] == "0" or hang:
                     self.boot_and_verify(v)  # the reset into the trial, or a hung trial's
@@ -420,7 +461,9 @@ def main(argv):
     name = argv[1]
     root = argv[2] if len(argv) > 2 else ROOT
     if name == "power":
-        out = power(root, int(argv[3]) if len(argv) > 3 else 200, int(argv[4]) if len(argv) > 4 else 1)
+        out = power(
+            root, int(argv[3]) if len(argv) > 3 else 200, int(argv[4]) if len(argv) > 4 else 1
+        )
     else:
         out = {"happy": happy, "bad": bad, "rollback": rollback}[name](root)
     print(json.dumps(out))

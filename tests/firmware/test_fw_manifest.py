@@ -125,3 +125,18 @@ def test_nothing_for_the_host_or_the_simulator_goes_onto_the_board() -> None:
 def test_the_manifest_is_data_the_board_never_imports() -> None:
     assert ROOT / "firmware" / "manifest.py" not in listed()
     assert all(isinstance(folder, str) and files for folder, files in manifest.BOARD)
+
+
+def test_the_update_modules_and_all_they_import_are_listed() -> None:
+    needed = _closure(ROOT / "firmware" / "update" / "stage.py")
+    missing = sorted(p.relative_to(ROOT).as_posix() for p in needed - listed())
+    assert not missing, missing
+
+
+def test_the_boot_selector_is_outside_the_slots_and_imports_nothing_of_baulk() -> None:
+    main = ROOT / manifest.BOOT
+    assert main.is_file() and main not in listed()
+    tree = ast.parse(main.read_text(encoding="utf-8"))
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert names == {"os", "sys"}
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]

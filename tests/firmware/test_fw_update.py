@@ -29,7 +29,10 @@ def test_happy_path_stage_check_commit_trial_confirm(tmp_path: Path) -> None:
     rec = out["record_after_confirm"]
     assert rec[record.ACTIVE : record.ACTIVE_V + 1] == ["a", "1.0.0"]
     assert rec[record.PREV] == "legacy" and rec[record.TRIAL] == "-"
-    assert rec[record.FLOOR] == "1.0.0" and rec[record.LAST : record.LAST_V + 1] == ["confirmed", "1.0.0"]
+    assert rec[record.FLOOR] == "1.0.0" and rec[record.LAST : record.LAST_V + 1] == [
+        "confirmed",
+        "1.0.0",
+    ]
     assert out["boots_after"] == [["a", "1.0.0"]] * 4
     assert out["update2"] is None and out["trial2_boot"] == ["b", "1.1.0"]  # the other slot
     assert out["boots_after2"] == [["b", "1.1.0"]] * 2
@@ -141,7 +144,7 @@ def test_the_selector_and_the_record_share_one_format(tmp_path: Path) -> None:
     rec = ["b", "1.2.3", "a", "1.2.0", "a", "1.3.0", "2", "1.2.3", "rolledback", "1.2.9"]
     record.save(root, rec)
     assert boot.load(root) == rec
-    boot.save(root, rec[:6] + ["1"] + rec[7:])
+    boot.save(root, [*rec[:6], "1", *rec[7:]])
     assert record.load(root)[record.TRIES] == "1"
     line = Path(root, "fw", "boot").read_text()
     assert line.startswith("baulk-boot 1 b 1.2.3 ")
@@ -158,7 +161,7 @@ def test_manifest_bounds() -> None:
     assert isinstance(m, dict) and m[fm.M_SIZE] == len(_s)
     assert stage.parse(b"\xff" * 10) == "manifest"
     assert stage.parse(b"\x00" * (fm.MAX_MANIFEST + 1)) == "manifest"
-    many = [("lib/f%d" % i, b"x") for i in range(fm.MAX_FILES + 1)]
+    many = [(f"lib/f{i}", b"x") for i in range(fm.MAX_FILES + 1)]
     assert stage.parse(drv.bundle("1.0.0", files=many)[0]) == "manifest"
     twice = [("lib/f", b"x"), ("lib/f", b"y")]
     assert stage.parse(drv.bundle("1.0.0", files=twice)[0]) == "path"
@@ -174,3 +177,11 @@ def test_tearing_flash_is_uninstalled_after_the_power_run(tmp_path: Path) -> Non
     drv.power(_root(tmp_path), 3, 4)
     for m in (stage, record, boot):
         assert m.os.__name__ == "os" and m.open is open
+
+
+def test_boot_py_run_as_the_boards_boot_leaves_nothing_of_itself() -> None:
+    # On a board without /fw/boot (the legacy install) it picks nothing, and
+    # deletes every name it defined: its code is garbage before /main.py runs.
+    g: dict[str, object] = {"__name__": "__main__"}
+    exec(Path(boot.__file__).read_text(encoding="utf-8"), g)
+    assert sorted(k for k in g if not k.startswith("__")) == []

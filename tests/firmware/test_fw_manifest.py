@@ -140,3 +140,9 @@ def test_the_boot_selector_is_outside_the_slots_and_imports_nothing_of_baulk() -
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert names == {"os", "sys"}
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+
+
+def test_the_match_code_never_imports_the_update() -> None:
+    # The update is a mode of its own: the match's heap never holds it.
+    needed = _closure(ROOT / "firmware" / "main.py") | _closure(ROOT / "firmware" / "app.py")
+    assert not [p for p in needed if "update" in p.parts or p.name == "boot.py"]

@@ -3,3 +3,5 @@
 # commit between frames, and confirmed, or rolled back, on the next boot.
 # Imported only while an update is under way (a mode of its own, like the
 # pocket check): the match code never shares the heap with it.
+# stage.py writes a release into a slot, record.py keeps /fw/boot, and the
+# board's /boot.py (firmware/boot.py, outside every slot) picks the slot.

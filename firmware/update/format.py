@@ -13,6 +13,9 @@
 #
 # TAG_DOMAIN keeps a tag from ever being a checkpoint's MAC under the same
 # key, and a checkpoint's MAC from ever being a tag (docs/LEDGER.md).
+#
+# Read on the table by stage.py (parse(): the bounds below, paths under lib/
+# of the slot, no "..", no absolute path) and record.py.
 
 try:
     from micropython import const

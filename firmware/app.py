@@ -33,10 +33,7 @@ from .hw import FAST, SLOW, STEADY
 from .hw.inputs import EDGE_RAIL, EDGE_SPEED, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
-# The firmware's version: a bundle carries it (update/format.py M_VERSION), the
-# version floor compares it, and hello names it.
-VERSION = (0, 2, 0)
-FIRMWARE = "baulk-fw %d.%d.%d" % VERSION
+FIRMWARE = "baulk-fw 0.1"
 _TICK_MS = const(2)
 _STATE_MS = const(250)  # state snapshots are coalesced to at most this often
 _MESSAGE_MS = const(6000)  # a refusal stays on the display this long

@@ -20,11 +20,6 @@ except ImportError:  # CPython
         return x
 
 
-# The rules' version: raised whenever the same events could score differently.
-# A checkpoint signs it, and the host's shadow referee judges only a table whose
-# engine is its own.
-ENGINE_VERSION = const(1)
-
 # Ball codes (firmware/names.py).
 _RED = const(0)
 _YELLOW = const(1)

@@ -18,17 +18,18 @@ import contextlib
 import logging
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from escpos import printer as escpos_printer
-from escpos.escpos import Escpos
-from escpos.exceptions import Error as EscposError
 from PIL import Image, ImageDraw, ImageFont
 
 from baulk.host.club.printing import Printer
 from baulk.host.club.receipts import text_of
 from baulk.host.handset import render
 from baulk.host.sentences import Message
+
+if TYPE_CHECKING:  # python-escpos is read on the first print: its capability
+    # table costs half a second to load, at every start of the daemon
+    from escpos.escpos import Escpos
 
 log = logging.getLogger("baulk.desk")
 
@@ -172,6 +173,8 @@ def raster(paper: dict[str, Any], width: int, rtl: bool) -> Image.Image:
 
 def connect(printer: Printer) -> Escpos:
     """The printer as python-escpos reaches it (opened on first use)."""
+    from escpos import printer as escpos_printer
+
     if printer.connection == "network":
         return escpos_printer.Network(printer.host, printer.port, timeout=TIMEOUT_S)
     if printer.connection == "usb":
@@ -190,6 +193,8 @@ def send(device: Escpos, paper: dict[str, Any], printer: Printer) -> None:
 def print_receipt(printer: Printer, paper: dict[str, Any]) -> None:
     """Print one receipt on the configured printer (blocking: the desk runs
     it in a worker thread).  Raises PrintError with a sentence."""
+    from escpos.exceptions import Error as EscposError
+
     device = connect(printer)
     try:
         send(device, paper, printer)

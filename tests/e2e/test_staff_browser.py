@@ -286,3 +286,46 @@ def test_a_clerk_on_a_new_phone_gets_in_with_the_owners_code_while_guessed_at(
         stop.set()
         guesser.join(timeout=30)
     assert errors == []
+
+
+def test_a_refusal_older_than_the_sign_in_does_not_sign_the_desk_out(
+    phone: Any, club: tuple[DaemonThread, TableDriver]
+) -> None:
+    # On a busy venue PC a refresh of the desk sent under one sign-in can be
+    # answered "401, not signed in" after the clerk has signed in again: that
+    # older answer must not put the sign-in form back over the desk, nor take
+    # her buttons away.  (Seen in a fresh clone beside two busy loops, where
+    # the desk also refreshed before anyone had signed in.)
+    d, _ = club
+    add(d, name="Omid", role="owner", password=PASSWORD)
+    page = phone.new_page()
+    errors = page_errors(page)
+    page.set_default_timeout(60_000)
+    page.goto(d.url + "/desk")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if "/api/" in r.url else None)
+    fill_sign_in(page, PASSWORD, name="Omid")
+    page.wait_for_selector("#table-t1 button.open")
+    assert sent and all("/api/desk?" in url for url in sent), sent  # none before the sign-in
+    held: list[Any] = []
+    reads = re.compile(r"/api/desk\?")
+    page.route(reads, lambda route: route.continue_() if held else held.append(route))
+
+    def one_held() -> bool:
+        page.wait_for_timeout(20)  # lets the route's handler run (the sync API)
+        return len(held) >= 1
+
+    wait_for(one_held, what="a refresh, held")
+    page.click("#sign-out")
+    with page.expect_response("**/console/signin**") as signed:
+        fill_sign_in(page, PASSWORD, name="Omid")
+    assert signed.value.status == 200
+    page.wait_for_selector("#table-t1 button.open")
+    shown = int(page.get_attribute("body", "data-version") or 0)
+    # what the server said to it (the sign-in it went under has ended), arriving now
+    held[0].fulfill(status=401, json={"error": "signed out", "message": "sign in first"})
+    page.wait_for_function(f"() => Number(document.body.dataset.version || 0) > {shown}")
+    expect(page.locator("#table-t1 button.open")).to_be_visible()
+    expect(page.locator("#signin-box")).to_be_hidden()
+    expect(page.locator("#sign-out")).to_be_visible()
+    assert errors == []

@@ -10,7 +10,7 @@
 import { alertWords } from "./js/alerts.js";
 import { LANG, el, num, t } from "./js/i18n.js";
 import {
-  api, ask, dt, label, may, name, role, sentence, setup, showDone, withLang,
+  api, ask, dt, label, may, name, role, sentence, setup, showDone, signedIn, withLang,
 } from "./js/desk_common.js";
 
 const REFRESH_MS = 1000;
@@ -258,6 +258,7 @@ function keep(box, kids) {
 }
 
 async function refresh() {
+  if (!signedIn()) return; // the desk is read under a sign-in only
   let data;
   // quiet: a refresh never erases what a tap got back; a refresh that
   // finds no server puts up the offline banner (js/answer.js).

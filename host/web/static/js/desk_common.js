@@ -101,8 +101,17 @@ export function may(method, pattern) { return MAY.has(method + " " + pattern); }
 
 function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 
+// Which sign-in (or sign-out) the page is under now: a request answers for
+// the one it was sent under, so a "401, not signed in" to a refresh sent
+// before a quick thumb signed in says nothing of the sign-in made since.
+let GENERATION = 0;
+
+// Whether the page is signed in: a refresh asks nothing until it is.
+export function signedIn() { return CSRF !== null; }
+
 // Signed in or not: the sign-in form, or who is signed in and a sign-out.
 function showState(state) {
+  GENERATION += 1;
   CSRF = state && state.signed_in ? state.csrf : null;
   ROLE = CSRF ? state.role : null;
   MAY = new Set(CSRF ? state.may || [] : []);
@@ -133,6 +142,7 @@ export async function api(path, body, { quiet = false } = {}) {
     init.body = JSON.stringify(body);
   }
   let answer;
+  const under = GENERATION;
   try {
     answer = await send(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
   } catch (e) {
@@ -141,6 +151,7 @@ export async function api(path, body, { quiet = false } = {}) {
   }
   const { status, data } = answer;
   if (status === 401) { // the sign-in ended (or there was none): sign in again
+    if (under !== GENERATION) throw new Refused("signed out"); // a sign-in older than this one
     showState(null);
     if (tap) { clearDone(); showError(t("session_ended")); }
     throw new Refused("signed out");

@@ -22,7 +22,12 @@ function showError(text) {
   byId("error").textContent = text || "";
 }
 
+// Which sign-in (or sign-out) the page is under: a 401 answers for the one
+// its request went under, never for a sign-in made since (js/desk_common.js).
+let generation = 0;
+
 function showState(state) {
+  generation += 1;
   csrf = state && state.signed_in ? state.csrf : null;
   mine = csrf !== null && (state.may || []).includes(READS[PAGE]);
   byId("signin-box").hidden = csrf !== null;
@@ -41,11 +46,12 @@ async function api(path, body) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  const under = generation;
   const r = await fetch(path + (path.includes("?") ? "&" : "?") + "lang=" + LANG, init);
   let data = {};
   try { data = await r.json(); } catch (e) { data = {}; }
   if (r.status === 401) {
-    showState(null);
+    if (under === generation) showState(null);
     throw new Error("signed out");
   }
   if (!r.ok) {

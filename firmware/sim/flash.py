@@ -50,7 +50,10 @@ class _TornFile:
 
 
 class TearingFlash:
-    def __init__(self, budget=None):
+    def __init__(self, budget=None, fat=False):
+        # fat: rename refuses to go over a file that is there, as FAT (the
+        # ESP32's and some boards' filesystem) does; littlefs renames over it
+        self.fat = fat
         self.left = budget  # units of work until the cut; None: never
         self.ops_left = None  # or: directory operations until the cut
         self.cuts = 0
@@ -107,6 +110,13 @@ class TearingFlash:
 
     def rename(self, a, b):
         self._op("rename")
+        if self.fat:
+            try:
+                _os.stat(b)
+            except OSError:
+                pass
+            else:
+                raise OSError(17, "EEXIST")  # FAT: the name is taken
         _os.rename(a, b)
 
     def remove(self, path):

@@ -61,7 +61,16 @@ def load(root):
         with open(root + "/fw/boot") as f:
             line = f.read()
     except OSError:
-        return fresh()
+        # FAT only: save() was cut between removing the record and renaming
+        # the new one in, and the new one, whole, is the .tmp.  It takes the
+        # record's name before anything else, or the next save() would write
+        # over the only record there is.
+        try:
+            os.rename(root + "/fw/boot.tmp", root + "/fw/boot")
+            with open(root + "/fw/boot") as f:
+                line = f.read()
+        except OSError:
+            return fresh()
     body, _, s = line.strip().rpartition(" ")
     parts = body.split(" ")
     if not body.startswith(_HEAD) or len(parts) != 12 or adler(body) != s:

@@ -325,10 +325,10 @@ def rollback(root):
 
 
 class Power:
-    def __init__(self, root, seed):
+    def __init__(self, root, seed, fat=False):
         self.root = root
         self.rng = Rng(seed)
-        self.flash = TearingFlash()
+        self.flash = TearingFlash(fat=fat)
         for m in (stage, record, boot):
             self.flash.install(m)
         self.phase = ""
@@ -450,11 +450,11 @@ class Power:
 LEGACY = {}
 
 
-def power(root, cuts, seed):
+def power(root, cuts, seed, fat=False):
     fresh(root)
     LEGACY.clear()
     LEGACY.update(snapshot(root, "/lib"))
-    return Power(root, seed).run(cuts, 4000)
+    return Power(root, seed, fat).run(cuts, 4000)
 
 
 def main(argv):
@@ -462,7 +462,10 @@ def main(argv):
     root = argv[2] if len(argv) > 2 else ROOT
     if name == "power":
         out = power(
-            root, int(argv[3]) if len(argv) > 3 else 200, int(argv[4]) if len(argv) > 4 else 1
+            root,
+            int(argv[3]) if len(argv) > 3 else 200,
+            int(argv[4]) if len(argv) > 4 else 1,
+            len(argv) > 5 and argv[5] == "fat",
         )
     else:
         out = {"happy": happy, "bad": bad, "rollback": rollback}[name](root)

@@ -8,6 +8,11 @@
 # host.  tests/firmware/test_fw_manifest.py checks that every module the
 # firmware imports, from main.py on, is listed, and nothing the host alone needs.
 
+# The rules engine's version: raised with every change to how a frame is
+# scored.  Written into each firmware bundle's manifest (host/release/), so a
+# table's boot record says which engine it runs; the board never holds it.
+ENGINE = 1
+
 # (folder, files under it), the folder being the package's name below baulk
 BOARD = (
     (

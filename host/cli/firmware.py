@@ -9,6 +9,12 @@ architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
 (MicroPython's read-only filesystem), and prints each file's size and the
 total.
 
+``bundle`` builds, then writes the release as one file for every table of
+that board kind, ``DEST/baulk-VERSION-BOARD.bkfw`` (host/release/bundle.py:
+a manifest of versions, .mpy ABI and arch and each file's size and SHA-256,
+then the files), and prints what is in it.  The file holds no secret: a
+table accepts it only with a tag made under its own device key.
+
 ``deploy`` builds, then copies the tree to the board with ``mpremote`` and
 resets it.  With ``--romfs`` the image goes into the board's ROMFS partition
 instead: the bytecode then runs from flash and costs no heap (hardware/README.md
@@ -22,6 +28,7 @@ running them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import secrets
 import shlex
@@ -38,6 +45,7 @@ from baulk.firmware import manifest
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
+from baulk.host.release import bundle as release_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
@@ -184,6 +192,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     b.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
     b.add_argument("--out", default="build/firmware", help="output directory")
     b.set_defaults(handler=run_build)
+    r = sub.add_parser("bundle", help="build, and write the release as one file for the tables")
+    r.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
+    r.add_argument("--out", default="build/firmware", help="build directory")
+    r.add_argument("--dest", default="build/releases", help="where the bundle file goes")
+    r.set_defaults(handler=run_bundle)
     d = sub.add_parser("deploy", help="build, copy to the board with mpremote, reset it")
     d.add_argument("--port", required=True, help="serial port of the board, e.g. /dev/ttyACM0")
     d.add_argument("--board", choices=sorted(ARCH), default="pico", help="target (default pico)")
@@ -229,6 +242,30 @@ def run_build(args: argparse.Namespace) -> int:
         return 2
     _print_sizes(built, args.board)
     print(f"written to {built.out}")
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    rc = run_build(argparse.Namespace(board=args.board, out=args.out))
+    if rc:
+        return rc
+    try:
+        made = release_bundle.make(Path(args.out), args.board, ARCH[args.board])
+    except release_bundle.BundleError as why:
+        print(f"baulk firmware bundle: {why}", file=sys.stderr)
+        return 2
+    dest = Path(args.dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    raw = made.to_bytes()
+    path = dest / made.name
+    path.write_bytes(raw)
+    version = ".".join(map(str, made.version))
+    print(
+        f"bundle {path}: firmware {version}, engine {made.engine}, {made.board} ({made.arch}, "
+        f".mpy ABI {made.mpy & 0xFF}.{made.mpy >> 8}), {len(made.files)} files, "
+        f"{made.size} B of files, {len(raw)} B in all"
+    )
+    print(f"sha256 {hashlib.sha256(raw).hexdigest()}")
     return 0
 
 

@@ -5,7 +5,9 @@ with ``mpy-cross`` for the board's
 architecture (armv6m for the Raspberry Pi Pico, xtensawin for the ESP32) into
 ``OUT/lib/baulk/...``, draws the handset's Persian texts into
 ``OUT/lib/baulk/firmware/fa.bin`` (host/handset/font.py), writes the two-line
-``OUT/main.py`` that starts it, packs the same tree into ``OUT/romfs.img``
+``OUT/main.py`` that starts it (and rolls a failing trial back), the boot
+selector ``OUT/boot.py`` (firmware/boot.py: it picks the slot an update put
+the running release in, and counts a trial's boots), packs the same tree into ``OUT/romfs.img``
 (MicroPython's read-only filesystem), and prints each file's size and the
 total.
 
@@ -41,7 +43,7 @@ from pathlib import Path
 
 from mpremote.romfs import VfsRomWriter
 
-from baulk.firmware import manifest
+from baulk.firmware import boot, manifest
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
@@ -49,7 +51,11 @@ from baulk.host.release import bundle as release_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
-MAIN_PY = "from baulk.firmware.main import main\n\nmain()\n"
+MAIN_PY = boot.MAIN  # the board's /main.py, declared beside the selector that reads it
+BOOT_PY = ROOT / "firmware" / "boot.py"  # the board's /boot.py, as source: never updated
+# The first deploy commands remove what may not be there (an earlier copy of
+# lib/baulk, an update's slots and boot record): they may fail harmlessly.
+MAY_FAIL = 2
 MPY_BUDGET = 96 * 1024
 ROMFS_IMAGE = "romfs.img"
 
@@ -111,6 +117,7 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
     texts = handset_font.write(lib / "firmware")
     data = {(Path("lib/baulk/firmware") / texts.name).as_posix(): texts.stat().st_size}
     (out / "main.py").write_text(MAIN_PY)
+    shutil.copyfile(BOOT_PY, out / "boot.py")
     built = Built(out, sizes, data)
     built.romfs.write_bytes(romfs_image(out / "lib"))
     return built
@@ -150,7 +157,10 @@ def deploy_commands(
     """The mpremote invocations that put a built tree (and a device key) onto
     the board.
 
-    The first one removes an earlier copy of lib/baulk and may fail harmlessly.
+    The first MAY_FAIL remove an earlier copy of lib/baulk, and the slots and
+    boot record of updates over the link (/fw): a release deployed by cable
+    is the one that runs, the legacy install, and its version floor starts
+    again.  The device key, the journal and the settings stay.
     """
     connect = [mpremote, "connect", port]
     if romfs:
@@ -161,7 +171,9 @@ def deploy_commands(
         code.append([*connect, "fs", "cp", str(key), ":device_key"])
     return [
         [*connect, "fs", "rm", "-r", ":lib/baulk"],
+        [*connect, "fs", "rm", "-r", ":fw"],
         *code,
+        [*connect, "fs", "cp", str(out / "boot.py"), ":boot.py"],
         [*connect, "fs", "cp", str(out / "main.py"), ":main.py"],
         [*connect, "reset"],
     ]
@@ -290,7 +302,7 @@ def run_deploy(args: argparse.Namespace) -> int:
         if args.dry_run:
             continue
         done = subprocess.run(cmd, check=False)
-        if done.returncode != 0 and i > 0:  # removing an absent lib/baulk may fail
+        if done.returncode != 0 and i >= MAY_FAIL:  # removing what is absent may fail
             print(f"baulk firmware deploy: mpremote failed ({done.returncode})", file=sys.stderr)
             return 1
     return 0

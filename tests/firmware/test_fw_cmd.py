@@ -47,6 +47,8 @@ def test_build_compiles_every_device_module_and_prints_sizes(
     image = tmp_path / "romfs.img"  # the same tree, packed for a ROMFS partition
     assert "ROMFS image romfs.img" in printed and f"{image.stat().st_size} B" in printed
     assert (tmp_path / "main.py").read_text() == firmware_cmd.MAIN_PY
+    # the boot selector, as source (the board compiles it at each reset)
+    assert (tmp_path / "boot.py").read_text() == (ROOT / "firmware" / "boot.py").read_text()
     # the .mpy carry the architecture asked for (header byte 2: arch << 2)
     header = (lib / "firmware" / "app.mpy").read_bytes()[:4]
     assert header[0] == ord("M")
@@ -99,7 +101,9 @@ def test_deploy_dry_run_prints_the_mpremote_commands(
     out = tmp_path.resolve()
     assert [ln.split(" ", 2)[2] for ln in lines] == [
         "connect /dev/ttyACM0 fs rm -r :lib/baulk",
+        "connect /dev/ttyACM0 fs rm -r :fw",  # a cable's release runs, not an old slot
         f"connect /dev/ttyACM0 fs cp -r {out}/lib :",
+        f"connect /dev/ttyACM0 fs cp {out}/boot.py :boot.py",
         f"connect /dev/ttyACM0 fs cp {out}/main.py :main.py",
         "connect /dev/ttyACM0 reset",
     ]
@@ -116,7 +120,9 @@ def test_deploy_romfs_writes_the_image_into_the_rom_partition(
     out = tmp_path.resolve()
     assert [ln.split(" ", 2)[2] for ln in lines] == [
         "connect /dev/ttyACM0 fs rm -r :lib/baulk",
+        "connect /dev/ttyACM0 fs rm -r :fw",  # a cable's release runs, not an old slot
         f"connect /dev/ttyACM0 romfs deploy {out}/romfs.img",
+        f"connect /dev/ttyACM0 fs cp {out}/boot.py :boot.py",
         f"connect /dev/ttyACM0 fs cp {out}/main.py :main.py",
         "connect /dev/ttyACM0 reset",
     ]

@@ -43,6 +43,9 @@ if SAMPLES:
     MODULES = sys.argv[at + 1].split(",")
     ON_DEMAND = sys.argv[at + 2].split(",") if sys.argv[at + 2] else []
     BOOT_ONLY = sys.argv[at + 3].split(",") if sys.argv[at + 3] else []
+# "selector PATH": the boot selector's source, run as the board's /boot.py
+# before the firmware's modules.
+SELECTOR = sys.argv[sys.argv.index("selector") + 1] if "selector" in sys.argv else None
 # "model": the pots fall through the pocket model instead (its objects then
 # count as the firmware's).
 IDEAL = "model" not in sys.argv[3:]
@@ -89,6 +92,16 @@ def step():
         if i == 0:
             F["standins"] = used - F["interpreter"]
             sample("standins", used, True)
+            if SELECTOR:
+                # The board's /boot.py first, as at every reset: the boot
+                # selector (firmware/boot.py), compiled from its source, picks
+                # the slot from the boot record (none here: the legacy
+                # install) and deletes its own names.  What it interned
+                # stays, and counts as the firmware's.
+                with open(SELECTOR) as f:
+                    code = compile(f.read(), "boot.py", "exec")
+                exec(code, {"__name__": "__main__"})
+                del code
         else:
             sample("module " + MODULES[i - 1], used)
         if i < len(MODULES):  # the firmware's modules, one a step

@@ -1,9 +1,9 @@
 # The boot selector: the board's /boot.py, which MicroPython runs at every
 # reset before /main.py.  It lives outside both slots, so an update never
 # rewrites it, and it imports nothing from a slot before it has chosen one
-# (only sys and os).  `baulk firmware deploy` writes it there as source once,
-# and /main.py becomes MAIN below (host/cli/firmware.py, to follow; until
-# then boards boot the legacy way and nothing here runs).
+# (only sys and os).  `baulk firmware deploy` writes it there as source, and
+# /main.py beside it (firmware/manifest.py MAIN); while no update has come,
+# the boot record is absent and the board runs the legacy install.
 #
 # Flash layout (firmware/update/):
 #   /fw/boot        the boot record, one text line (firmware/update/record.py)
@@ -21,7 +21,7 @@
 # (/lib, or /rom/lib with ROMFS).  Then this file deletes its own names: its
 # code (4 KB compiled) is garbage before /main.py starts the match, and the
 # match's heap budget stays whole.  /main.py imports it again only when the
-# firmware raised, to roll a failing trial back at once (failed(), MAIN).
+# firmware raised, to roll a failing trial back at once (failed()).
 #
 # ROMFS installs (--romfs) would keep the same record with two ROMFS
 # segments as the slots: written with vfs.rom_ioctl(3/4, ...) by the stager,
@@ -29,28 +29,18 @@
 # before /rom/lib goes on sys.path.  Not built yet: only the filesystem
 # slots are implemented and tested.
 #
-# Keep it tiny: it runs before anything else and can never be updated.
+# Keep it tiny: it runs before anything else and can never be updated.  Its
+# every name is interned on the board for good (the lexer interns each
+# identifier and string of a source file), and the Pico's name table had 14
+# to spare: so the locals reuse names the firmware interns anyway (r, s, p,
+# t), the number of tries is a literal (manifest.TRIAL_BOOTS, which
+# tests/firmware/test_fw_update.py holds it to), and /main.py's text is the
+# host's (manifest.MAIN).
 
 import os
 import sys
 
-TRIES = 3  # boots a trial gets before it is rolled back
 _HEAD = "baulk-boot 1 "
-# The board's /main.py, word for word: deploy writes it, tests/firmware/mp_update.py
-# runs it.
-MAIN = """try:
-    from baulk.firmware.main import main
-
-    main()
-except Exception:
-    import boot
-
-    if boot.failed():
-        import machine
-
-        machine.reset()
-    raise
-"""
 
 
 def _sum(s):  # Adler-32, as record.py
@@ -84,8 +74,8 @@ def load(root):
     return parts[2:]
 
 
-def save(root, rec):
-    body = _HEAD + " ".join(rec)
+def save(root, r):
+    body = _HEAD + " ".join(r)
     tmp = root + "/fw/boot.tmp"
     with open(tmp, "wb") as f:
         f.write((body + " " + _sum(body) + "\n").encode())
@@ -97,48 +87,48 @@ def save(root, rec):
 
 
 def rollback(root):
-    rec = load(root)
-    if rec is not None and rec[4] != "-":
-        rec[8] = "rolledback"
-        rec[9] = rec[5]
-        rec[4] = "-"
-        rec[5] = "0.0.0"
-        rec[6] = "0"
-        save(root, rec)
+    r = load(root)
+    if r is not None and r[4] != "-":
+        r[8] = "rolledback"
+        r[9] = r[5]
+        r[4] = "-"
+        r[5] = "0.0.0"
+        r[6] = "0"
+        save(root, r)
 
 
 def choose(root=""):
     # (slot, its lib folder or None for the path as it is, on trial?)
-    rec = load(root)
-    if rec is None:
+    r = load(root)
+    if r is None:
         return "legacy", None, False
-    if rec[4] != "-":
-        n = int(rec[6])
-        if n < TRIES:
-            rec[6] = str(n + 1)
-            save(root, rec)  # before the trial runs a single line
-            return rec[4], root + "/fw/" + rec[4] + "/lib", True
+    if r[4] != "-":
+        n = int(r[6])
+        if n < 3:  # manifest.TRIAL_BOOTS: boots a trial gets before it is rolled back
+            r[6] = str(n + 1)
+            save(root, r)  # before the trial runs a single line
+            return r[4], root + "/fw/" + r[4] + "/lib", True
         rollback(root)
-    if rec[0] == "legacy":
+    if r[0] == "legacy":
         return "legacy", None, False
-    return rec[0], root + "/fw/" + rec[0] + "/lib", False
+    return r[0], root + "/fw/" + r[0] + "/lib", False
 
 
 def pick(root=""):
     # The slot this boot runs, its lib first on sys.path.
-    slot, lib, _trial = choose(root)
-    for p in [p for p in sys.path if p.startswith(root + "/fw/")]:
-        sys.path.remove(p)  # a slot an earlier pick (a test's boot) put there
-    if lib is not None:
-        sys.path.insert(0, lib)
-    return slot
+    s, p, t = choose(root)  # the slot, its lib, on trial
+    for t in [t for t in sys.path if t.startswith(root + "/fw/")]:
+        sys.path.remove(t)  # a slot an earlier pick (a test's boot) put there
+    if p is not None:
+        sys.path.insert(0, p)
+    return s
 
 
 def failed(root=""):
     # /main.py's handler: the firmware raised.  A trial (on trial and tried)
     # is rolled back, True: reset the board; otherwise False.
-    rec = load(root)
-    if rec is None or rec[4] == "-" or rec[6] == "0":
+    r = load(root)
+    if r is None or r[4] == "-" or r[6] == "0":
         return False
     rollback(root)
     return True
@@ -146,4 +136,4 @@ def failed(root=""):
 
 if __name__ == "__main__":  # the board's /boot.py
     pick()
-    del TRIES, MAIN, _HEAD, _sum, load, save, rollback, choose, pick, failed, os, sys
+    del _HEAD, _sum, load, save, rollback, choose, pick, failed, os, sys

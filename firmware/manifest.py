@@ -69,7 +69,24 @@ BOARD = (
 
 # The boot selector goes onto the board as source, as /boot.py (MicroPython
 # runs it at every reset, before /main.py): outside /lib/baulk and both update
-# slots, so that no update ever rewrites it (firmware/boot.py says why, and
-# holds the /main.py that goes with it, boot.MAIN).  Not compiled, not in
-# BOARD; its only imports are sys and os.
+# slots, so that no update ever rewrites it (firmware/boot.py says why).  Not
+# compiled, not in BOARD; its only imports are sys and os.
 BOOT = "firmware/boot.py"
+TRIAL_BOOTS = 3  # boots a trial gets before the selector rolls it back
+
+# The board's /main.py, word for word: deploy writes it beside the selector,
+# tests/firmware/mp_update.py runs it.  A firmware that raises rolls a trial
+# back at once (boot.failed()), and the board starts again.
+MAIN = """try:
+    from baulk.firmware.main import main
+
+    main()
+except Exception:
+    import boot
+
+    if boot.failed():
+        import machine
+
+        machine.reset()
+    raise
+"""

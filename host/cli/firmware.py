@@ -43,7 +43,7 @@ from pathlib import Path
 
 from mpremote.romfs import VfsRomWriter
 
-from baulk.firmware import boot, manifest
+from baulk.firmware import manifest
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
@@ -51,8 +51,8 @@ from baulk.host.release import bundle as release_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
-MAIN_PY = boot.MAIN  # the board's /main.py, declared beside the selector that reads it
-BOOT_PY = ROOT / "firmware" / "boot.py"  # the board's /boot.py, as source: never updated
+MAIN_PY = manifest.MAIN  # the board's /main.py
+BOOT_PY = ROOT / manifest.BOOT  # the board's /boot.py, as source: never updated
 # The first deploy commands remove what may not be there (an earlier copy of
 # lib/baulk, an update's slots and boot record): they may fail harmlessly.
 MAY_FAIL = 2

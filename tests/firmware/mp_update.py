@@ -11,7 +11,7 @@ import json
 import os
 import sys
 
-from baulk.firmware import boot
+from baulk.firmware import boot, manifest
 from baulk.firmware.sim.flash import PowerCut, TearingFlash
 from baulk.firmware.update import format as fm
 from baulk.firmware.update import record, stage
@@ -182,12 +182,12 @@ class _Boot:  # /boot.py imported as a module, on this flash
         return boot.failed(self.root)
 
 
-MAIN = boot.MAIN.replace("baulk.firmware.main", "fwt.main")
+MAIN = manifest.MAIN.replace("baulk.firmware.main", "fwt.main")
 
 
 def start(root):
     # A reset, then what the board runs: /boot.py (the selector's pick()),
-    # then /main.py, the very text of boot.MAIN, with fwt.main standing in
+    # then /main.py, the very text of manifest.MAIN, with fwt.main standing in
     # for baulk.firmware.main; machine.reset() is another turn of the loop.
     sys.modules["boot"] = _Boot(root)
     sys.modules["machine"] = _Machine()
@@ -298,7 +298,7 @@ def rollback(root):
     start(root)
     record.confirm(root)
     update(root, "2.0.0", rng)
-    out["unconfirmed_boots"] = [start(root) for _ in range(boot.TRIES + 2)]
+    out["unconfirmed_boots"] = [start(root) for _ in range(manifest.TRIAL_BOOTS + 2)]
     rec = record.load(root)
     out["after"] = [
         rec[record.ACTIVE],

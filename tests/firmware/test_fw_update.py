@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from baulk.firmware import boot
+from baulk.firmware import boot, manifest
 from baulk.firmware.update import format as fm
 from baulk.firmware.update import record, stage
 from tests.firmware import mp_update as drv
@@ -72,7 +72,8 @@ def test_bad_bundles_are_refused_with_their_reason_and_the_running_slot_stays(
 
 def test_a_trial_that_never_confirms_or_cannot_start_rolls_back(tmp_path: Path) -> None:
     out = drv.rollback(_root(tmp_path))
-    assert out["unconfirmed_boots"] == [["b", "2.0.0"]] * boot.TRIES + [["a", "1.0.0"]] * 2
+    tries = manifest.TRIAL_BOOTS  # the selector's literal, held to it here
+    assert out["unconfirmed_boots"] == [["b", "2.0.0"]] * tries + [["a", "1.0.0"]] * 2
     assert out["after"] == ["a", "1.0.0", "-", "rolledback", "2.0.0"]
     assert out["confirm_refused"] is False  # nothing on trial to confirm
     assert out["broken"] is None  # a release whose import raises stages and checks fine

@@ -76,6 +76,13 @@ SWITCH_S: Final = 0.0005  # the interpreter's switch interval while it does
 # project's 2-core machine at a load average of 5 (bench/ack_under_load.py
 # --reads pages cut the acks by 18 % with 0.3 ms counted here).
 TURN_OVERHEAD_S: Final = 0.001
+# The longest rest after one turn.  A turn that held the loop for long (the
+# score path ran in its awaits: a table sending its journal after a restart)
+# would otherwise hold every stranger's read back for 19 times as long: in a
+# fresh clone beside a busy loop, a board's read waited over 15 s.  Turns
+# cost about a millisecond (heavy reads are the worker's), so the bound binds
+# only after one of over 50 ms.
+REST_MOST_S: Final = 1.0
 WAITING_PER_ADDRESS: Final = 64  # requests of one address waiting for a turn
 COMPUTING_PER_ADDRESS: Final = 4  # heavy reads of one address waiting or worked on
 COMPUTING_MOST: Final = 32  # in all
@@ -164,6 +171,7 @@ class Lane:
         self.free_at = 0.0  # time.perf_counter() when the next turn may start
         self.waiting: OrderedDict[str, deque[_Waiter]] = OrderedDict()
         self._started = 0.0
+        self._started_cpu = 0.0  # time.thread_time() when the turn started
         self._timer: asyncio.TimerHandle | None = None
         self.turns = 0  # turns given, for tests and the benchmark
 
@@ -189,16 +197,20 @@ class Lane:
             raise
 
     def leave(self) -> None:
-        """The turn is over: the next one waits in proportion to its cost."""
+        """The turn is over: the next one waits in proportion to its cost,
+        the loop's own time in it (its thread's CPU time: a machine busy
+        with other work stretches a turn's wall time, not what it cost the
+        loop), and never longer than ``REST_MOST_S``."""
         now = time.perf_counter()
-        cost = now - self._started + self.overhead_s
+        cost = time.thread_time() - self._started_cpu + self.overhead_s
         self.busy = False
-        self.free_at = now + cost * (1 / self.share - 1)
+        self.free_at = now + min(cost * (1 / self.share - 1), REST_MOST_S)
         self._wake_later()
 
     def _start(self, now: float) -> None:
         self.busy = True
         self._started = now
+        self._started_cpu = time.thread_time()
         self.turns += 1
 
     def _forget(self, address: str, w: _Waiter) -> None:

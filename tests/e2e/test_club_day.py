@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from escpos.printer import Dummy
 from playwright.sync_api import expect
 
 from baulk.host.club import money, printing, receipts, tariffs
@@ -244,6 +243,10 @@ def test_a_club_day(browser: Any, day: tuple[DaemonThread, dict[str, TableDriver
     assert b"\x1dv0" in printed and printed.rindex(b"\x1dV") > printed.rindex(b"\x1dv0")
     # the same receipt through python-escpos' Dummy: the very same bytes
     status, reply = http(daemon.url + "/api/sessions/3", token=TOKEN)
+    from escpos.printer import (
+        Dummy,
+    )  # read here: its capability table costs every worker 1.5 s at collection
+
     dummy = Dummy()
     desk_printer.send(dummy, reply["receipt"]["fa"], daemon.cfg.billing.printer)
     assert dummy.output == printed

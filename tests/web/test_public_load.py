@@ -10,6 +10,7 @@ import asyncio
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -80,13 +81,31 @@ def test_turns_go_one_at_a_time_round_the_addresses() -> None:
 
 
 def test_a_turn_leaves_the_loop_in_proportion_to_its_cost() -> None:
-    async def run() -> float:
-        lane = Lane(share=0.25, overhead_s=0.5)
+    async def run() -> tuple[float, float]:
+        lane = Lane(share=0.25, overhead_s=0.2)
         await lane.enter("a")
-        lane.leave()  # a turn of about 0.5 s as counted: 1.5 s of the loop left to others
-        return lane.free_at - lane._started
+        before = time.perf_counter()
+        lane.leave()  # a turn of about 0.2 s as counted: 0.6 s of the loop left to others
+        after = time.perf_counter()
+        return lane.free_at - after, lane.free_at - before  # the rest lies between
 
-    assert 1.5 <= asyncio.run(run()) < 2.0
+    least, most = asyncio.run(run())
+    assert least < public_reads.REST_MOST_S and most >= 0.6
+
+
+def test_a_slow_turn_holds_the_next_reads_back_a_second_at_most() -> None:
+    # The turn's cost is what it took the loop: its thread's CPU time.  A
+    # turn whose wall time a busy machine stretched costs only that, and even
+    # a turn that cost the loop 10 s leaves it for REST_MOST_S, not 190 s.
+    async def run(overhead_s: float) -> float:
+        lane = Lane(share=0.05, overhead_s=overhead_s)
+        await lane.enter("a")
+        await asyncio.sleep(0.3)  # the turn waits on something: the loop is free meanwhile
+        lane.leave()
+        return lane.free_at - time.perf_counter()
+
+    assert asyncio.run(run(0.0)) < 0.3 * 19 / 2  # not charged for the wall time it waited
+    assert asyncio.run(run(10.0)) <= public_reads.REST_MOST_S
 
 
 @pytest.mark.slow  # a daemon loaded for a second: make test runs it, make check does not

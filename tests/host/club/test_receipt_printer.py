@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from escpos.printer import Dummy
 from PIL import Image, ImageChops, ImageDraw
 
 from baulk.host import config
@@ -87,6 +86,10 @@ def test_the_bytes_hold_the_picture_the_total_and_the_cut(tmp_path: Path, lang: 
     paper = receipts.receipt(bill, "میز ۱", "Baulk Club")[lang]
     # 40 min at 60,000 an hour and a frame at 10,000
     assert paper["total"] == ("۵۰٬۰۰۰ تومان" if lang == "fa" else "50,000 Toman")
+    from escpos.printer import (
+        Dummy,
+    )  # read here: its capability table costs every worker 1.5 s at collection
+
     dummy = Dummy()
     desk_printer.send(dummy, paper, PRINTER)
     data = dummy.output

@@ -21,6 +21,10 @@ from baulk.firmware.update import record, stage
 from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.release import bundle
 
+# a real build (mpy-cross and the handset's texts, 3 s) and the command's own
+# (5 s): make test runs them, make check the bounds alone
+BUILT = pytest.mark.slow
+
 KEY = bytes(range(32))
 OTHER_KEY = bytes(range(1, 33))
 CHUNK = 512
@@ -52,6 +56,7 @@ def stage_all(root: str, b: bundle.Bundle, key: bytes) -> str | None:
     return None if got is None else str(got)
 
 
+@BUILT
 def test_the_built_tree_stages_checks_commits_and_boots_as_the_trial(
     built: tuple[Path, bundle.Bundle], tmp_path: Path
 ) -> None:
@@ -75,6 +80,7 @@ def test_the_built_tree_stages_checks_commits_and_boots_as_the_trial(
     assert again == b
 
 
+@BUILT
 def test_a_tag_made_for_another_table_is_refused_and_nothing_is_written(
     built: tuple[Path, bundle.Bundle], tmp_path: Path
 ) -> None:
@@ -84,6 +90,7 @@ def test_a_tag_made_for_another_table_is_refused_and_nothing_is_written(
     assert not os.path.exists(root + "/fw")
 
 
+@BUILT
 @pytest.mark.parametrize("where", ["manifest", "file", "tail", "length", "magic"])
 def test_a_bundle_edited_on_the_venue_pc_is_not_read(
     built: tuple[Path, bundle.Bundle], where: str
@@ -105,6 +112,7 @@ def test_a_bundle_edited_on_the_venue_pc_is_not_read(
         bundle.read(bytes(raw))
 
 
+@BUILT
 def test_a_file_edited_after_the_tag_is_refused_by_the_table(
     built: tuple[Path, bundle.Bundle], tmp_path: Path
 ) -> None:
@@ -140,6 +148,7 @@ def test_no_bundle_is_made_that_a_table_would_refuse() -> None:
         bundle.mpy_abi(b"PK\x03\x04")
 
 
+@BUILT
 def test_the_command_writes_the_bundle_and_says_what_is_in_it(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "baulk.host.cli.main", "firmware", "bundle", "--board", "esp32",

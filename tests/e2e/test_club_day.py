@@ -28,7 +28,7 @@ from baulk.host.web import desk_printer
 from tests.e2e.chromium import PHONE
 from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_tables
-from tests.e2e.test_desk_answers_browser import WORDS, add_tea, desk_page, hold_view
+from tests.e2e.test_desk_answers_browser import WORDS, add_tea, desk_page, hold_view, refreshed
 from tests.e2e.test_desk_browser import answer, page_size_mm
 from tests.host.harness import TOKEN, DaemonThread, http, morning
 
@@ -169,6 +169,11 @@ def test_a_club_day(browser: Any, day: tuple[DaemonThread, dict[str, TableDriver
     assert len(told) == 1, "one tea, and one phone told"
     page.unroute("**/api/desk?*")
     second.unroute("**/api/desk?*")
+    # the phone that lost looked again through the held view: it sees the
+    # table as it is once a refresh has come since (a Close tapped on the old
+    # view is "the table changed: look again", as it should be; a fresh
+    # clone beside a busy loop tapped before the refresh came)
+    refreshed(page, 2)
     second.context.set_offline(True)
     expect(second.locator("#offline")).to_be_visible()
     add_tea(second)

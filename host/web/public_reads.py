@@ -170,7 +170,6 @@ class Lane:
         self.busy = False
         self.free_at = 0.0  # time.perf_counter() when the next turn may start
         self.waiting: OrderedDict[str, deque[_Waiter]] = OrderedDict()
-        self._started = 0.0
         self._started_cpu = 0.0  # time.thread_time() when the turn started
         self._timer: asyncio.TimerHandle | None = None
         self.turns = 0  # turns given, for tests and the benchmark
@@ -182,7 +181,7 @@ class Lane:
         """Wait for a turn (CancelledError leaves the queue)."""
         now = time.perf_counter()
         if not self.busy and not self.waiting and now >= self.free_at:
-            self._start(now)
+            self._start()
             return
         w = _Waiter(asyncio.get_running_loop().create_future())
         self.waiting.setdefault(address, deque()).append(w)
@@ -207,9 +206,8 @@ class Lane:
         self.free_at = now + min(cost * (1 / self.share - 1), REST_MOST_S)
         self._wake_later()
 
-    def _start(self, now: float) -> None:
+    def _start(self) -> None:
         self.busy = True
-        self._started = now
         self._started_cpu = time.thread_time()
         self.turns += 1
 
@@ -240,7 +238,7 @@ class Lane:
         del self.waiting[address]
         if queue:  # to the back of the round
             self.waiting[address] = queue
-        self._start(now)
+        self._start()
         w.future.set_result(None)
 
 

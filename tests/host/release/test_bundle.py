@@ -43,13 +43,16 @@ def flash(tmp_path: Path) -> str:
     return str(root)
 
 
-def stage_all(root: str, b: bundle.Bundle, key: bytes) -> str | None:
+def stage_all(root: str, b: bundle.Bundle, key: bytes, data: bytes | None = None) -> str | None:
+    """Stage ``b`` as the table does, tagged under ``key``, its file bytes
+    (or ``data`` in their place) in CHUNK-byte chunks, and commit it: None,
+    or the word the table refused it with."""
     s = stage.Stage(root)
     why = s.begin(b.manifest, bundle.tag(key, b.manifest), KEY, (0, 0, 0), (0, 0, 0), "pico",
                   "armv6m", b.mpy)  # fmt: skip
     if why is not None:
         return str(why)
-    data = b.stream()
+    data = b.stream() if data is None else data
     for at in range(0, len(data), CHUNK):
         assert s.chunk(at, data[at : at + CHUNK]) is None
     got = s.commit(KEY)
@@ -121,14 +124,9 @@ def test_a_file_edited_after_the_tag_is_refused_by_the_table(
     # not the one its tagged manifest names.
     _, b = built
     root = flash(tmp_path)
-    s = stage.Stage(root)
-    assert s.begin(b.manifest, bundle.tag(KEY, b.manifest), KEY, (0, 0, 0), (0, 0, 0),
-                   "pico", "armv6m", b.mpy) is None  # fmt: skip
     data = bytearray(b.stream())
     data[-1] ^= 0xFF
-    for at in range(0, len(data), CHUNK):
-        assert s.chunk(at, bytes(data[at : at + CHUNK])) is None
-    assert s.commit(KEY) == "hash"
+    assert stage_all(root, b, KEY, bytes(data)) == "hash"
     assert boot.choose(root)[0] == "legacy"
 
 

@@ -103,7 +103,7 @@ function headers() { return CSRF ? { "X-CSRF-Token": CSRF } : {}; }
 
 // Which sign-in (or sign-out) the page is under now: a request answers for
 // the one it was sent under, so a "401, not signed in" to a refresh sent
-// before a quick thumb signed in says nothing of the sign-in made since.
+// under a sign-in that has ended says nothing of the one the clerk made since.
 let GENERATION = 0;
 
 // Whether the page is signed in: a refresh asks nothing until it is.
@@ -151,9 +151,11 @@ export async function api(path, body, { quiet = false } = {}) {
   }
   const { status, data } = answer;
   if (status === 401) { // the sign-in ended (or there was none): sign in again
-    if (under !== GENERATION) throw new Refused("signed out"); // a sign-in older than this one
-    showState(null);
-    if (tap) { clearDone(); showError(t("session_ended")); }
+    if (tap) clearDone();
+    if (under === GENERATION) { // not an older sign-in's answer, come after a newer one
+      showState(null);
+      if (tap) showError(t("session_ended"));
+    }
     throw new Refused("signed out");
   }
   if (status >= 300) {

@@ -6,6 +6,11 @@
 # path; FrameReader cuts the incoming byte stream at each 0x00 into a bounded
 # buffer, unstuffs in place and checks the frame.  decode_frame is the same
 # check for one frame held in memory.
+#
+# One type may be longer than MAX_FRAME: update_data (since 1.5), a chunk of
+# a release (SPEC.md "Sizes").  Only a reader whose buffer holds
+# MAX_UPDATE_WIRE (the device's update mode, and decode_frame) takes one; to
+# a match's reader it is oversize like any frame over MAX_FRAME.
 
 try:
     from micropython import const
@@ -19,8 +24,8 @@ from . import cbor, cobs
 from .crc import crc32
 
 VERSION_MAJOR = const(1)
-VERSION_MINOR = const(4)
-VERSION_BYTE = const(0x14)  # major << 4 | minor
+VERSION_MINOR = const(5)
+VERSION_BYTE = const(0x15)  # major << 4 | minor
 
 HEADER_LEN = const(5)
 CRC_LEN = const(4)
@@ -28,6 +33,14 @@ MIN_FRAME = const(9)  # header and CRC around an empty body
 MAX_FRAME = const(512)  # unstuffed: header + body + CRC
 MAX_BODY = const(503)
 MAX_WIRE = const(516)  # stuffed frame and its delimiter
+# update_data's (SPEC.md 2): its longest body, 1024 bytes of the stream with
+# a 32-bit offset and the commit flag, is 1037 bytes; on the line one code
+# byte for the frame, one more per 254 and the delimiter (cobs.max_encoded_len):
+# 1049 + 1 + 4 + 1.
+MAX_UPDATE_BODY = const(1040)
+MAX_UPDATE_FRAME = const(1049)  # HEADER_LEN + MAX_UPDATE_BODY + CRC_LEN
+MAX_UPDATE_WIRE = const(1055)
+_T_UPDATE_DATA = const(25)  # private in messages.py too
 
 FLAG_REL = const(0x01)  # reliable: seq numbers the sender's stream; acknowledge it
 FLAG_RETX = const(0x02)  # a retransmission (statistics only)
@@ -35,7 +48,7 @@ FLAG_RETX = const(0x02)  # a retransmission (statistics only)
 # Why a frame was refused.  The host decoder uses the same words.
 E_COBS = "cobs"  # stuffing malformed (a truncated frame usually ends up here)
 E_SHORT = "short"  # fewer bytes than a header and a CRC
-E_OVERSIZE = "oversize"  # longer than MAX_FRAME
+E_OVERSIZE = "oversize"  # longer than MAX_FRAME (an update_data: than its reader takes)
 E_CRC = "crc"  # checksum mismatch: noise on the line
 E_VERSION = "version"  # another major protocol version
 E_BODY = "body"  # not exactly one CBOR item of the allowed subset
@@ -113,14 +126,16 @@ def encode_frame(mtype, flags, seq, body):
     return bytes(FrameWriter().build(mtype, flags, seq, body))
 
 
-def check(buf, n):
+def check(buf, n, max_frame=MAX_FRAME):
     """Check an unstuffed frame in buf[0:n]; returns a Frame (body not decoded).
 
     Order of checks (SPEC.md "Receiving a frame"): length, CRC, version.
+    max_frame is the longest update_data the reader takes: MAX_FRAME in a
+    match, like every other type; MAX_UPDATE_FRAME in the update mode.
     """
     if n < MIN_FRAME:
         return Frame(E_SHORT)
-    if n > MAX_FRAME:
+    if n > MAX_FRAME and (n > max_frame or buf[1] != _T_UPDATE_DATA):
         return Frame(E_OVERSIZE)
     mv = memoryview(buf)
     m = n - CRC_LEN
@@ -134,9 +149,9 @@ def check(buf, n):
     return f
 
 
-def decode_unstuffed(buf, n):
+def decode_unstuffed(buf, n, max_frame=MAX_FRAME):
     """Check and decode an unstuffed frame in buf[0:n]."""
-    f = check(buf, n)
+    f = check(buf, n, max_frame)
     if f.error is None:
         try:
             f.body = cbor.loads(buf, HEADER_LEN, n - CRC_LEN)
@@ -148,24 +163,27 @@ def decode_unstuffed(buf, n):
 
 
 def decode_frame(data):
-    """Decode one stuffed frame (with or without its trailing 0x00)."""
+    """Decode one stuffed frame (with or without its trailing 0x00).  Held
+    whole, it may be an update_data of up to MAX_UPDATE_WIRE."""
     n = len(data)
     if n and data[n - 1] == 0:
         n -= 1
-    if n > MAX_WIRE - 1:
+    if n > MAX_UPDATE_WIRE - 1:
         return Frame(E_OVERSIZE)
     buf = bytearray(n)
     m = cobs.decode_into(data, n, buf)
     if m < 0:
         return Frame(E_COBS)
-    return decode_unstuffed(buf, m)
+    return decode_unstuffed(buf, m, MAX_UPDATE_FRAME)
 
 
 class FrameReader:
     """Cuts a byte stream into frames.  Memory is one MAX_WIRE buffer.
 
     Bytes of a frame that grows past MAX_WIRE are dropped up to the next 0x00
-    and reported once as E_OVERSIZE, so garbage costs at most itself.
+    and reported once as E_OVERSIZE, so garbage costs at most itself.  The
+    update mode's reader (max_wire=MAX_UPDATE_WIRE) takes update_data's
+    longer frames, and no other type's.
     """
 
     def __init__(self, max_wire=MAX_WIRE):
@@ -179,6 +197,7 @@ class FrameReader:
         out = []
         buf = self.buf
         cap = len(buf)
+        most = MAX_FRAME if cap <= MAX_WIRE else MAX_UPDATE_FRAME  # an update_data's bound
         i = 0
         end = len(data)
         while i < end:
@@ -204,7 +223,7 @@ class FrameReader:
                 self.overflow = False
             elif self.n:
                 m = cobs.decode_into(buf, self.n, buf)
-                f = Frame(E_COBS) if m < 0 else decode_unstuffed(buf, m)
+                f = Frame(E_COBS) if m < 0 else decode_unstuffed(buf, m, most)
                 if f.error is not None:
                     self.garbage += self.n + 1
                 out.append(f)

@@ -4,12 +4,13 @@ A device never checks the messages only a device sends (hello, event, state,
 log: Session refuses them by sender before any check), so their bodies, the
 snapshot decoder and the receiver's verdict on a whole frame live here, off the
 board.  Importing this module completes messages.py's catalogue text with them
-and with the type only a host knows (health), and reads the whole of it once
-into the dicts host code looks things up in (TYPES, SCHEMA, REQUIRED, RAW,
-STATE_KEYS): messages.py declares the vocabulary, these are views of it.  The
-host's Session and decoder import it, and ``baulk firmware build`` leaves it
-out like host_codec.  It runs under MicroPython too (the vector tests, the
-simulated host), hence no typing.
+and with the types only a host knows (health, trace, update_status), and
+reads the whole of it once into the dicts host code looks things up in
+(TYPES, SCHEMA, REQUIRED, RAW, STATE_KEYS): messages.py declares the
+vocabulary, these are views of it.  The host's Session and decoder import
+it, and ``baulk firmware build`` leaves it out like host_codec.  It runs
+under MicroPython too (the vector tests, the simulated host), hence no
+typing.
 """
 
 from ..firmware import names
@@ -149,11 +150,21 @@ DEVICE_SENT = (
     "\n  marks        5   bytes    0            %(m)d   -"
     "\n  lost         6   uint     0            u16  -"
     "\n  end          7   uint     1            %(x)d    -"
+    "\nupdate_status:"  # since 1.5: the update mode's, which runs no session (SPEC.md 7.9)
+    "\n  state        0   uint     0            5    req"
+    "\n  offset       1   uint     0            u32  req"
+    "\n  reason       2   text     16           0    -"
+    "\n  window       3   uint     1            16   -"
+    "\n  version      4   text     16           0    -"
+    "\n  trial        5   bool     0            0    -"
+    "\n  last         6   text     16           0    -"
+    "\n  last_v       7   text     16           0    -"
 ) % {"p": len(names.POCKETS), "v": len(CHECK_VERDICTS) - 1,
      "e": TRACE_EDGES * EDGE_BYTES, "w": TRACE_WINDOWS * WINDOW_BYTES,
      "m": TRACE_MARKS * MARK_BYTES, "x": len(CAPTURE_ENDS) - 1}  # fmt: skip
 M._TYPES += "\n16 health device -"
 M._TYPES += "\n21 trace device -"
+M._TYPES += "\n24 update_status device -"
 M._BODIES += DEVICE_SENT
 check = M.check
 

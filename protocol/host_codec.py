@@ -10,7 +10,10 @@ it raises is :class:`FrameError`.
 Hardening, all by configuration of cbor2 and of this module:
 
 * a frame is at most ``frame.MAX_WIRE`` bytes on the wire; the stream buffer
-  never holds more, and bytes beyond it are dropped up to the next ``0x00``;
+  never holds more, and bytes beyond it are dropped up to the next ``0x00``
+  (only :func:`decode_frame`, of a frame held whole, takes ``update_data``'s
+  longer frames, up to ``frame.MAX_UPDATE_WIRE``: a host sends them, and
+  never receives one);
 * cbor2 runs with ``max_depth`` = ``cbor.MAX_DEPTH``, ``allow_indefinite=False``,
   ``allow_duplicate_keys=False``, and every tag refused;
 * the body must be exactly one item: trailing bytes are refused;
@@ -38,6 +41,8 @@ from .session import _RAW_MOST
 E_UNKNOWN_TYPE: Final = messages.E_UNKNOWN_TYPE
 _MAX_WIRE: Final = _fr.MAX_WIRE
 _MAX_FRAME: Final = _fr.MAX_FRAME
+_MAX_UPDATE_WIRE: Final = _fr.MAX_UPDATE_WIRE
+_MAX_UPDATE_FRAME: Final = _fr.MAX_UPDATE_FRAME
 _MIN_FRAME: Final = _fr.MIN_FRAME
 _MAJOR: Final = _fr.VERSION_MAJOR
 
@@ -244,6 +249,8 @@ _KNOWN_TYPES: Final = frozenset(host_catalogue.TYPES)
 def _decode(
     b: bytes,
     check: bool,
+    wire: int = _MAX_WIRE,
+    most: int = _MAX_FRAME,
     # Bound once, as locals: this runs for every frame, and a global or an
     # attribute lookup per step is a tenth of what cbor2 itself takes.
     _unstuff: Callable[[bytes], bytes] = _cobs_decode,
@@ -258,8 +265,13 @@ def _decode(
     With check=False the body is decoded by hardened cbor2 and its own keys
     held to integers and text, but neither held against the catalogue nor
     walked for floats, simple values and empty containers deeper down (Frame.checked stays
-    False; Session runs messages.check itself)."""
-    if len(b) > _MAX_WIRE - 1:
+    False; Session runs messages.check itself).
+
+    ``wire`` bounds the frame on the line and ``most`` an update_data's
+    unstuffed length: StreamDecoder keeps a match's bounds (MAX_WIRE, and
+    MAX_FRAME as for every other type), decode_frame the update mode's
+    (SPEC.md 2)."""
+    if len(b) > wire - 1:
         return Frame(_fr.E_OVERSIZE)
     try:
         raw = _unstuff(b)  # C; a 0x00 inside, or a block past the end, raise
@@ -268,7 +280,7 @@ def _decode(
     n = len(raw)
     if n < _MIN_FRAME:
         return Frame(_fr.E_SHORT)
-    if n > _MAX_FRAME:
+    if n > _MAX_FRAME and (n > most or raw[1] != UPDATE_DATA):
         return Frame(_fr.E_OVERSIZE)
     if _crc32(raw) != _CRC_RESIDUE:
         return Frame(_fr.E_CRC)
@@ -303,22 +315,26 @@ def _decode(
 
 
 def decode_frame(data: bytes | bytearray | memoryview, check: bool = True) -> Frame:
-    """Decode one stuffed frame (trailing 0x00 optional).  Never raises."""
+    """Decode one stuffed frame (trailing 0x00 optional).  Never raises.
+    Held whole, it may be an update_data up to MAX_UPDATE_WIRE, as the
+    device's update mode reads one (the vectors hold such frames)."""
     try:
         b = data if type(data) is bytes else bytes(data)
         if b and b[-1] == 0:
             b = b[:-1]
-        return _decode(b, check)
+        return _decode(b, check, _MAX_UPDATE_WIRE, _MAX_UPDATE_FRAME)
     except Exception as e:  # a bug here must not take the daemon down
         return Frame(_fr.E_BODY, detail=f"decoder fault: {e!r}"[:200])
 
 
 def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
     """One frame with cbor2 as the body encoder (canonical: the same bytes as
-    the device encoder), stuffed and delimited."""
+    the device encoder), stuffed and delimited.  A body is at most MAX_BODY
+    bytes, an update_data's MAX_UPDATE_BODY (SPEC.md 2)."""
     payload = cbor2.dumps(body, canonical=True)
-    if len(payload) > _fr.MAX_BODY:
-        raise ValueError(f"body of {len(payload)} bytes is over {_fr.MAX_BODY}")
+    most = _fr.MAX_UPDATE_BODY if mtype == UPDATE_DATA else _fr.MAX_BODY
+    if len(payload) > most:
+        raise ValueError(f"body of {len(payload)} bytes is over {most}")
     raw = bytes((_fr.VERSION_BYTE, mtype, flags, seq & 0xFF, (seq >> 8) & 0xFF)) + payload
     raw += binascii.crc32(raw).to_bytes(4, "little")
     wire: bytes = cobs.encode(raw)
@@ -362,8 +378,9 @@ class StreamDecoder:
 
     Memory is bounded: at most MAX_WIRE bytes of an unfinished frame are kept;
     a longer run is dropped up to the next 0x00 and reported once as
-    ``oversize``.  Garbage therefore costs the garbage and nothing more: the
-    first good frame after it decodes.
+    ``oversize``, an update_data's too (a host never receives one).  Garbage
+    therefore costs the garbage and nothing more: the first good frame after
+    it decodes.
     """
 
     def __init__(self) -> None:
@@ -597,6 +614,20 @@ CAPTURE_REQUEST: Final = 20
 TRACE: Final = 21
 # The money chain's anchor (since 1.4), private in messages.py too.
 ANCHOR: Final = 22
+# The firmware update's (since 1.5), private in messages.py too; update_status
+# is the host's alone, as health is.
+UPDATE_REQUEST: Final = 23
+UPDATE_STATUS: Final = 24
+UPDATE_DATA: Final = 25
+# update_request's op, and update_status's state (SPEC.md 7.9).
+OP_STAGE: Final = 0  # leave the match for the update mode and take a release
+OP_CONFIRM: Final = 1  # the trial passed the host's health check: make it the active version
+UPDATE_READY: Final = 0  # in the update mode, waiting for the stream from offset
+UPDATE_RECEIVING: Final = 1
+UPDATE_CHECKING: Final = 2  # reading every file back from flash
+UPDATE_COMMITTED: Final = 3  # the board restarts into the new version, on trial
+UPDATE_REFUSED: Final = 4  # see reason; nothing the running version needs changed
+UPDATE_CONFIRMED: Final = 5  # the trial is the active version; the board restarts into it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -703,6 +734,51 @@ class Anchor:
     head: bytes
 
 
+@dataclasses.dataclass(frozen=True)
+class UpdateRequest:
+    """Leave the match for the update mode and take a release of ``size``
+    bytes (``op`` OP_STAGE), or make the trial that runs the active version
+    (OP_CONFIRM) once it passed the host's health check; ``who`` asked
+    (SPEC.md 7.9).  Refused with error 5 while a frame is in play, a pot
+    waits for the referee or events wait for the host's ack."""
+
+    TYPE: ClassVar[int] = UPDATE_REQUEST
+    op: int
+    size: int | None = None
+    who: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class UpdateStatus:
+    """Where the device's update mode is: its ``state`` (UPDATE_READY ...
+    UPDATE_CONFIRMED), ``offset`` the next byte of the stream it takes,
+    ``reason`` one word with UPDATE_REFUSED, ``window`` the chunks it takes in
+    flight; the boot record's view: the ``version`` that runs, whether it is
+    on ``trial``, the ``last`` outcome and the version ``last_v`` it was of."""
+
+    TYPE: ClassVar[int] = UPDATE_STATUS
+    state: int
+    offset: int
+    reason: str | None = None
+    window: int | None = None
+    version: str | None = None
+    trial: bool | None = None
+    last: str | None = None
+    last_v: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class UpdateData:
+    """The stream's ``data`` from ``offset`` (the tag, then the bundle file),
+    or with ``commit`` true: the whole stream is sent, check and commit it.
+    Idempotent: the same offset carries the same bytes."""
+
+    TYPE: ClassVar[int] = UPDATE_DATA
+    offset: int
+    data: bytes | None = None
+    commit: bool | None = None
+
+
 Record = (
     Hello
     | Welcome
@@ -726,6 +802,9 @@ Record = (
     | CaptureRequest
     | Trace
     | Anchor
+    | UpdateRequest
+    | UpdateStatus
+    | UpdateData
 )
 RECORDS: Final[dict[int, type[Record]]] = {cls.TYPE: cls for cls in get_args(Record)}
 

@@ -57,6 +57,14 @@ _T_TRACE = const(21)  # a capture's raw beam edges and colour windows (device ->
 # 22, since 1.4: the head of the host's money rows' chain, for the device to
 # sign into a checkpoint (SPEC.md 7.8, "Anchors"); private for the same reason.
 _T_ANCHOR = const(22)
+# 23-25, since 1.5: the firmware update's (SPEC.md 7.9), private for the same
+# reason.  update_status (24) is the host's alone, as health is: the update
+# mode sends it, without a session, and no line here names it
+# (firmware/update/mode.py).  update_data (25) is the one type whose frames
+# may be longer than MAX_FRAME (frame.MAX_UPDATE_FRAME).
+_T_UPDATE_REQUEST = const(23)  # leave the match for the update mode, or confirm a trial
+_T_UPDATE_STATUS = const(24)  # where the update mode is (device -> host)
+_T_UPDATE_DATA = const(25)  # a chunk of the release's stream (host -> device)
 
 DEVICE = const(1)  # sent by the device
 HOST = const(2)  # sent by the host
@@ -65,7 +73,7 @@ BOTH = const(3)
 # One line a message type: its id, its name, who sends it (device, host,
 # both) and its stream (reliable, or - for unreliable).  Health (16) is the
 # host's alone (host_catalogue.py): a device sends it, unreliably, without
-# knowing the type.
+# knowing the type; so are trace (21) and update_status (24).
 _TYPES = (
     "\n1 hello device -"
     "\n2 welcome host -"
@@ -87,6 +95,8 @@ _TYPES = (
     "\n19 checkpoint device reliable"
     "\n20 capture_request host reliable"
     "\n22 anchor host reliable"
+    "\n23 update_request host reliable"
+    "\n25 update_data host -"
 )
 
 
@@ -264,6 +274,14 @@ _BODIES = (
     "\nanchor:"
     "\n  n         0   uint     1      u32   req"
     "\n  head      1   bytes    32     32    req"
+    "\nupdate_request:"
+    "\n  op        0   uint     0      1     req"
+    "\n  size      1   uint     0      u32   -"
+    "\n  who       2   text     48     0     -"
+    "\nupdate_data:"
+    "\n  offset    0   uint     0      u32   req"
+    "\n  data      1   bytes    1      1024  -"
+    "\n  commit    2   bool     0      0     -"
 )
 
 

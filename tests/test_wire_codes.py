@@ -100,7 +100,13 @@ MESSAGE_TYPES = {
     "capture_request": 20,
     "trace": 21,
     "anchor": 22,
+    "update_request": 23,
+    "update_status": 24,
+    "update_data": 25,
 }
+# The firmware update's (SPEC.md 7.9): update_request's ops, update_status's states.
+UPDATE_OPS = ["stage", "confirm"]
+UPDATE_STATES = ["ready", "receiving", "checking", "committed", "refused", "confirmed"]
 CHECK_VERDICTS = ["ok", "weak", "faulty"]
 CHECK_REASONS = [
     "none",
@@ -147,15 +153,18 @@ def test_foul_kinds_keep_their_codes_and_penalty_classes() -> None:
 def test_message_types_sources_errors_and_log_levels_keep_their_codes() -> None:
     assert {name: mtype for mtype, (name, _, _) in C.TYPES.items()} == MESSAGE_TYPES
     for name, mtype in MESSAGE_TYPES.items():
-        # the pocket check's and the capture's types are private on the
-        # device, named by the host
+        # the pocket check's, the capture's, the anchor's and the update's
+        # types are private on the device, named by the host
         private = ("health", "pocket_check", "check_request", "capture_request", "trace", "anchor")
+        private += ("update_request", "update_status", "update_data")
         where = H if name in private else M
         assert getattr(where, name.upper()) == mtype
     for const, code in {**SOURCES, **ERRORS}.items():
         assert getattr(M, const) == code
     assert (M._LOG_DEBUG, M._LOG_INFO, M.LOG_WARN, M._LOG_ERROR) == (0, 1, 2, 3)
     assert frame.VERSION_MAJOR == 1
+    assert [getattr(H, f"OP_{op.upper()}") for op in UPDATE_OPS] == [0, 1]
+    assert [getattr(H, f"UPDATE_{s.upper()}") for s in UPDATE_STATES] == list(range(6))
 
 
 # ---------------------------------------------------------------------- device copies
@@ -201,6 +210,9 @@ FAMILIES = {
     "firmware/pocket_check.py": {"_V_": CHECK_VERDICTS, "_R_": CHECK_REASONS, "_T_": TYPE_NAMES},
     "protocol/messages.py": {"_T_": TYPE_NAMES},
     "firmware/capture.py": {"_T_": TYPE_NAMES},
+    "protocol/frame.py": {"_T_": TYPE_NAMES},
+    # the update mode's copies of the types and of update_request's ops
+    "firmware/update/mode.py": {"_T_": TYPE_NAMES, "_OP_": UPDATE_OPS},
 }
 
 
@@ -246,6 +258,10 @@ def test_the_copies_are_really_found() -> None:
     assert {"_T_ANCHOR"} <= {n for n, _, _ in copies("protocol/messages.py")}
     assert {"_T_ANCHOR"} <= {n for n, _, _ in copies("firmware/app.py")}
     assert H.ANCHOR == 22
+    update = {"_T_UPDATE_REQUEST", "_T_UPDATE_STATUS", "_T_UPDATE_DATA"}
+    assert update <= {n for n, _, _ in copies("protocol/messages.py")}
+    assert {"_T_UPDATE_DATA"} <= {n for n, _, _ in copies("protocol/frame.py")}
+    assert (H.UPDATE_REQUEST, H.UPDATE_STATUS, H.UPDATE_DATA) == (23, 24, 25)
     kinds = {n for n, _, _ in copies("firmware/app.py")}
     assert {"_D_CHANGED", "_D_TAKEN_BACK", "_D_KEYED"} <= kinds
     check = {n for n, _, _ in copies("firmware/pocket_check.py")}

@@ -32,7 +32,7 @@ OUT = Path(__file__).resolve().parents[2] / "protocol" / "vectors" / "vectors.js
 # The key of the checkpoint vector: the simulated boards' known key
 # (firmware/sim/board.py SIM_KEY), b"baulk simulator key, not secret!".
 CHECKPOINT_KEY = b"baulk simulator key, not secret!"
-VERSION = frame.VERSION_BYTE  # 1.4
+VERSION = frame.VERSION_BYTE  # 1.5
 REL = 1
 
 
@@ -155,6 +155,13 @@ def anchored_checkpoint_vector(plain: dict[str, Any]) -> dict[str, Any]:
     )
     v["chain_key"] = CHECKPOINT_KEY.hex()
     return v
+
+
+# The firmware update's stream (SPEC.md 7.9): its length, where a chunk of it
+# starts, and the chunk, 1024 bytes: update_data's longest.
+UPDATE_SIZE = 123_456
+UPDATE_AT = 65_536
+UPDATE_CHUNK = b"".join(hashlib.sha256(b"a release, bytes %d" % i).digest() for i in range(32))
 
 
 # A trace's records (SPEC.md 7.6 `trace`): bl's drop beam broken, the speed
@@ -632,6 +639,52 @@ def valid_vectors() -> list[dict[str, Any]]:
         ),
     ]
     out.append(anchored_checkpoint_vector(out[-2]))
+    status = {3: 4, 4: "1.4.0", 5: False, 6: "confirmed", 7: "1.4.0"}  # 4 chunks; the boot record
+    out += [
+        valid(
+            "update_request",
+            H.UPDATE_REQUEST,
+            {0: H.OP_STAGE, 1: UPDATE_SIZE, 2: "owner"},
+            25,
+            "since 1.5: leave the match for the update mode and take a release, a stream "
+            "(tag and bundle) of 123456 bytes; refused (error 5) while a frame is in play, a pot "
+            "waits for the referee or events wait for the host's ack",
+        ),
+        valid(
+            "update_request_confirm",
+            H.UPDATE_REQUEST,
+            {0: H.OP_CONFIRM, 2: "owner"},
+            26,
+            "the trial that runs shook hands and sent health: make it the active version",
+        ),
+        valid(
+            "update_status",
+            H.UPDATE_STATUS,
+            {0: H.UPDATE_RECEIVING, 1: UPDATE_AT + len(UPDATE_CHUNK), **status},
+            note="the update mode has the stream up to byte 66560 (after the update_data "
+            "vector's chunk) and takes 4 chunks in flight; 1.4.0 runs, confirmed",
+        ),
+        valid(
+            "update_status_refused",
+            H.UPDATE_STATUS,
+            {0: H.UPDATE_REFUSED, 1: 0, 2: "downgrade", **status},
+            note="the release is below the boot record's version floor: nothing changed on "
+            "flash, and the stream starts again from byte 0",
+        ),
+        valid(
+            "update_data",
+            H.UPDATE_DATA,
+            {0: UPDATE_AT, 1: UPDATE_CHUNK},
+            note="1024 bytes of the stream from byte 65536: 1044 bytes unstuffed, over "
+            "MAX_FRAME, which only the update mode's reader takes (a match's: oversize)",
+        ),
+        valid(
+            "update_data_commit",
+            H.UPDATE_DATA,
+            {0: UPDATE_SIZE, 2: True},
+            note="the whole stream, 123456 bytes, is sent: check it from flash and commit it",
+        ),
+    ]
     return out
 
 
@@ -658,6 +711,12 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
     zero_at = longest + wire[longest] // 2
     rest = wire[zero_at + 1 :]
     rest_error = C.outcome(frame.decode_frame(rest))
+    # an update_data one byte over its own bound (SPEC.md 2): 1024 bytes of
+    # data and 8 more under a key it does not list
+    over = build(H.UPDATE_DATA, 0, 0, cbor2.dumps({0: 0, 1: bytes(1024), 3: bytes(8)}))
+    assert len(over) == frame.MAX_UPDATE_FRAME + 1
+    over_update = cobs_encode(over)
+    assert len(over_update) <= frame.MAX_UPDATE_WIRE  # refused by its length unstuffed
     evb = cbor2.dumps({0: 2, 1: 0, -1: [1, 0]}, canonical=True)
     big = {0: 3, 1: "x" * 600}
     return [
@@ -991,6 +1050,25 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "an anchor is sent once a row is chained: n is at least 1",
         ),
         invalid(
+            "update_data_1025_bytes",
+            cobs_encode(build(H.UPDATE_DATA, 0, 0, cbor2.dumps({0: 0, 1: bytes(1025)}))),
+            "body",
+            "1025 bytes of data: a chunk is 1 to 1024 bytes (its frame is not too long)",
+        ),
+        invalid("update_data_over_its_frame", over_update, "oversize", "over MAX_UPDATE_FRAME"),
+        invalid(
+            "update_request_op_2",
+            cobs_encode(build(H.UPDATE_REQUEST, REL, 27, cbor2.dumps({0: 2}))),
+            "body",
+            "op 2: the ops are 0 stage and 1 confirm",
+        ),
+        invalid(
+            "update_status_state_6",
+            cobs_encode(build(H.UPDATE_STATUS, 0, 0, cbor2.dumps({0: 6, 1: 0}))),
+            "body",
+            "state 6: the states are 0 ready to 5 confirmed",
+        ),
+        invalid(
             "action_zero",
             cobs_encode(build(M.COMMAND, REL, 3, cbor2.dumps({0: 15, -6: 0}, canonical=True))),
             "body",
@@ -1002,7 +1080,7 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate() -> dict[str, Any]:
     v = valid_vectors()
     return {
-        "protocol": "baulk wire protocol 1.4",
+        "protocol": "baulk wire protocol 1.5",
         "spec": "protocol/SPEC.md",
         "body_notation": (
             "maps are {'map': [[key, value], ...]} in wire order; byte strings {'bytes': hex}"
@@ -1032,6 +1110,9 @@ def wrong_direction_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, 
         ("trace", "device", 0),
         ("capture_request", "host", 1),
         ("anchor", "host", 1),
+        ("update_request", "host", 1),
+        ("update_status", "device", 0),
+        ("update_data_commit", "host", 0),
     ):
         v = by_name[name]
         body = cbor2.loads(bytes.fromhex(v["body_hex"]))

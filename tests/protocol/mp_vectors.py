@@ -49,8 +49,21 @@ def main(path):
         if to_json(f.body) != v["body"] or f.mtype != v["type"] or f.seq != v["seq"]:
             print("FAIL %s: decoded %r" % (v["name"], to_json(f.body)))
             bad += 1
+        # through the stream readers too: a match's, to which a frame over
+        # MAX_WIRE is oversize, and the update mode's (SPEC.md 2)
+        for cap in (frame.MAX_WIRE, frame.MAX_UPDATE_WIRE):
+            want = "oversize" if len(wire) > cap else None
+            frames = frame.FrameReader(cap).feed(wire)
+            if len(frames) != 1 or C.outcome(frames[0]) != want:
+                print("FAIL %s: the reader of %d bytes disagrees" % (v["name"], cap))
+                bad += 1
         if v["version"] == frame.VERSION_BYTE:
-            again = frame.encode_frame(v["type"], v["flags"], v["seq"], from_json(v["body"]))
+            # update_data's longer frames, which a device never sends: a
+            # writer as long as the update mode's
+            w = frame.FrameWriter(
+                frame.MAX_UPDATE_FRAME if len(wire) > frame.MAX_WIRE else frame.MAX_FRAME
+            )
+            again = bytes(w.build(v["type"], v["flags"], v["seq"], from_json(v["body"])))
             if again != wire:
                 print("FAIL %s: encoded %s" % (v["name"], "".join("%02x" % b for b in again)))
                 bad += 1
@@ -83,12 +96,15 @@ def main(path):
         if got != v["error"]:
             print("FAIL %s: %s, want %s" % (v["name"], got, v["error"]))
             bad += 1
-        # the same bytes through the stream reader, after garbage
-        fr = frame.FrameReader()
-        frames = fr.feed(b"\x13\x37\x00" + bytes.fromhex(v["hex"]))
-        if not frames or C.outcome(frames[-1]) != v["error"]:
-            print("FAIL %s: stream reader disagrees" % v["name"])
-            bad += 1
+        # the same bytes through the stream readers, after garbage: a match's
+        # and the update mode's, as for the valid ones
+        wire = bytes.fromhex(v["hex"])
+        for cap in (frame.MAX_WIRE, frame.MAX_UPDATE_WIRE):
+            want = "oversize" if len(wire) > cap else v["error"]
+            frames = frame.FrameReader(cap).feed(b"\x13\x37\x00" + wire)
+            if not frames or C.outcome(frames[-1]) != want:
+                print("FAIL %s: the stream reader of %d bytes disagrees" % (v["name"], cap))
+                bad += 1
         if "input" in v:
             # what the device's encoder makes of the engine input (SPEC.md 7.3)
             wire = M.event_to_wire(v["input"])

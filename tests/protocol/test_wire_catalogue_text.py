@@ -19,9 +19,9 @@ from .conftest import HERE, run_mp
 pytestmark = pytest.mark.micropython
 
 # Device-received types: host_catalogue adds the bodies only a device sends,
-# and health and trace; a board has neither.
-DEVICE_SENT = {1, 3, 4, 11, 16, 17, 19, 21}
-HOST_ONLY = {16, 21}  # types the board's catalogue does not hold at all
+# and health, trace and update_status; a board has neither.
+DEVICE_SENT = {1, 3, 4, 11, 16, 17, 19, 21, 24}
+HOST_ONLY = {16, 21, 24}  # types the board's catalogue does not hold at all
 NOT_RAW = ["", " ", "ev 0", "ball ", "ball\n  pocket", "  ball", "bal", "balls", "BALL", "+raw"]
 
 
@@ -32,7 +32,7 @@ def plain(v: Any) -> Any:
 def test_the_text_reads_as_the_hosts_views_under_micropython(tmp_path: Path) -> None:
     raw = [[n, k, [n, *plain(C.RAW[n][1:]), C.SCHEMA[3][k][4]]] for k, n in C.RAW_BY_KEY.items()]
     want = {
-        "types": [[t, None if t in HOST_ONLY else plain(C.TYPES.get(t))] for t in range(0, 23)],
+        "types": [[t, None if t in HOST_ONLY else plain(C.TYPES.get(t))] for t in range(0, 27)],
         "schemas": [
             [
                 t,

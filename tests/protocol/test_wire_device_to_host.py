@@ -155,14 +155,20 @@ def test_every_event_journaled_from_a_setup_match_is_one_the_host_accepts(
     _all_taken_by_the_host([(M.SETUP_MATCH, body) for body in setups])
 
 
-_HOST_SENT = sorted(t for t in C.SCHEMA if C.TYPES[t][1] != M.DEVICE)
+# update_request leaves the match for the update mode, or restarts the board
+# into a confirmed trial (SPEC.md 7.9): none is a message a match goes on after.
+_HOST_SENT = sorted(
+    t for t in C.SCHEMA if C.TYPES[t][1] != M.DEVICE and t != host_codec.UPDATE_REQUEST
+)
 
 
 @pytest.mark.slow
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
-        st.sampled_from(_HOST_SENT).flatmap(lambda t: st.tuples(st.just(t), body_for(t))),
+        st.sampled_from(_HOST_SENT).flatmap(
+            lambda t: st.tuples(st.just(t), body_for(t).filter(_fits))
+        ),
         min_size=1,
         max_size=8,
     )

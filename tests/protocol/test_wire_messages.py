@@ -266,6 +266,7 @@ def test_type_ids_are_unique_and_frozen() -> None:
         M.CHECKPOINT,
         20,  # capture_request (host_codec.CAPTURE_REQUEST; 21 trace is unreliable)
         22,  # anchor (host_codec.ANCHOR, since 1.4)
+        23,  # update_request (host_codec.UPDATE_REQUEST, since 1.5; 24 and 25 are unreliable)
     }
 
 
@@ -330,8 +331,11 @@ def test_a_type_is_found_by_its_whole_id() -> None:
     assert M.type_of(17)[0] == "pocket_check"
     assert M.type_of(20)[0] == "capture_request"  # since 1.3
     assert M.type_of(22)[0] == "anchor"  # since 1.4
-    for mtype in (0, 23, 99, 255, -1):
+    assert M.type_of(23) == ("update_request", M.HOST, True)  # since 1.5
+    assert M.type_of(25) == ("update_data", M.HOST, False)
+    for mtype in (0, 26, 99, 255, -1):
         assert M.type_of(mtype) is None
         assert M.schema(mtype) is None
     assert M.type_of(16) == ("health", M.DEVICE, False)  # host_catalogue, loaded here, adds it
     assert M.type_of(21) == ("trace", M.DEVICE, False)  # ... and trace
+    assert M.type_of(24) == ("update_status", M.DEVICE, False)  # ... and update_status

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import cbor2
 from hypothesis import strategies as st
 
 from baulk.firmware import names
+from baulk.protocol import frame
 from baulk.protocol import host_catalogue as C
 from baulk.protocol import messages as M
 
@@ -71,14 +73,20 @@ def body_for(mtype: int) -> st.SearchStrategy[dict[Any, Any]]:
     return st.fixed_dictionaries(required, optional=optional)
 
 
+def fits_a_frame(body: dict[Any, Any]) -> bool:
+    """The body fits a match's frame: every body but an update_data's longer
+    ones, which only the update mode reads (SPEC.md 2)."""
+    return len(cbor2.dumps(body, canonical=True)) <= frame.MAX_BODY
+
+
 def message() -> st.SearchStrategy[tuple[int, int, int, dict[Any, Any]]]:
-    """(type, flags, seq16, body) of any catalogued message."""
+    """(type, flags, seq16, body) of any catalogued message, in a match's frame."""
     return st.sampled_from(sorted(C.SCHEMA)).flatmap(
         lambda t: st.tuples(
             st.just(t),
             st.just(1 if M.is_reliable(t) else 0),
             st.integers(0, 0xFFFF),
-            body_for(t),
+            body_for(t).filter(fits_a_frame),
         )
     )
 

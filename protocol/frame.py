@@ -37,9 +37,12 @@ MAX_WIRE = const(516)  # stuffed frame and its delimiter
 # a 32-bit offset and the commit flag, is 1037 bytes; on the line one code
 # byte for the frame, one more per 254 and the delimiter (cobs.max_encoded_len):
 # 1049 + 1 + 4 + 1.
-MAX_UPDATE_BODY = const(1040)
-MAX_UPDATE_FRAME = const(1049)  # HEADER_LEN + MAX_UPDATE_BODY + CRC_LEN
-MAX_UPDATE_WIRE = const(1055)
+# Private, so that the match spends no names on them (its heap): the host's
+# are host_codec.MAX_UPDATE_*, the update mode's firmware/update/mode.py's
+# _FRAME and _WIRE, and tests/test_wire_codes.py holds every copy to these.
+_MAX_UPDATE_BODY = const(1040)
+_MAX_UPDATE_FRAME = const(1049)  # HEADER_LEN + _MAX_UPDATE_BODY + CRC_LEN
+_MAX_UPDATE_WIRE = const(1055)
 _T_UPDATE_DATA = const(25)  # private in messages.py too
 
 FLAG_REL = const(0x01)  # reliable: seq numbers the sender's stream; acknowledge it
@@ -168,13 +171,13 @@ def decode_frame(data):
     n = len(data)
     if n and data[n - 1] == 0:
         n -= 1
-    if n > MAX_UPDATE_WIRE - 1:
+    if n > _MAX_UPDATE_WIRE - 1:
         return Frame(E_OVERSIZE)
     buf = bytearray(n)
     m = cobs.decode_into(data, n, buf)
     if m < 0:
         return Frame(E_COBS)
-    return decode_unstuffed(buf, m, MAX_UPDATE_FRAME)
+    return decode_unstuffed(buf, m, _MAX_UPDATE_FRAME)
 
 
 class FrameReader:
@@ -197,7 +200,7 @@ class FrameReader:
         out = []
         buf = self.buf
         cap = len(buf)
-        most = MAX_FRAME if cap <= MAX_WIRE else MAX_UPDATE_FRAME  # an update_data's bound
+        most = MAX_FRAME if cap <= MAX_WIRE else _MAX_UPDATE_FRAME  # an update_data's bound
         i = 0
         end = len(data)
         while i < end:

@@ -12,7 +12,7 @@ Hardening, all by configuration of cbor2 and of this module:
 * a frame is at most ``frame.MAX_WIRE`` bytes on the wire; the stream buffer
   never holds more, and bytes beyond it are dropped up to the next ``0x00``
   (only :func:`decode_frame`, of a frame held whole, takes ``update_data``'s
-  longer frames, up to ``frame.MAX_UPDATE_WIRE``: a host sends them, and
+  longer frames, up to ``MAX_UPDATE_WIRE``: a host sends them, and
   never receives one);
 * cbor2 runs with ``max_depth`` = ``cbor.MAX_DEPTH``, ``allow_indefinite=False``,
   ``allow_duplicate_keys=False``, and every tag refused;
@@ -41,8 +41,13 @@ from .session import _RAW_MOST
 E_UNKNOWN_TYPE: Final = messages.E_UNKNOWN_TYPE
 _MAX_WIRE: Final = _fr.MAX_WIRE
 _MAX_FRAME: Final = _fr.MAX_FRAME
-_MAX_UPDATE_WIRE: Final = _fr.MAX_UPDATE_WIRE
-_MAX_UPDATE_FRAME: Final = _fr.MAX_UPDATE_FRAME
+# update_data's bounds (SPEC.md 2), the host's own copies: on the device they
+# are private (frame.py), so that a match spends no names on them.
+MAX_UPDATE_BODY: Final = 1040
+MAX_UPDATE_FRAME: Final = 1049  # 5 + MAX_UPDATE_BODY + 4
+MAX_UPDATE_WIRE: Final = 1055  # cobs.max_encoded_len(MAX_UPDATE_FRAME)
+_MAX_UPDATE_WIRE: Final = MAX_UPDATE_WIRE
+_MAX_UPDATE_FRAME: Final = MAX_UPDATE_FRAME
 _MIN_FRAME: Final = _fr.MIN_FRAME
 _MAJOR: Final = _fr.VERSION_MAJOR
 
@@ -332,7 +337,7 @@ def encode_frame(mtype: int, flags: int, seq: int, body: Any) -> bytes:
     the device encoder), stuffed and delimited.  A body is at most MAX_BODY
     bytes, an update_data's MAX_UPDATE_BODY (SPEC.md 2)."""
     payload = cbor2.dumps(body, canonical=True)
-    most = _fr.MAX_UPDATE_BODY if mtype == UPDATE_DATA else _fr.MAX_BODY
+    most = MAX_UPDATE_BODY if mtype == UPDATE_DATA else _fr.MAX_BODY
     if len(payload) > most:
         raise ValueError(f"body of {len(payload)} bytes is over {most}")
     raw = bytes((_fr.VERSION_BYTE, mtype, flags, seq & 0xFF, (seq >> 8) & 0xFF)) + payload

@@ -61,7 +61,7 @@ _T_ANCHOR = const(22)
 # reason.  update_status (24) is the host's alone, as health is: the update
 # mode sends it, without a session, and no line here names it
 # (firmware/update/mode.py).  update_data (25) is the one type whose frames
-# may be longer than MAX_FRAME (frame.MAX_UPDATE_FRAME).
+# may be longer than MAX_FRAME (host_codec.MAX_UPDATE_FRAME).
 _T_UPDATE_REQUEST = const(23)  # leave the match for the update mode, or confirm a trial
 _T_UPDATE_STATUS = const(24)  # where the update mode is (device -> host)
 _T_UPDATE_DATA = const(25)  # a chunk of the release's stream (host -> device)

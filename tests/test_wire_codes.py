@@ -287,3 +287,19 @@ def test_the_hosts_bound_on_checkpoint_marks_is_the_journals() -> None:
     assert C.check(M.CHECKPOINT, {**body, 3: bytes(4 * journal.MARKS)}) is None
     for marks in (bytes(4 * journal.MARKS + 4), bytes(6), b"\x00"):
         assert C.check(M.CHECKPOINT, {**body, 3: marks}) is not None
+
+
+def test_every_copy_of_update_datas_bounds_agrees() -> None:
+    # Private on the device (frame.py, mode.py) so that a match spends no
+    # names on them; the host's are public (host_codec), and the MicroPython
+    # test scripts spell them out.
+    fr = _consts(ROOT / "protocol" / "frame.py")
+    assert fr["_MAX_UPDATE_BODY"] == H.MAX_UPDATE_BODY == 1040
+    assert fr["_MAX_UPDATE_FRAME"] == H.MAX_UPDATE_FRAME == frame.HEADER_LEN + 1040 + frame.CRC_LEN
+    assert fr["_MAX_UPDATE_WIRE"] == H.MAX_UPDATE_WIRE
+    assert _consts(ROOT / "firmware" / "update" / "mode.py")["_WIRE"] == H.MAX_UPDATE_WIRE
+    for script in ("tests/protocol/mp_vectors.py", "tests/firmware/mp_update.py"):
+        text = (ROOT / script).read_text(encoding="utf-8")
+        assert "1049" in text, script
+    assert "UPDATE_WIRE = 1055" in (ROOT / "tests/protocol/mp_vectors.py").read_text()
+    assert not {n for n in vars(frame) if n.startswith("MAX_UPDATE")}  # no name on the board

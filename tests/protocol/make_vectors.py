@@ -714,9 +714,9 @@ def invalid_vectors(valid_list: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # an update_data one byte over its own bound (SPEC.md 2): 1024 bytes of
     # data and 8 more under a key it does not list
     over = build(H.UPDATE_DATA, 0, 0, cbor2.dumps({0: 0, 1: bytes(1024), 3: bytes(8)}))
-    assert len(over) == frame.MAX_UPDATE_FRAME + 1
+    assert len(over) == H.MAX_UPDATE_FRAME + 1
     over_update = cobs_encode(over)
-    assert len(over_update) <= frame.MAX_UPDATE_WIRE  # refused by its length unstuffed
+    assert len(over_update) <= H.MAX_UPDATE_WIRE  # refused by its length unstuffed
     evb = cbor2.dumps({0: 2, 1: 0, -1: [1, 0]}, canonical=True)
     big = {0: 3, 1: "x" * 600}
     return [

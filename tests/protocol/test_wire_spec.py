@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import re
 
-from baulk.protocol import cbor, cobs, frame, host_catalogue, messages, reliability, session
+from baulk.protocol import (
+    cbor,
+    cobs,
+    frame,
+    host_catalogue,
+    host_codec,
+    messages,
+    reliability,
+    session,
+)
 
 from . import spec_tables
 
@@ -31,12 +40,18 @@ def test_limits_and_timers_in_the_text_are_the_code_constants() -> None:
     assert f"at most {frame.MAX_BODY} (`MAX_BODY`)" in FLAT
     assert f"**{frame.MAX_WIRE} bytes** with the delimiter (`MAX_WIRE`)" in FLAT
     # update_data's longer frames (since 1.5), and the arithmetic the text gives
-    assert f"at most **{frame.MAX_UPDATE_BODY} bytes** (`MAX_UPDATE_BODY`)" in FLAT
-    upd = frame.MAX_UPDATE_FRAME
-    assert f"at most **{upd} bytes** (`MAX_UPDATE_FRAME`: 5 + {frame.MAX_UPDATE_BODY} + 4)" in FLAT
-    assert f"at most **{frame.MAX_UPDATE_WIRE} bytes** (`MAX_UPDATE_WIRE`: {upd}, one code" in FLAT
+    assert f"at most **{host_codec.MAX_UPDATE_BODY} bytes** (`MAX_UPDATE_BODY`)" in FLAT
+    upd = host_codec.MAX_UPDATE_FRAME
+    assert (
+        f"at most **{upd} bytes** (`MAX_UPDATE_FRAME`: 5 + {host_codec.MAX_UPDATE_BODY} + 4)"
+        in FLAT
+    )
+    assert (
+        f"at most **{host_codec.MAX_UPDATE_WIRE} bytes** (`MAX_UPDATE_WIRE`: {upd}, one code"
+        in FLAT
+    )
     assert f"and 4 more for its {upd // 254} whole runs of 254, and the delimiter)" in FLAT
-    assert frame.MAX_UPDATE_WIRE == upd + 1 + upd // 254 + 1 == cobs.max_encoded_len(upd)
+    assert host_codec.MAX_UPDATE_WIRE == upd + 1 + upd // 254 + 1 == cobs.max_encoded_len(upd)
     assert f"**{cbor.MAX_DEPTH} nested containers**" in FLAT
     assert f"`0x{frame.VERSION_BYTE:02x}` for {frame.VERSION_MAJOR}.{frame.VERSION_MINOR}" in FLAT
     assert f"for **{reliability.HEARTBEAT_MS} ms**" in FLAT

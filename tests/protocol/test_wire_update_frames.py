@@ -26,19 +26,21 @@ def raw_frame(mtype: int, body: Any) -> bytes:
 
 def test_the_bounds_are_what_the_longest_chunk_needs() -> None:
     longest = {0: 2**32 - 1, 1: bytes(1024), 2: True}  # u32 offset, 1024 bytes, commit
-    assert len(cbor2.dumps(longest, canonical=True)) == 1037 <= frame.MAX_UPDATE_BODY
-    assert frame.MAX_UPDATE_FRAME == frame.HEADER_LEN + frame.MAX_UPDATE_BODY + frame.CRC_LEN
-    assert cobs.max_encoded_len(frame.MAX_UPDATE_FRAME) == frame.MAX_UPDATE_WIRE
+    assert len(cbor2.dumps(longest, canonical=True)) == 1037 <= host_codec.MAX_UPDATE_BODY
+    assert (
+        host_codec.MAX_UPDATE_FRAME == frame.HEADER_LEN + host_codec.MAX_UPDATE_BODY + frame.CRC_LEN
+    )
+    assert cobs.max_encoded_len(host_codec.MAX_UPDATE_FRAME) == host_codec.MAX_UPDATE_WIRE
     # the worst stuffing: no zero at all, so 4 whole runs of 254 and the rest
-    worst = cobs.encode(b"\x01" * frame.MAX_UPDATE_FRAME)
-    assert len(worst) == frame.MAX_UPDATE_WIRE == frame.MAX_UPDATE_FRAME + 1 + 4 + 1
+    worst = cobs.encode(b"\x01" * host_codec.MAX_UPDATE_FRAME)
+    assert len(worst) == host_codec.MAX_UPDATE_WIRE == host_codec.MAX_UPDATE_FRAME + 1 + 4 + 1
     assert C.SCHEMA[UPDATE][1][2:4] == (1, 1024)  # data: 1 to 1024 bytes
 
 
 def test_the_host_encodes_a_long_body_for_update_data_alone() -> None:
-    pad = frame.MAX_UPDATE_BODY - len(cbor2.dumps({0: 0, 1: bytes(1024), 3: b""}))
+    pad = host_codec.MAX_UPDATE_BODY - len(cbor2.dumps({0: 0, 1: bytes(1024), 3: b""}))
     body = {0: 0, 1: bytes(1024), 3: bytes(pad)}  # key 3 is no key of update_data's
-    assert len(cbor2.dumps(body, canonical=True)) == frame.MAX_UPDATE_BODY
+    assert len(cbor2.dumps(body, canonical=True)) == host_codec.MAX_UPDATE_BODY
     wire = host_codec.encode_frame(UPDATE, 0, 0, body)
     assert host_codec.decode_frame(wire).error is None
     with pytest.raises(ValueError, match="over 1040"):
@@ -61,7 +63,7 @@ def test_a_match_reader_counts_an_update_frame_just_over_max_frame_oversize() ->
     match = frame.FrameReader()
     assert [f.error for f in match.feed(wire + good)] == ["oversize", None]
     assert [f.error for f in host_codec.StreamDecoder().feed(wire + good)] == ["oversize", None]
-    update = frame.FrameReader(frame.MAX_UPDATE_WIRE)
+    update = frame.FrameReader(host_codec.MAX_UPDATE_WIRE)
     (got, after) = update.feed(wire + good)
     assert C.outcome(got) is None and got.body == {0: 0, 1: bytes(497)}
     assert after.error is None and after.mtype == M.TIME
@@ -73,8 +75,8 @@ def test_a_match_reader_counts_an_update_frame_just_over_max_frame_oversize() ->
 def test_the_update_reader_takes_no_other_type_over_max_frame() -> None:
     for body in ({0: 1, 1: "x" * 600}, {0: 1, 1: "x" * 1000}):
         wire = cobs.encode(raw_frame(M.LOG, body))
-        assert frame.MAX_WIRE < len(wire) <= frame.MAX_UPDATE_WIRE
-        (got,) = frame.FrameReader(frame.MAX_UPDATE_WIRE).feed(wire)
+        assert frame.MAX_WIRE < len(wire) <= host_codec.MAX_UPDATE_WIRE
+        (got,) = frame.FrameReader(host_codec.MAX_UPDATE_WIRE).feed(wire)
         assert got.error == "oversize"
         assert frame.decode_frame(wire).error == "oversize"
         assert host_codec.decode_frame(wire).error == "oversize"
@@ -83,10 +85,10 @@ def test_the_update_reader_takes_no_other_type_over_max_frame() -> None:
 def test_an_update_frame_over_its_own_bound_is_oversize_everywhere() -> None:
     over = cobs.encode(raw_frame(UPDATE, {0: 0, 1: bytes(1024), 3: bytes(8)}))
     longer = cobs.encode(raw_frame(UPDATE, {0: 0, 1: b"\x01" * 1024, 3: b"\x01" * 20}))
-    assert len(longer) > frame.MAX_UPDATE_WIRE
+    assert len(longer) > host_codec.MAX_UPDATE_WIRE
     good = frame.encode_frame(M.TIME, 0, 0, {0: 5})
     for wire in (over, longer):
-        reader = frame.FrameReader(frame.MAX_UPDATE_WIRE)
+        reader = frame.FrameReader(host_codec.MAX_UPDATE_WIRE)
         assert [f.error for f in reader.feed(wire + good)] == ["oversize", None]
         assert frame.decode_frame(wire).error == "oversize"
         assert host_codec.decode_frame(wire).error == "oversize"
@@ -97,10 +99,10 @@ def test_the_update_modes_writer_stuffs_the_longest_frame_in_place(fill: bytes) 
     """FrameWriter stuffs within one buffer; as long as the update mode's
     (firmware/update/mode.py writes its update_status with it), it still
     makes the plain encoding of frames with whole 254-byte runs."""
-    w = frame.FrameWriter(frame.MAX_UPDATE_FRAME)
+    w = frame.FrameWriter(host_codec.MAX_UPDATE_FRAME)
     data = (fill * 1024)[:1024]
     body = {0: 2**32 - 1, 1: data, 2: True}
     out = bytes(w.build(UPDATE, 0, 0, body))
     assert out == cobs.encode(raw_frame(UPDATE, body))
-    (got,) = frame.FrameReader(frame.MAX_UPDATE_WIRE).feed(out)
+    (got,) = frame.FrameReader(host_codec.MAX_UPDATE_WIRE).feed(out)
     assert got.error is None and got.body == body

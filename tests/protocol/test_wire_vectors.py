@@ -87,7 +87,7 @@ def test_every_vector_is_one_frame_on_a_stream() -> None:
         wire = bytes.fromhex(v["hex"])
         assert wire.count(0) == 1 and wire[-1] == 0, v["name"]
         assert len(frame.FrameReader().feed(wire)) == 1, v["name"]
-        assert len(frame.FrameReader(frame.MAX_UPDATE_WIRE).feed(wire)) == 1, v["name"]
+        assert len(frame.FrameReader(host_codec.MAX_UPDATE_WIRE).feed(wire)) == 1, v["name"]
         assert len(host_codec.StreamDecoder().feed(wire)) == 1, v["name"]
 
 
@@ -97,11 +97,11 @@ def test_the_update_data_vector_is_oversize_to_a_match_and_taken_by_the_update_m
     oversize, and so does the host's stream (a host never receives one)."""
     v = next(v for v in V["valid"] if v["name"] == "update_data")
     wire = bytes.fromhex(v["hex"])
-    assert len(wire) > frame.MAX_WIRE and len(wire) == v["wire_bytes"] <= frame.MAX_UPDATE_WIRE
+    assert len(wire) > frame.MAX_WIRE and len(wire) == v["wire_bytes"] <= host_codec.MAX_UPDATE_WIRE
     match = frame.FrameReader()
     assert [f.error for f in match.feed(wire)] == ["oversize"]
     assert match.garbage == len(wire) - 1  # counted, and the next frame decodes
-    (got,) = frame.FrameReader(frame.MAX_UPDATE_WIRE).feed(wire)
+    (got,) = frame.FrameReader(host_codec.MAX_UPDATE_WIRE).feed(wire)
     assert C.outcome(got) is None and to_json(got.body) == v["body"]
     assert [f.error for f in host_codec.StreamDecoder().feed(wire)] == ["oversize"]
 
@@ -155,7 +155,7 @@ def device_encoded(mtype: int, flags: int, seq: int, body: Any) -> bytes:
         return frame.encode_frame(mtype, flags, seq, body)
     except cbor.EncodeError:
         assert mtype == host_codec.UPDATE_DATA
-        return bytes(frame.FrameWriter(frame.MAX_UPDATE_FRAME).build(mtype, flags, seq, body))
+        return bytes(frame.FrameWriter(host_codec.MAX_UPDATE_FRAME).build(mtype, flags, seq, body))
 
 
 @pytest.mark.parametrize("v", V["valid"], ids=lambda v: v["name"])

@@ -60,6 +60,9 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
     # The simulated host checks what the device sends: the host's catalogue.
     host_side = [(sim, p) for p in sorted((ROOT / "firmware" / "sim").glob("*.py"))]
     host_side.append((out / "lib" / "baulk" / "protocol", ROOT / "protocol" / "host_catalogue.py"))
+    # The ESP32's pin map too (a pico build leaves it out): its names are counted.
+    boards = out / "lib" / "baulk" / "firmware" / "boards"
+    host_side.append((boards, ROOT / (BOARDS["esp32"] + ".py")))
     for folder, src in host_side:
         subprocess.run(
             [firmware_cmd.mpy_cross(), "-o", str(folder / (src.stem + ".mpy")), str(src)],
@@ -71,8 +74,8 @@ def build_with_simulator(out: Path) -> firmware_cmd.Built:
 # The modules a board's firmware loads, leaves first, so that each import adds
 # its own module only (the per-module figures); any module of the manifest not
 # named here is imported after them.  Left out: the other board's pin map, and
-# the two tools that run instead of the app, never beside it (calibrate.py by
-# `mpremote exec`, replay.py the engine's self-test).
+# the tool that runs instead of the app, never beside it (calibrate.py, by
+# `mpremote exec`).
 ORDER = [
     "protocol/__init__", "protocol/crc", "protocol/cobs", "protocol/cbor", "protocol/frame",
     "firmware/__init__", "firmware/names", "protocol/messages", "protocol/reliability",
@@ -90,8 +93,8 @@ ORDER = [
 # is counted (bench/firmware_mp_heap.py).
 SELECTOR = HERE.parent / "firmware" / "boot.py"  # the board's /boot.py
 NOT_IN_APP = {
-    "firmware/calibrate", "firmware/replay", "firmware/update/__init__", "firmware/update/format",
-    "firmware/update/record", "firmware/update/stage",
+    "firmware/calibrate", "firmware/update/__init__", "firmware/update/format",
+    "firmware/update/record", "firmware/update/stage", "firmware/update/mode",
 }  # fmt: skip
 BOARDS = {"pico": "firmware/boards/pico", "esp32": "firmware/boards/esp32"}
 # Loaded by the firmware when they run, and dropped when they are done; and

@@ -74,6 +74,7 @@ _T_HEALTH = const(16)
 _T_CHECK_REQUEST = const(18)
 _T_CAPTURE_REQUEST = const(20)  # the sensor capture's (capture.py; private in messages.py too)
 _T_ANCHOR = const(22)  # the host's money chain head, signed at once (SPEC.md 7.8; private too)
+_T_UPDATE_REQUEST = const(23)  # leave the match for the update mode (SPEC.md 7.9; private too)
 
 
 # -- the pockets' sensor health ----------------------------------------------------
@@ -281,6 +282,7 @@ class App:
         self.health = Health(self.handset)
         self.check = None  # the pocket check running (pocket_check.Check)
         self.capture = None  # the sensor capture running (capture.py), loaded only then
+        self.update = None  # an update_request's op: run() returns, main.py starts the update mode
         if self.journal.nmarks:
             # Events the last boot journaled but did not sign (the power went
             # between an event and its checkpoint): signed now, so no
@@ -755,6 +757,34 @@ class App:
                             messages.ERROR,
                             {0: messages.ERR_REFUSED, 1: why, 2: _T_CAPTURE_REQUEST, 3: seq},
                         )
+                elif mtype == _T_UPDATE_REQUEST:
+                    # The update mode runs instead of the match, never beside
+                    # it (firmware/update/mode.py): so only between matches,
+                    # with nothing waiting that it would hold up.  Its seq to
+                    # flash first, as a light's: the restart after the mode
+                    # does not bring the same request back.
+                    j = self.journal
+                    j.delivered = seq
+                    j._save_meta()
+                    e = self.engine
+                    if (
+                        (e.active and not e.match_over)
+                        or self.queue
+                        or self.check is not None
+                        or self.capture is not None
+                        or link.acked() < j.next - 1
+                    ):
+                        link.send(
+                            messages.ERROR,
+                            {
+                                0: messages.ERR_REFUSED,
+                                1: "no update during a match, or while events wait for the host",
+                                2: _T_UPDATE_REQUEST,
+                                3: seq,
+                            },
+                        )
+                    else:
+                        self.update = body[0]
             elif what == "message":
                 if mtype == messages.SNAPSHOT_REQUEST:
                     self.state_due = True
@@ -907,10 +937,11 @@ class App:
             pass  # not even that (no memory left?): the loop goes on all the same
 
     async def run(self):
+        # The main loop, until the host asks for the update mode (self.update).
         import asyncio
 
         sleep_ms = getattr(asyncio, "sleep_ms", None)
-        while True:
+        while self.update is None:
             try:
                 self.tick()
             except Exception as e:

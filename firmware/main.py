@@ -4,7 +4,8 @@
 # Picks the board module by platform, builds the hardware, resumes from the
 # journal and runs the main loop under asyncio.  A ThreadSafeFlag set by the
 # pocket-beam interrupts wakes the loop at once, so a pot does not wait for
-# the next tick.
+# the next tick.  When the host asks for an update between matches, the loop
+# ends and the update mode runs in its place (firmware/update/mode.py).
 
 
 def board_module():
@@ -49,4 +50,15 @@ def main():
     hw = board_module().hardware()
     unload("hw.kit", "boards.pico", "boards.esp32", "boards")  # the wiring ran: out of the heap
     app = App(hw)
-    asyncio.run(_run(app))
+    asyncio.run(_run(app))  # returns only for an update_request
+    op = app.update
+    del app, App
+    # The match out of the heap before the update mode comes in: it never
+    # shares the heap with the stager (firmware/update/mode.py).
+    unload(
+        "app", "engine", "journal", "link", "keypad_flow", "menu", "screens", "painter",
+        "handset", "names", "respot", "state_json", "pocket_check", "capture",
+    )  # fmt: skip
+    from .update import mode
+
+    mode.run(hw, op)  # and the board restarts

@@ -2,7 +2,10 @@
 # /lib/baulk/, named here and nowhere else (an allow-list, in the way of
 # micropython-lib's manifest.py files).  A file not listed stays on the host:
 # the simulator (sim/), the host's decoder and catalogue half
-# (protocol/host_codec.py, protocol/host_catalogue.py).
+# (protocol/host_codec.py, protocol/host_catalogue.py), and replay.py, the
+# engine's scenario driver, which `baulk replay --engine micropython` and the
+# tests run under the real MicroPython from the source tree (a board never
+# runs it, and a slot's every byte counts: the .mpy budget).
 #
 # The board never imports this module: `baulk firmware build` reads it on the
 # host.  tests/firmware/test_fw_manifest.py checks that every module the
@@ -25,7 +28,6 @@ BOARD = (
             "names.py",
             "respot.py",
             "state_json.py",
-            "replay.py",
             "journal.py",
             "link.py",
             "keypad_flow.py",
@@ -40,6 +42,7 @@ BOARD = (
             "update/format.py",
             "update/record.py",
             "update/stage.py",
+            "update/mode.py",
             "boards/__init__.py",
             "boards/pico.py",
             "boards/esp32.py",

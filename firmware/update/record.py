@@ -106,6 +106,11 @@ def running(rec):
     return rec[ACTIVE]
 
 
+def version(rec):
+    # The version of the slot that runs ("0.0.0": the legacy install's, unknown).
+    return rec[TRIAL_V] if running(rec) == rec[TRIAL] else rec[ACTIVE_V]
+
+
 def target(rec):
     # The slot an update writes: never the one running.
     return "b" if running(rec) == "a" else "a"

@@ -2,7 +2,8 @@
 # run the same under MicroPython and CPython by tests/firmware/test_fw_update*.py
 # and, in full, by bench/firmware_update_power.py:
 #   mp_update.py SCENARIO [FLASH] [CUTS] [SEED]
-# Prints one JSON object.  Scenarios: happy, bad, rollback, power.
+# Prints one JSON object.  Scenarios: happy, bad, rollback, power, link (the
+# update mode over a simulated port, firmware/update/mode.py).
 #
 # Releases are small test bundles built here with the format module: a few
 # files of a package `fwt` (a stand-in for baulk, so that the test process's
@@ -12,10 +13,11 @@ import os
 import sys
 
 from baulk.firmware import boot, manifest
+from baulk.firmware.sim.devices import SimUart
 from baulk.firmware.sim.flash import PowerCut, TearingFlash
 from baulk.firmware.update import format as fm
-from baulk.firmware.update import record, stage
-from baulk.protocol import cbor
+from baulk.firmware.update import mode, record, stage
+from baulk.protocol import cbor, frame
 
 try:
     from hashlib import sha256
@@ -447,6 +449,138 @@ class Power:
         }
 
 
+# -- over the link: the update mode (firmware/update/mode.py) -------------------
+
+
+def stream_of(b):
+    # What the host sends: the tag, then the bundle file (format.py)
+    mb, tag, files = b
+    return tag + fm.MAGIC + len(mb).to_bytes(4, "big") + mb + files
+
+
+class Line:
+    # The host's end of the port of a board in its update mode.
+    def __init__(self, root, op=0, key=KEY):
+        self.port = SimUart()
+        self.reader = frame.FrameReader()
+        self.writer = frame.FrameWriter(1049)  # update_data's longest frame (SPEC.md 2)
+        self.now = 0
+        self.mode = mode.Mode(self.port, key, root, BOARD, ARCH, MPY, op, 0)
+        self.said = []  # every update_status: [state, offset, reason]
+        self.take()
+
+    def take(self):
+        for f in self.reader.feed(self.port.take()):
+            b = f.body
+            self.said.append([b[0], b[1], b.get(2)])
+
+    def send(self, off, data=None, commit=False, raw=None):
+        body = {0: off}
+        if data:
+            body[1] = data
+        if commit:
+            body[2] = True
+        self.port.inject(raw if raw is not None else self.writer.build(25, 0, 0, body))
+        self.now += 5
+        self.mode.poll(self.now)
+        self.take()
+        return self.said[-1]
+
+
+def push(root, b, rng, cut_at=None, noise=True, key=KEY):
+    # A careless host on a noisy line: each chunk of 1 to 1024 bytes from
+    # where the board says its stream ends, but now and then one from ahead
+    # (a chunk before it was lost), one from behind (a repeat) or a lost one.
+    # cut_at: the power goes once the board holds that many bytes.
+    s = stream_of(b)
+    ln = Line(root, key=key)
+    off = ln.said[-1][1]
+    sent = 0
+    while off < len(s):
+        n = 1 + rng.below(1024)
+        k = rng.below(8) if noise else 7
+        at = off
+        if k == 0:
+            at = min(off + n, len(s) - 1)
+        elif k == 1:
+            at = off - min(off, n)
+        if k == 2:
+            ln.now += 5  # lost on the line: the board said nothing
+            continue
+        st = ln.send(at, s[at : at + n])
+        sent += len(s[at : at + n])
+        if st[0] == 4:
+            return ln, st, sent
+        off = st[1]
+        if cut_at is not None and off >= cut_at:
+            return ln, None, sent
+    return ln, ln.send(len(s), commit=True), sent
+
+
+def link(root):
+    fresh(root)
+    rng = Rng(7)
+    out = {"legacy_boot": start(root)}
+    b = bundle("1.0.0")
+    ln, st, sent = push(root, b, rng)
+    out["first"] = [st, ln.said[0], ln.mode.done, [x[0] for x in ln.said[-3:]]]
+    out["first_sent_over"] = sent > len(stream_of(b))  # the noise cost resends
+    out["trial_boot"] = start(root)
+    ln = Line(root, op=1)  # the host saw the trial shake hands: confirm
+    out["confirm"] = [ln.said, ln.mode.done, record.load(root)[record.ACTIVE_V]]
+    out["boot_after_confirm"] = start(root)
+    ln = Line(root, op=1)
+    out["confirm_again"] = [ln.said, ln.mode.done]
+    # a power cut at 40 % of 1.1.0, then the same release again: it resumes
+    b = bundle("1.1.0")
+    s = stream_of(b)
+    head = len(s) - len(b[2])
+    ln, st, sent = push(root, b, rng, cut_at=head + (len(b[2]) * 2) // 5)
+    held = ln.said[-1][1]
+    ln2 = Line(root)
+    ln2.send(0, s[:head])  # the head again
+    out["resumed"] = [ln2.said[-1][1] == held, held > head]
+    ln2, st, sent = push(root, b, rng, noise=False)
+    out["resumed_commit"] = st
+    out["trial2_boot"] = start(root)
+    Line(root, op=1)
+    before = snapshot(root)
+
+    def refused(name, b, **kw):
+        ln, st, _ = push(root, b, rng, **kw)
+        out[name] = [st, snapshot(root) == before, ln.mode.done]
+
+    refused("tag", bundle("1.2.0", key=OTHER_KEY))
+    refused("board", bundle("1.2.0", board="esp32"))
+    refused("same", bundle("1.1.0"))
+    refused("downgrade", bundle("1.0.5"))
+    ln, st, _ = push(root, bundle("1.2.0", lie="lib/fwt/blob.bin"), rng)
+    out["hash"] = [st, record.load(root)[record.TRIAL], start(root)]
+    # what is not an update_data changes nothing and ends nothing; a bad
+    # update_data is answered with where the stream ends
+    before = snapshot(root)
+    ln = Line(root)
+    odd = [
+        b"\x00\x01\x02garbage\x00",
+        frame.encode_frame(4, 0, 0, {0: 1}),  # another type: no answer
+        frame.encode_frame(25, 0, 0, {0: "x", 1: b"y"}),  # an offset that is not a number
+        frame.encode_frame(25, 0, 0, {0: 0, 1: "text"}),  # data that is not bytes
+        frame.encode_frame(25, 0, 0, [1, 2]),  # not a map: no answer
+        frame.encode_frame(25, 0, 0, {0: 0, 2: True}),  # a commit before anything came
+        frame.encode_frame(25, 0, 0, {0: 5, 1: b"ahead"}),  # not where the stream ends
+    ]
+    out["odd"] = [[len(ln.said)] + ln.send(0, raw=x)[:2] for x in odd]  # noqa: RUF005 (MicroPython)
+    out["odd_after"] = [ln.mode.done, snapshot(root) == before]
+    # a host that goes quiet: back to the match after 10 s
+    ln.now += 9990
+    ln.mode.poll(ln.now)
+    quiet = ln.mode.done
+    ln.now += 20
+    ln.mode.poll(ln.now)
+    out["quiet"] = [quiet, ln.mode.done]
+    return out
+
+
 LEGACY = {}
 
 
@@ -468,7 +602,7 @@ def main(argv):
             len(argv) > 5 and argv[5] == "fat",
         )
     else:
-        out = {"happy": happy, "bad": bad, "rollback": rollback}[name](root)
+        out = {"happy": happy, "bad": bad, "rollback": rollback, "link": link}[name](root)
     print(json.dumps(out))
 
 

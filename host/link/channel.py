@@ -122,6 +122,16 @@ class ChannelHandler(Protocol):
     def on_message(self, channel: TableChannel, record: Record, raw: bytes) -> None: ...
 
 
+class UpdateLink(Protocol):
+    """A firmware update under way on this table (host/venue/updates.py):
+    the table's update_status frames go to it, and its update_data frames
+    go out beside the session's."""
+
+    def on_status(self, status: host_codec.UpdateStatus, now_ms: int) -> None: ...
+
+    def frames(self, now_ms: int) -> list[bytes]: ...
+
+
 class TableChannel:
     """Keeps one table connected and runs its protocol session."""
 
@@ -174,6 +184,7 @@ class TableChannel:
         self._suspects: dict[int, list[Any]] = {}
         self.asked_again = 0  # numbers asked for again, a bad body at each
         self.asked_again_last: dict[str, Any] | None = None
+        self.update: UpdateLink | None = None  # a firmware update under way
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -305,6 +316,11 @@ class TableChannel:
                     # the same batch would hold the first one's resync.
                     self._gaps_before_hello = s.receiver.gaps
                     hello_seen = True
+            if f.error is None and f.mtype == host_codec.UPDATE_STATUS and self.update is not None:
+                # The table in its update mode: no session there, only this.
+                status = host_codec.record_of(f.mtype, f.body)
+                if isinstance(status, host_codec.UpdateStatus):
+                    self.update.on_status(status, now)
             if self._held_back(raw, f, now):
                 continue
             s.on_frame(f, now)
@@ -483,6 +499,9 @@ class TableChannel:
         try:
             for mtype, flags, seq, body in out:
                 link.write_frame(host_codec.encode_frame(mtype, flags, seq, body))
+            if self.update is not None:
+                for data in self.update.frames(mono_ms()):
+                    link.write_frame(data)
             done = link.flush()
         except LinkClosed as e:
             self._drop_link(f"port lost: {e}")

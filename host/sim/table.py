@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from baulk.firmware import boot as selector
 from baulk.firmware import keypad_flow as kf
 from baulk.firmware import names
 from baulk.firmware.app import App
@@ -36,6 +37,7 @@ from baulk.firmware.engine import Engine
 from baulk.firmware.sim.board import SimBoard, between, nearest, reading_for
 from baulk.firmware.sim.devices import TICK_MASK
 from baulk.firmware.sim.script import keys_for, new_match_keys
+from baulk.firmware.update import mode as update_mode
 from baulk.host.sim.matches import MatchPlayer
 
 Event = dict[str, Any]
@@ -153,8 +155,16 @@ class SimulatedTable:
         speed: float = 1.0,
         flash_dir: Path | str | None = None,
         autoplay: bool = True,
+        mpy_abi: int = 0,
     ) -> None:
         self.table_id = table_id
+        # The .mpy ABI this simulated board says it runs (format.M_MPY): a
+        # bundle of another is refused "abi".  Its code never changes: an
+        # update is staged, checked, committed, counted as a trial by the boot
+        # selector and confirmed on its flash as on a board, and the same
+        # firmware of this process runs on after the restart.
+        self.mpy_abi = mpy_abi
+        self.updates_run = 0  # update modes run to their end
         self.seed = seed
         self.speed = speed
         self.autoplay = autoplay
@@ -270,7 +280,7 @@ class SimulatedTable:
         app = self.board.app
         assert app is not None
         self._tasks = [
-            asyncio.create_task(app.run()),
+            asyncio.create_task(self._run_app(app)),
             asyncio.create_task(self._pump()),
         ]
         if self.autoplay:
@@ -284,6 +294,26 @@ class SimulatedTable:
                 await task
         self._tasks = []
 
+    async def _run_app(self, app: App) -> None:
+        await app.run()  # returns only for an update_request, as on a board
+        await self._update_mode(app)
+
+    async def _update_mode(self, app: App) -> None:
+        """firmware/main.py's update mode: the match stops (nothing ticks it),
+        the mode runs on the same port until it is done, then the board
+        restarts."""
+        self.board.app = None
+        clock = self.board.clock
+        mode = update_mode.Mode(
+            self.serial, app.hw.key, str(self.flash_dir), "pico", "armv6m", self.mpy_abi,
+            app.update, clock.now,
+        )  # fmt: skip
+        while mode.done is None:
+            mode.poll(clock.now)
+            await asyncio.sleep(0.002)
+        self.updates_run += 1
+        asyncio.get_running_loop().call_soon(self._power_cycle)
+
     def _power_cycle(self) -> None:
         for task in self._tasks:
             task.cancel()
@@ -291,6 +321,7 @@ class SimulatedTable:
         self.board.levels.clear()  # balls stop, keys are let go
         self.board.pressed.clear()
         self.board.sched.clear()
+        selector.choose(str(self.flash_dir))  # the board's /boot.py: it counts a trial
         self.board.reset()
         self._start_tasks()
 

@@ -27,6 +27,8 @@ from baulk.host.handset.sync import Handsets
 from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.link.port import PortFinder, fixed_path
 from baulk.host.referee.shadow import ShadowReferee
+from baulk.host.staff import takings
+from baulk.host.staff.takings import Keys
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
 from baulk.host.store.captures import CaptureStore
 from baulk.host.venue.actions import OperatorActions
@@ -34,6 +36,7 @@ from baulk.host.venue.anchors import MoneyAnchors
 from baulk.host.venue.devices import DeviceHandler
 from baulk.host.venue.live import LiveHub, TableView
 from baulk.host.venue.tables import TableRuntime
+from baulk.host.venue.updates import Updates
 from baulk.protocol.host_codec import Anchor, Light
 
 log = logging.getLogger("baulk.daemon")
@@ -81,6 +84,12 @@ class Daemon:
         self.left_out: deque[dict[str, Any]] = deque(maxlen=MAX_LEFT_OUT)
         # The tables' sensor captures: written by a thread of their own, off the score path.
         self.captures = CaptureStore(config.store_path)
+        # Firmware pushed to the tables over their links (host/venue/updates.py),
+        # each release tagged under its table's device key.
+        self.updates = Updates(self._channel_of, self._device_key, self.mark)
+        self._keys = (
+            takings.keys_from(None, True) if config.verify_sim_key else Keys(config.verify_keys)
+        )
         self.left_out_count = 0
         self._dirty: set[str] = set()
         self._publish_armed = False
@@ -313,6 +322,13 @@ class Daemon:
         if rt is not None and rt.view.session_open != is_open:
             rt.view.session_open = is_open
             self.mark(table_id)
+
+    def _channel_of(self, table_id: str) -> TableChannel | None:
+        rt = self.tables.get(table_id)
+        return None if rt is None else rt.channel
+
+    def _device_key(self, table_id: str) -> bytes | None:
+        return self._keys.key_for(table_id)
 
     def send_to_table(self, table_id: str, record: Light | Anchor) -> int | None:
         rt = self.tables.get(table_id)

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from baulk.host.store.captures import CaptureStore
     from baulk.host.venue.actions import OperatorActions
     from baulk.host.venue.anchors import MoneyAnchors
+    from baulk.host.venue.updates import Updates
 
 log = logging.getLogger("baulk.daemon")
 _LOG_LEVELS = (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR)
@@ -103,6 +104,9 @@ class Venue(Protocol):
 
     @property
     def anchors(self) -> MoneyAnchors: ...
+
+    @property
+    def updates(self) -> Updates: ...
 
     def runtime(self, table_id: str, name: str | None = None) -> TableRuntime:
         """The table's runtime, made on first use."""
@@ -192,6 +196,7 @@ class DeviceHandler:
         table_id = channel.table_id
         _aside("the desk's light", table_id, lambda: v.sessions.on_hello(table_id))
         _aside("the money anchors", table_id, lambda: v.anchors.on_hello(table_id))
+        _aside("the firmware update", table_id, lambda: v.updates.on_hello(table_id))
         # The handset's language, then the names of the match it plays.
         players = rt.shadow.engine.players
         _aside("the handset", table_id, lambda: v.handsets.on_hello(table_id, channel, players))
@@ -368,6 +373,7 @@ class DeviceHandler:
             error = record  # the Error as received (record is replaced below)
             _aside("the desk's light", table_id, lambda: v.sessions.on_error(table_id, error))
             _aside("the money anchors", table_id, lambda: v.anchors.on_error(table_id, error))
+            _aside("the firmware update", table_id, lambda: v.updates.on_error(table_id, error))
             # A pocket check's refusal, or else a scoring action's; a body the
             # device could not take (error 2) is refused as well, not waited for.
             refused = record.code == messages.ERR_REFUSED or record.code == messages.ERR_BODY
@@ -409,6 +415,8 @@ class DeviceHandler:
         }
         if h.checking and h.cmd:
             v.actions.check_answered(rt, h.cmd, None)
+        # after an update's restart: the trial's sensors answer, so it may confirm
+        _aside("the firmware update", table_id, lambda: v.updates.on_health(table_id))
         v.mark(table_id)
 
     def _check_device_state(self, rt: TableRuntime) -> None:

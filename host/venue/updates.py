@@ -1,0 +1,203 @@
+"""Firmware updates pushed to the tables over their own links.
+
+One job a table.  The daemon asks the table to leave its match for the
+update mode (``update_request`` op stage, which the table refuses during a
+match or while events wait for their ack); the table's channel then runs
+the job's :class:`~baulk.host.release.transfer.Transfer` beside the session
+(host/link/channel.py ``update``).  Once the table has committed the release
+it restarts into it on trial; when that trial has shaken hands and sent its
+sensors' health, the job asks it to confirm (op confirm).  A trial that
+never comes back is rolled back by the board's boot selector, and the
+table's answer to the confirm then says so ("rolledback").
+
+Phases, as the desk shows them: requested, sending, checking, restarting,
+confirming, then confirmed, refused or rolledback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from baulk.host.link.channel import UpdateLink
+from baulk.host.logsafe import printable
+from baulk.host.release import bundle as bundle_mod
+from baulk.host.release.transfer import Transfer
+from baulk.protocol import host_codec as H
+from baulk.protocol import messages
+
+log = logging.getLogger("baulk.updates")
+
+ENDED = ("confirmed", "refused", "rolledback")
+
+
+class Sender(Protocol):
+    """What a job needs of a table's channel (host/link/channel.py)."""
+
+    update: UpdateLink | None
+
+    def send(self, record: H.Record) -> int: ...
+
+
+@dataclass
+class Job:
+    table_id: str
+    version: str  # the release's, "1.4.0"
+    transfer: Transfer
+    who: str | None = None
+    phase: str = "requested"
+    reason: str | None = None  # with refused: the table's word or sentence
+    ran: str | None = None  # the version the table said it ran before
+
+    @property
+    def ended(self) -> bool:
+        return self.phase in ENDED
+
+    def view(self) -> dict[str, object]:
+        t = self.transfer
+        return {
+            "version": self.version,
+            "phase": self.phase,
+            "held": t.held,
+            "total": t.total,
+            "reason": self.reason,
+            "who": self.who,
+        }
+
+
+class Updates:
+    """Every table's update job; the daemon tells it what the tables say."""
+
+    def __init__(
+        self,
+        channel_of: Callable[[str], Sender | None],
+        key_of: Callable[[str], bytes | None],
+        changed: Callable[[str], None],
+    ) -> None:
+        self.channel_of = channel_of
+        self.key_of = key_of
+        self.changed = changed
+        self.jobs: dict[str, Job] = {}
+
+    def start(
+        self, table_id: str, release: bundle_mod.Bundle, who: str | None = None
+    ) -> str | None:
+        """Begin updating a table: None, or why not (and nothing is sent)."""
+        job = self.jobs.get(table_id)
+        if job is not None and not job.ended:
+            return "an update of this table is under way"
+        channel = self.channel_of(table_id)
+        if channel is None:
+            return "the table is not connected"
+        key = self.key_of(table_id)
+        if key is None:
+            return "no device key for this table: the daemon cannot tag a release for it"
+        tr = Transfer(bundle_mod.tag(key, release.manifest), release.to_bytes())
+        job = Job(table_id, ".".join(map(str, release.version)), tr, who)
+        size = tr.total
+        if not channel.send(H.UpdateRequest(H.OP_STAGE, size, who)):
+            return "the table's queue is full: try again"
+        self.jobs[table_id] = job
+        channel.update = self._link(job)
+        self.changed(table_id)
+        return None
+
+    def _link(self, job: Job) -> _JobLink:
+        return _JobLink(self, job)
+
+    def status(self, table_id: str, st: H.UpdateStatus, now_ms: int) -> None:
+        """An update_status from the table (its channel routes it here)."""
+        job = self.jobs.get(table_id)
+        if job is None or job.ended:
+            return
+        if job.phase == "confirming":
+            if st.state == H.UPDATE_CONFIRMED:
+                self._end(job, "confirmed")
+            elif st.state == H.UPDATE_REFUSED:
+                self._end(job, "rolledback" if st.last == "rolledback" else "refused", st.reason)
+            return
+        if job.phase in ("restarting",):
+            return  # an answer to a commit asked again: the table has it
+        if job.ran is None and st.version is not None:
+            job.ran = st.version
+        job.transfer.on_status(st, now_ms)
+        phase = job.transfer.phase
+        if phase == "refused":
+            self._end(job, "refused", job.transfer.reason)
+        elif phase == "committed":
+            job.phase = "restarting"  # the board restarts into the trial
+            self._unlink(table_id)
+        elif phase in ("sending", "checking"):
+            job.phase = phase
+        self.changed(table_id)
+
+    def on_error(self, table_id: str, error: H.Error) -> None:
+        """The table refused the update_request (a match on, events unacked)."""
+        job = self.jobs.get(table_id)
+        if job is None or error.type != H.UPDATE_REQUEST:
+            return
+        unsupported = error.code == messages.ERR_UNSUPPORTED  # a firmware of wire 1.4
+        if job.phase == "requested" or (job.phase == "confirming" and unsupported):
+            self._end(job, "refused", error.text)
+        # a confirm refused mid-match is asked again at the next health
+
+    def on_hello(self, table_id: str) -> None:
+        job = self.jobs.get(table_id)
+        if job is not None and job.phase == "requested":
+            # The table restarted before it took the request: ask again.
+            channel = self.channel_of(table_id)
+            if channel is not None:
+                channel.send(H.UpdateRequest(H.OP_STAGE, job.transfer.total, job.who))
+
+    def on_health(self, table_id: str) -> None:
+        """The table's sensors answered after its handshake: the trial's
+        health check, so it may confirm."""
+        job = self.jobs.get(table_id)
+        if job is None or job.phase not in ("restarting", "confirming"):
+            return
+        channel = self.channel_of(table_id)
+        if channel is None:
+            return
+        job.phase = "confirming"
+        channel.update = self._link(job)
+        channel.send(H.UpdateRequest(H.OP_CONFIRM, None, job.who))
+        self.changed(table_id)
+
+    def _end(self, job: Job, phase: str, reason: str | None = None) -> None:
+        job.phase = phase
+        job.reason = reason
+        self._unlink(job.table_id)
+        log.info(
+            "table %s: update to %s %s%s",
+            job.table_id,
+            job.version,
+            phase,
+            f" ({printable(reason)})" if reason else "",
+        )
+        self.changed(job.table_id)
+
+    def _unlink(self, table_id: str) -> None:
+        channel = self.channel_of(table_id)
+        if channel is not None:
+            channel.update = None
+
+    def view(self) -> dict[str, dict[str, object]]:
+        return {t: j.view() for t, j in self.jobs.items()}
+
+
+class _JobLink:
+    """What a channel calls while a job runs (host/link/channel.py)."""
+
+    def __init__(self, updates: Updates, job: Job) -> None:
+        self.updates = updates
+        self.job = job
+
+    def on_status(self, status: H.UpdateStatus, now_ms: int) -> None:
+        self.updates.status(self.job.table_id, status, now_ms)
+
+    def frames(self, now_ms: int) -> list[bytes]:
+        if self.job.phase in ("sending", "checking"):
+            return self.job.transfer.frames(now_ms)
+        return []

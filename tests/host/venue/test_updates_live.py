@@ -1,0 +1,124 @@
+"""A firmware update pushed by the real daemon over a table's own link to
+the real firmware (``SimulatedTable``: the simulated board on a pty): the
+table refuses it during a match, takes it between matches, stages the real
+release `baulk firmware bundle` makes, restarts into it on trial, and
+confirms it once the trial has shaken hands and reported its sensors.  The
+match played before the update is stored exactly once, and the table plays
+on after it.  (The board's code itself is not swapped in a simulation: the
+slots, the record and the selector are, and tests/firmware/mp_update.py boots
+the slots' own code.)"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from baulk.firmware.update import record
+from baulk.host.cli import firmware as firmware_cmd
+from baulk.host.release import bundle
+from baulk.host.sim.table import SimulatedTable
+from tests.e2e.sim_driver import TableDriver
+from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for
+
+pytestmark = pytest.mark.slow  # it builds the firmware
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
+    out = tmp_path_factory.mktemp("build")
+    firmware_cmd.build("pico", out)
+    return bundle.make(out, "pico", firmware_cmd.ARCH["pico"])
+
+
+@pytest.fixture
+def venue(
+    tmp_path: Path, release: bundle.Bundle
+) -> Iterator[tuple[DaemonThread, TableDriver, SimulatedTable]]:
+    sim = SimulatedTable(
+        "t1", seed=5, autoplay=False, flash_dir=tmp_path / "flash", mpy_abi=release.mpy
+    )
+    sim.start()
+    try:
+        cfg = make_config(tmp_path, {"t1": Path(sim.port)})
+        daemon = DaemonThread(dataclasses.replace(cfg, verify_sim_key=True)).start()
+        try:
+            wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
+            yield daemon, TableDriver(sim), sim
+        finally:
+            daemon.stop()
+    finally:
+        sim.stop()
+
+
+def start(daemon: DaemonThread, release: bundle.Bundle) -> str | None:
+    async def go() -> str | None:
+        assert daemon.daemon is not None
+        return daemon.daemon.updates.start("t1", release, who="owner")
+
+    return daemon.call(go())
+
+
+def job(daemon: DaemonThread) -> dict[str, Any]:
+    async def view() -> dict[str, Any]:
+        assert daemon.daemon is not None
+        return dict(daemon.daemon.updates.view().get("t1", {}))
+
+    return daemon.call(view())
+
+
+def test_an_update_waits_for_the_match_to_end_then_stages_restarts_and_confirms(
+    venue: tuple[DaemonThread, TableDriver, SimulatedTable], release: bundle.Bundle
+) -> None:
+    daemon, table, sim = venue
+    store = daemon.cfg.store_path
+    status, _ = http(
+        daemon.url + "/api/tables/t1/match", {"players": ["Ali", "Reza"], "best_of": 1}, token=TOKEN
+    )
+    assert status == 200
+    wait_for(
+        lambda: [e for _, _, e in stored_events(store) if e and e["ev"] == "match"],
+        what="the match on the table",
+    )
+    table.stroke("red")
+    # during the match the table says no, and nothing else happens
+    assert start(daemon, release) is None
+    refused = wait_for(lambda: (j := job(daemon))["phase"] == "refused" and j, what="refused")
+    assert "match" in str(refused["reason"]) and sim.updates_run == 0
+    table.stroke()
+    table.referee({"ev": "concede"})
+    before = wait_for(
+        lambda: (e := stored_events(store)) and e[-1][2]["ev"] == "concede" and e,
+        what="the match stored, to its end",
+    )
+    assert table.state()["match_over"]
+    # between matches: staged, committed, restarted into the trial, confirmed
+    assert start(daemon, release) is None
+    seen: set[str] = set()
+
+    def confirmed() -> bool:
+        seen.add(str(job(daemon)["phase"]))
+        return job(daemon)["phase"] == "confirmed"
+
+    wait_for(confirmed, timeout=120, what="the update confirmed")
+    assert {"sending", "confirming"} <= seen, seen
+    assert sim.updates_run == 2  # the stage's update mode, and the confirm's
+    rec = record.load(str(sim.flash_dir))
+    version = ".".join(map(str, release.version))
+    assert [rec[record.ACTIVE], rec[record.ACTIVE_V], rec[record.TRIAL]] == ["a", version, "-"]
+    assert [rec[record.LAST], rec[record.LAST_V]] == ["confirmed", version]
+    view = job(daemon)
+    assert view["held"] == view["total"] == len(release.to_bytes()) + 32
+    # the table is back, and what it played before is stored once
+    wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online again")
+    after = stored_events(store)
+    assert after[: len(before)] == before
+    keys = [(b, s) for b, s, _ in after]
+    assert len(keys) == len(set(keys))
+    # and the same release again is refused by the table: it runs already
+    assert start(daemon, release) is None
+    again = wait_for(lambda: (j := job(daemon))["phase"] == "refused" and j, what="refused")
+    assert again["reason"] == "same"

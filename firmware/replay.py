@@ -1,7 +1,8 @@
 # `baulk replay`: feed a JSON Lines scenario to the engine and print states.
 #
 # This driver runs under CPython (the host CLI) and under MicroPython (the
-# `--engine micropython` path and the device self-test), so the bytes it prints
+# `--engine micropython` path, from the source tree: it is not on the board),
+# so the bytes it prints
 # must not depend on the interpreter: the engine writes its own JSON.
 
 import json

@@ -16,6 +16,11 @@
 # table's boot record says which engine it runs; the board never holds it.
 ENGINE = 1
 
+# The board kinds a release is built for, each with the native arch of its
+# .mpy files (mpy-cross -march): `baulk firmware build --board`, a bundle's
+# manifest, and a table's `board` in baulk.toml.
+BOARDS = {"pico": "armv6m", "esp32": "xtensawin"}
+
 # (folder, files under it), the folder being the package's name below baulk
 BOARD = (
     (

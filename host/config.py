@@ -37,6 +37,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, model_validator
 
+from baulk.firmware import manifest as board_manifest
 from baulk.firmware.names import LANGS as HANDSET_LANGS
 from baulk.host.club import printing
 from baulk.host.club import tariffs as tariffs_mod
@@ -144,6 +145,11 @@ class Table(Section):
         "the serial port's rate",
         rule=f"a serial port's rate such as 115200 (one of {', '.join(map(str, BAUD_RATES))})",
     )
+    board: Annotated[str, one_of(tuple(board_manifest.BOARDS))] = key(
+        "pico",
+        "the table controller's board kind: the release an update sends it is built for it",
+        rule=f"one of {', '.join(board_manifest.BOARDS)}",
+    )
     handset_lang: Annotated[str | None, one_of(HANDSET_LANGS)] = key(
         None,
         "the referee's handset in this language, sent at each connection; unset: the "
@@ -156,6 +162,18 @@ class Table(Section):
         if (self.port is None) == (self.serial_number is None):
             raise ValueError(f"({self.id}): give exactly one of port or serial_number")
         return self
+
+
+class Firmware(Section):
+    """Releases the owner sends to the tables over their links (docs/UPDATES.md)."""
+
+    TITLE = "[firmware]"
+    releases: str | None = key(
+        None,
+        "the folder of release bundles (`baulk firmware bundle` writes build/releases/): "
+        "an update sends each table the newest for its board",
+        min_length=1,
+    )
 
 
 class Verify(Section):
@@ -243,6 +261,7 @@ class ConfigFile(tariffs_mod.ClubFile):
     autodetect: Autodetect = Autodetect()
     table: list[Table] = Field(default_factory=list)
     verify: Verify = Verify()
+    firmware: Firmware = Firmware()
     backup: Backup | None = None
     mqtt: Mqtt = Mqtt()
     printer: printing.PrinterSection | None = None
@@ -271,6 +290,7 @@ SECTIONS: tuple[type[Section], ...] = (
     Autodetect,
     Table,
     Verify,
+    Firmware,
     Backup,
     Mqtt,
     *tariffs_mod.SECTIONS,
@@ -312,6 +332,7 @@ class TableConfig:
     serial_number: str | None = None
     baud: int = DEFAULT_BAUD
     handset_lang: str | None = None  # sent to the device at each connection
+    board: str = "pico"  # the release an update sends is this board kind's
 
 
 @dataclass(frozen=True)
@@ -329,6 +350,7 @@ class Config:
     session_hours: int = DEFAULT_SESSION_HOURS
     verify_keys: Path | None = None  # [verify] keys: a folder of TABLE.key files
     verify_sim_key: bool = default_of(Verify, "sim_key")  # the simulated tables' key (the demo)
+    firmware_releases: Path | None = None  # [firmware] releases: the bundles an update sends
 
     @property
     def tls(self) -> bool:
@@ -373,7 +395,7 @@ def parse(
     server = found.server
     store_path = _path(found.store.path, base) or Path(DEFAULT_STORE)
     tables = tuple(
-        TableConfig(t.id, t.name or t.id, t.port, t.serial_number, t.baud, t.handset_lang)
+        TableConfig(t.id, t.name or t.id, t.port, t.serial_number, t.baud, t.handset_lang, t.board)
         for t in found.table
     )
     printer = printing.printer_of(found.printer) if found.printer is not None else None
@@ -393,6 +415,7 @@ def parse(
         billing=billing,
         verify_keys=_path(found.verify.keys, base),
         verify_sim_key=found.verify.sim_key,
+        firmware_releases=_path(found.firmware.releases, base),
         backup=_backup(found.backup, store_path, base),
     )
 

@@ -1,4 +1,4 @@
-"""``baulk firmware build`` and ``baulk firmware deploy``: the table's firmware.
+"""``baulk firmware build``, ``bundle``, ``deploy`` and ``push``: the table's firmware.
 
 ``build`` compiles every device module (the files firmware/manifest.py names)
 with ``mpy-cross`` for the board's
@@ -25,12 +25,18 @@ instead: the bytecode then runs from flash and costs no heap (hardware/README.md
 them with the same file (docs/LEDGER.md); a FILE that does not exist yet gets
 a new random key.  ``--dry-run`` prints the mpremote commands instead of
 running them.
+
+``push`` updates tables over their own links through the running daemon
+(``--table T`` again for more, or ``--all``; the owner's token): it starts
+the updates and prints each table's phase until it has ended, confirmed,
+refused with the table's reason, or rolled back (docs/UPDATES.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import secrets
 import shlex
@@ -38,19 +44,24 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mpremote.romfs import VfsRomWriter
 
 from baulk.firmware import manifest
+from baulk.host import config as config_mod
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
 from baulk.host.release import bundle as release_bundle
 
 ROOT = Path(__file__).resolve().parents[2]
-ARCH = {"pico": "armv6m", "esp32": "xtensawin"}
+ARCH = manifest.BOARDS  # board kind -> .mpy arch (firmware/manifest.py)
 MAIN_PY = manifest.MAIN  # the board's /main.py
 BOOT_PY = ROOT / manifest.BOOT  # the board's /boot.py, as source: never updated
 # The first deploy commands remove what may not be there (an earlier copy of
@@ -205,8 +216,9 @@ def device_key(path: Path, create: bool) -> str:
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "firmware",
-        help="build the table firmware (.mpy) or deploy it to a board",
-        description="Compile the firmware with mpy-cross, or copy it onto a board with mpremote.",
+        help="build the table firmware, deploy it to a board, or push it over the tables' links",
+        description="Compile the firmware with mpy-cross, copy it onto a board with mpremote, "
+        "or send it to tables over their links through the running daemon.",
     )
     sub = p.add_subparsers(dest="firmware_command", required=True)
     b = sub.add_parser("build", help="compile every device module with mpy-cross")
@@ -234,6 +246,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     d.add_argument("--dry-run", action="store_true", help="print the mpremote commands only")
     d.set_defaults(handler=run_deploy)
+    add_push_parser(sub)
 
 
 def _print_sizes(built: Built, board: str) -> None:
@@ -315,3 +328,99 @@ def run_deploy(args: argparse.Namespace) -> int:
             print(f"baulk firmware deploy: mpremote failed ({done.returncode})", file=sys.stderr)
             return 1
     return 0
+
+
+# -- baulk firmware push: tables updated over their links, through the
+# running daemon (POST /api/firmware/update, then GET /api/firmware until
+# each table's update has ended), with the owner's token.  Each table's phase
+# is printed as it changes; the exit status is 0 when every table asked for
+# confirmed, 1 otherwise (docs/UPDATES.md).
+ENDED = ("confirmed", "refused", "rolledback")
+POLL_S = 0.5
+MOST_S = 30 * 60  # a table that takes longer has a line that does not carry it
+
+
+def add_push_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("push", help="update tables over their links, through the running daemon")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--table", action="append", help="this table (again for more)")
+    which.add_argument("--all", action="store_true", help="every table")
+    p.add_argument("--url", default=None, help="the daemon (default: http://127.0.0.1:8047)")
+    p.add_argument("--token", default=None, help="the owner's token (default: $BAULK_TOKEN)")
+    p.add_argument("--no-wait", action="store_true", help="start the updates, do not follow them")
+    p.set_defaults(handler=run_push)
+
+
+class ApiError(Exception):
+    pass
+
+
+def _call(url: str, token: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    req = urllib.request.Request(
+        url + path,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        method="GET" if body is None else "POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        try:
+            why = json.loads(e.read()).get("error", e.reason)
+        except ValueError:
+            why = e.reason
+        raise ApiError(str(why)) from None
+    except (urllib.error.URLError, OSError) as e:
+        raise ApiError(f"cannot reach the daemon at {url}: {e}") from None
+
+
+def _said(update: dict[str, Any]) -> str:
+    phase = str(update.get("phase"))
+    if phase == "sending" and update.get("total"):
+        return f"sending {100 * int(update['held']) // int(update['total'])} %"
+    if update.get("reason"):
+        return f"{phase}: {update['reason']}"
+    return phase
+
+
+def run_push(args: argparse.Namespace) -> int:
+    url = (args.url or f"http://127.0.0.1:{config_mod.DEFAULT_PORT}").rstrip("/")
+    token = args.token or os.environ.get("BAULK_TOKEN")
+    if not token:
+        print("baulk firmware push: the owner's token is needed (--token or $BAULK_TOKEN)",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    body: dict[str, Any] = {} if args.all else {"tables": args.table}
+    try:
+        reply = _call(url, token, "/api/firmware/update", body)
+    except ApiError as e:
+        print(f"baulk firmware push: {e}", file=sys.stderr)
+        return 1
+    for r in reply.get("refused", []):
+        print(f"table {r['table']}: not started: {r['text']}")
+    started = list(reply.get("started", []))
+    for t in started:
+        print(f"table {t}: started")
+    if args.no_wait or not started:
+        return 0 if started and not reply.get("refused") else 1
+    said: dict[str, str] = {}
+    end = time.monotonic() + MOST_S
+    while time.monotonic() < end:
+        try:
+            view = _call(url, token, "/api/firmware")
+        except ApiError as e:
+            print(f"baulk firmware push: {e}", file=sys.stderr)
+            return 1
+        updates = {row["table"]: row.get("update") or {} for row in view.get("tables", [])}
+        for t in started:
+            now = _said(updates.get(t, {}))
+            if said.get(t) != now:
+                said[t] = now
+                print(f"table {t}: {now}")
+        if all(updates.get(t, {}).get("phase") in ENDED for t in started):
+            ok = all(updates[t]["phase"] == "confirmed" for t in started)
+            return 0 if ok and not reply.get("refused") else 1
+        time.sleep(POLL_S)
+    print("baulk firmware push: the updates did not end in time", file=sys.stderr)
+    return 1

@@ -189,3 +189,22 @@ def tag(key: bytes, manifest: bytes) -> bytes:
     """What makes one table accept the bundle: HMAC-SHA256 under its device
     key, over the format's domain and the manifest (never a checkpoint's MAC)."""
     return hmac.new(key, fm.TAG_DOMAIN + manifest, hashlib.sha256).digest()
+
+
+def newest(folder: Path, board: str) -> Bundle | None:
+    """The newest release for `board` among the bundle files in `folder`
+    (as `baulk firmware bundle` names them), each read and checked whole;
+    a file that is not a good bundle of that board is passed over."""
+    best: Bundle | None = None
+    try:
+        paths = sorted(folder.glob(f"baulk-*-{board}{SUFFIX}"))
+    except OSError:
+        return None
+    for path in paths:
+        try:
+            b = read(path.read_bytes())
+        except (OSError, BundleError):
+            continue
+        if b.board == board and (best is None or b.version > best.version):
+            best = b
+    return best

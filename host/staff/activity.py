@@ -83,6 +83,7 @@ ACTIONS: dict[str, str] = {
     "/api/staff/tokens": "token add",
     "/api/staff/tokens/{token}/revoke": "token revoke",
     "/api/staff/sign-out-all": "sign everyone out",
+    "/api/firmware/update": "firmware update",
 }
 
 

@@ -85,6 +85,9 @@ ROUTES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/staff/activity"): _only(OWNER),
     ("GET", "/api/staff/activity.{fmt}"): _only(OWNER),
     ("GET", "/api/staff/verify"): _only(OWNER),
+    # the tables' firmware, updated over their links (host/web/firmware.py)
+    ("GET", "/api/firmware"): _only(OWNER),
+    ("POST", "/api/firmware/update"): _only(OWNER),
 }
 
 # Routes whose ``{table}`` a referee's list of tables limits.

@@ -27,6 +27,8 @@ from baulk.host.handset.sync import Handsets
 from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.link.port import PortFinder, fixed_path
 from baulk.host.referee.shadow import ShadowReferee
+from baulk.host.release import bundle
+from baulk.host.sentences import Message
 from baulk.host.staff import takings
 from baulk.host.staff.takings import Keys
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
@@ -36,7 +38,7 @@ from baulk.host.venue.anchors import MoneyAnchors
 from baulk.host.venue.devices import DeviceHandler
 from baulk.host.venue.live import LiveHub, TableView
 from baulk.host.venue.tables import TableRuntime
-from baulk.host.venue.updates import Updates
+from baulk.host.venue.updates import NO_RELEASE, Updates
 from baulk.protocol.host_codec import Anchor, Light
 
 log = logging.getLogger("baulk.daemon")
@@ -322,6 +324,28 @@ class Daemon:
         if rt is not None and rt.view.session_open != is_open:
             rt.view.session_open = is_open
             self.mark(table_id)
+
+    def start_update(self, table_id: str, who: str | None) -> Message | None:
+        """Update a table over its link to the newest release for its board
+        ([firmware] releases): None, or why not (nothing is sent then)."""
+        t = self.config.table(table_id)
+        board = t.board if t is not None else "pico"  # found by USB alone: a Pico
+        folder = self.config.firmware_releases
+        release = bundle.newest(folder, board) if folder is not None else None
+        if release is None:
+            return NO_RELEASE.but(board=board)
+        return self.updates.start(table_id, release, who)
+
+    def release_of(self, table_id: str) -> str | None:
+        """The version an update would send the table, "1.4.0", or None."""
+        t = self.config.table(table_id)
+        folder = self.config.firmware_releases
+        found = (
+            bundle.newest(folder, t.board if t is not None else "pico")
+            if folder is not None
+            else None
+        )
+        return None if found is None else ".".join(map(str, found.version))
 
     def _channel_of(self, table_id: str) -> TableChannel | None:
         rt = self.tables.get(table_id)

@@ -25,12 +25,24 @@ from baulk.host.link.channel import UpdateLink
 from baulk.host.logsafe import printable
 from baulk.host.release import bundle as bundle_mod
 from baulk.host.release.transfer import Transfer
+from baulk.host.sentences import Message
 from baulk.protocol import host_codec as H
 from baulk.protocol import messages
 
 log = logging.getLogger("baulk.updates")
 
 ENDED = ("confirmed", "refused", "rolledback")
+UNDER_WAY = Message("an update of table {table} is under way", table="")
+NOT_CONNECTED = Message("table {table} is not connected", table="")
+NO_KEY = Message(
+    "there is no device key for table {table}: no release can be tagged for it", table=""
+)
+NO_RELEASE = Message(
+    "there is no release for the {board} board: make one with baulk firmware bundle "
+    "into the [firmware] releases folder",
+    board="",
+)
+QUEUE_FULL = Message("table {table} has too much waiting to be sent: try again shortly", table="")
 
 
 class Sender(Protocol):
@@ -83,24 +95,24 @@ class Updates:
 
     def start(
         self, table_id: str, release: bundle_mod.Bundle, who: str | None = None
-    ) -> str | None:
+    ) -> Message | None:
         """Begin updating a table: None, or why not (and nothing is sent)."""
         job = self.jobs.get(table_id)
         if job is not None and not job.ended:
-            return "an update of this table is under way"
+            return UNDER_WAY.but(table=table_id)
         channel = self.channel_of(table_id)
         if channel is None:
-            return "the table is not connected"
+            return NOT_CONNECTED.but(table=table_id)
         key = self.key_of(table_id)
         if key is None:
-            return "no device key for this table: the daemon cannot tag a release for it"
+            return NO_KEY.but(table=table_id)
         tr = Transfer(bundle_mod.tag(key, release.manifest), release.to_bytes())
         job = Job(table_id, ".".join(map(str, release.version)), tr, who)
-        size = tr.total
-        if not channel.send(H.UpdateRequest(H.OP_STAGE, size, who)):
-            return "the table's queue is full: try again"
+        if not channel.send(H.UpdateRequest(H.OP_STAGE, tr.total, who)):
+            return QUEUE_FULL.but(table=table_id)
         self.jobs[table_id] = job
         channel.update = self._link(job)
+        log.info("table %s: update to %s asked by %s", table_id, job.version, printable(who or "?"))
         self.changed(table_id)
         return None
 

@@ -29,6 +29,7 @@ from baulk.host.web import (
     console,
     desk,
     files,
+    firmware,
     handset,
     openapi,
     players,
@@ -197,6 +198,7 @@ def _build(served: Boards, daemon: Daemon | None) -> web.Application:
         handset.add_routes(app)  # GET/POST /api/tables/{table}/handset: its language
         sensors.add_routes(app)  # the pockets' sensors, the pocket check (on players' reader)
         staff_pages.add_routes(app)  # the owner's: users, tokens, activity, verify
+        firmware.add_routes(app)  # the owner's: the tables' firmware, updated over their links
     return app
 
 

@@ -632,6 +632,28 @@ def _routes() -> dict[tuple[str, str], dict[str, Any]]:
             STAFF,
             ok(obj({"signed_out": INT}, ("signed_out",))),
         ),
+        # the tables' firmware (host/web/firmware.py)
+        ("GET", "/api/firmware"): op(
+            "every table's board, the release an update would send it, and its update",
+            STAFF,
+            ok(obj({"tables": listed(OBJ)}, ("tables",))),
+        ),
+        ("POST", "/api/firmware/update"): op(
+            "update tables over their links, each to the newest release for its board",
+            STAFF,
+            {
+                "202": answer(
+                    obj(
+                        {
+                            "started": listed(STR),
+                            "refused": listed(obj({"table": STR, "text": STR})),
+                        },
+                        ("started", "refused"),
+                    ),
+                    "started, each table on its own; those that cannot be, with why",
+                )
+            },
+        ),
         ("POST", "/api/staff/tokens/{token}/revoke"): op(
             "revoke a named API token", STAFF, ok(TOKEN_ROW), [path_param("token")]
         ),

@@ -616,6 +616,14 @@ NOTHING_TO_CHANGE = "nothing to change: give disabled, password, pin, role or ta
 SIGN_OUT_ALL = "give confirm: true to sign everyone out"
 
 
+class FirmwareUpdate(Body):
+    """Tables updated over their links, each to the newest release for its board."""
+
+    tables: TableList | None = Field(None, description=TABLES_RULE)
+    who: Name | None = _who()
+    SAID = {"tables": TABLES_SAID}
+
+
 class SignOutAll(Body):
     """Every sign-in ended, the caller's too: only with ``confirm: true``."""
 
@@ -916,6 +924,8 @@ _LANG_ROUTES = (
     ("POST", "/api/staff/tokens"),
     ("POST", "/api/staff/tokens/{token}/revoke"),
     ("POST", "/api/staff/sign-out-all"),
+    ("GET", "/api/firmware"),
+    ("POST", "/api/firmware/update"),
 )
 SESSION_ACTIONS: dict[str, type[DeskBody]] = {
     "close": CloseSession,
@@ -959,6 +969,7 @@ BODIES: dict[tuple[str, str], type[BaseModel]] = {
     ("POST", "/api/staff/users/{name}"): ChangeAccount,
     ("POST", "/api/staff/tokens"): NewToken,
     ("POST", "/api/staff/sign-out-all"): SignOutAll,
+    ("POST", "/api/firmware/update"): FirmwareUpdate,
 }
 
 

@@ -363,7 +363,12 @@ class DeviceHandler:
             level = _LOG_LEVELS[record.level]
             log.log(level, "table %s says: %s", channel.table_id, printable(record.text))
         elif isinstance(record, Error):
-            log.warning(
+            # A table's "not now" to an update it is asked for again every
+            # few seconds until its match ends (host/venue/updates.py) is
+            # no warning: the owner sees the update waiting.
+            waits = record.type == host_codec.UPDATE_REQUEST and record.code == messages.ERR_REFUSED
+            log.log(
+                logging.DEBUG if waits else logging.WARNING,
                 "table %s reports error %d: %s",
                 channel.table_id,
                 record.code,

@@ -10,8 +10,9 @@ sensors' health, the job asks it to confirm (op confirm).  A trial that
 never comes back is rolled back by the board's boot selector, and the
 table's answer to the confirm then says so ("rolledback").
 
-Phases, as the desk shows them: requested, sending, checking, restarting,
-confirming, then confirmed, refused or rolledback.
+Phases, as the desk shows them: requested, waiting (the table said no: a
+match on; asked again every few seconds until it ends), sending, checking,
+restarting, confirming, then confirmed, refused or rolledback.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from baulk.protocol import messages
 log = logging.getLogger("baulk.updates")
 
 ENDED = ("confirmed", "refused", "rolledback")
+ASK_AGAIN_MS = 5000  # a table that refused (a match on) is asked again this often
 UNDER_WAY = Message("an update of table {table} is under way", table="")
 NOT_CONNECTED = Message("table {table} is not connected", table="")
 NO_KEY = Message(
@@ -62,6 +64,7 @@ class Job:
     phase: str = "requested"
     reason: str | None = None  # with refused: the table's word or sentence
     ran: str | None = None  # the version the table said it ran before
+    asked_ms: int | None = None  # waiting: since when (the channel's clock)
 
     @property
     def ended(self) -> bool:
@@ -130,8 +133,8 @@ class Updates:
             elif st.state == H.UPDATE_REFUSED:
                 self._end(job, "rolledback" if st.last == "rolledback" else "refused", st.reason)
             return
-        if job.phase in ("restarting",):
-            return  # an answer to a commit asked again: the table has it
+        if job.phase in ("restarting", "waiting"):
+            return  # an answer to a commit asked again, or an old one: the table has it
         if job.ran is None and st.version is not None:
             job.ran = st.version
         job.transfer.on_status(st, now_ms)
@@ -143,17 +146,38 @@ class Updates:
             self._unlink(table_id)
         elif phase in ("sending", "checking"):
             job.phase = phase
+            job.reason = None  # the table's "not now" is over
         self.changed(table_id)
 
     def on_error(self, table_id: str, error: H.Error) -> None:
-        """The table refused the update_request (a match on, events unacked)."""
+        """The table refused the update_request: a match on (or a pot, a
+        check, events not yet acknowledged): the job waits and asks again
+        (_JobLink.frames); a firmware without the update mode: it ends."""
         job = self.jobs.get(table_id)
-        if job is None or error.type != H.UPDATE_REQUEST:
+        if job is None or error.type != H.UPDATE_REQUEST or job.ended:
             return
-        unsupported = error.code == messages.ERR_UNSUPPORTED  # a firmware of wire 1.4
-        if job.phase == "requested" or (job.phase == "confirming" and unsupported):
+        if error.code == messages.ERR_UNSUPPORTED:  # a firmware of wire 1.4
             self._end(job, "refused", error.text)
+        elif job.phase == "requested":
+            job.phase = "waiting"
+            job.asked_ms = None
+            job.reason = error.text
+            self.changed(table_id)
         # a confirm refused mid-match is asked again at the next health
+
+    def ask_again(self, job: Job, now_ms: int) -> None:
+        """A waiting job's request again, every ASK_AGAIN_MS (the channel's tick)."""
+        if job.asked_ms is None:
+            job.asked_ms = now_ms
+        if now_ms - job.asked_ms < ASK_AGAIN_MS:
+            return
+        channel = self.channel_of(job.table_id)
+        if channel is None:
+            return
+        job.phase = "requested"  # first: the send below flushes the channel, which asks us
+        job.asked_ms = None
+        channel.send(H.UpdateRequest(H.OP_STAGE, job.transfer.total, job.who))
+        self.changed(job.table_id)
 
     def on_hello(self, table_id: str) -> None:
         job = self.jobs.get(table_id)
@@ -212,4 +236,6 @@ class _JobLink:
     def frames(self, now_ms: int) -> list[bytes]:
         if self.job.phase in ("sending", "checking"):
             return self.job.transfer.frames(now_ms)
+        if self.job.phase == "waiting":
+            self.updates.ask_again(self.job, now_ms)
         return []

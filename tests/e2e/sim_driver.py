@@ -161,10 +161,14 @@ def simulated_tables(
     ids: tuple[str, ...],
     seed: int,
     edit: Callable[[Config], Config] | None = None,
+    mpy_abi: int = 0,
 ) -> Iterator[tuple[DaemonThread, dict[str, TableDriver]]]:
-    """As simulated_venue, with a simulated table for each id."""
+    """As simulated_venue, with a simulated table for each id (``mpy_abi``:
+    the .mpy ABI the tables say they run, for a firmware update)."""
     sims = [
-        SimulatedTable(t, seed=seed + i, autoplay=False, flash_dir=tmp_path / f"flash-{t}")
+        SimulatedTable(
+            t, seed=seed + i, autoplay=False, flash_dir=tmp_path / f"flash-{t}", mpy_abi=mpy_abi
+        )
         for i, t in enumerate(ids)
     ]
     try:

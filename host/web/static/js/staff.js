@@ -1,6 +1,6 @@
 // The owner's pages (<body data-page="staff|activity">): the accounts and
-// API tokens, "sign everyone out", the check of a day's takings against the
-// tables, and the activity log by day, table and person, the newest rows
+// API tokens, "sign everyone out", the tables' firmware and its updates, the
+// check of a day's takings against the tables, and the activity log by day, table and person, the newest rows
 // first, a page at a time.  A name a stranger only tried is shown as tried,
 // never as that person's own action.  Names, reasons and anything a
 // person typed are drawn as text, isolated (<bdi>).  Dates come from the
@@ -163,7 +163,72 @@ async function verifyDay(event) {
   setKids("verify-rows", rows);
 }
 
+// ---------------------------------------------------------------------- the tables' firmware
+// Each table's release and its update over the link (docs/UPDATES.md): the
+// phase in the page's language, a bar for the bytes the table holds, read
+// again every second while an update runs.
+const ENDED = ["confirmed", "refused", "rolledback"];
+const REASONS = ["same", "downgrade", "tag", "board", "arch", "abi", "hash", "size", "trial", "confirm"];
+let firmwareTimer = null;
+
+function phaseOf(u) {
+  const out = el("span", "phase " + u.phase);
+  if (u.phase === "sending" && u.total) {
+    const bar = el("progress");
+    bar.max = u.total;
+    bar.value = u.held;
+    out.append(bar, " ", t("fw_phase_sending", { pct: Math.floor((100 * u.held) / u.total) }));
+  } else if (u.phase === "confirmed" || u.phase === "rolledback") {
+    out.append(...tn("fw_phase_" + u.phase, { version: u.version }));
+  } else {
+    out.append(t("fw_phase_" + u.phase));
+  }
+  if (u.phase === "refused" && u.reason) {
+    // the table's word in the page's language; its sentence as it came
+    out.append(": ", REASONS.includes(u.reason) ? t("fw_reason_" + u.reason) : name(u.reason));
+  }
+  return out;
+}
+
+async function loadFirmware() {
+  const { tables } = await api("/api/firmware");
+  setKids("firmware-rows", tables.map((row) => {
+    const tr = el("tr", "table-firmware");
+    tr.dataset.table = row.table;
+    const u = row.update;
+    tr.dataset.phase = u ? u.phase : "";
+    const go = button("fw_update", () => update([row.table]));
+    go.disabled = !row.release || (u !== null && !ENDED.includes(u.phase));
+    tr.append(cell(name(row.table)), cell(name(row.board)),
+      cell(row.release ? name(row.release) : t("fw_none")), cell(u ? phaseOf(u) : ""), cell(go));
+    return tr;
+  }));
+  const running = tables.some((row) => row.update && !ENDED.includes(row.update.phase));
+  clearTimeout(firmwareTimer);
+  if (running) firmwareTimer = setTimeout(() => loadFirmware().catch(() => {}), 1000);
+  document.body.dataset.firmware = String(Number(document.body.dataset.firmware || 0) + 1);
+}
+
+async function update(tables) {
+  let reply;
+  try {
+    reply = await api("/api/firmware/update", tables ? { tables } : {});
+  } catch (e) {
+    return;
+  }
+  // a table that could not start says why (the server's sentence, in this
+  // language, its ids isolated); in Persian a comma: the middle dot reads as zero
+  const parts = [];
+  for (const r of reply.refused) {
+    if (parts.length) parts.push(LANG === "fa" ? "، " : " · ");
+    parts.push(name(r.table), ": " + r.text);
+  }
+  setKids("error", parts);
+  loadFirmware().catch(() => {});
+}
+
 function initStaff() {
+  byId("update-all").addEventListener("click", () => update(null));
   byId("add-user").addEventListener("submit", async (event) => {
     event.preventDefault();
     const body = { name: byId("new-name").value.trim(), role: byId("new-role").value,
@@ -215,6 +280,7 @@ function initStaff() {
 function loadStaff() {
   loadUsers().catch(() => {});
   loadTokens().catch(() => {});
+  loadFirmware().catch(() => {});
 }
 
 // ---------------------------------------------------------------------- the activity page

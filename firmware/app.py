@@ -33,6 +33,9 @@ from .hw import FAST, SLOW, STEADY
 from .hw.inputs import EDGE_RAIL, EDGE_SPEED, EDGE_STRIKE, Monotonic
 from .painter import Painter, text_of
 
+# What the hello says this firmware is: `baulk firmware build` writes the
+# release's version and its rules engine's in its place (host/release/bundle.py
+# firmware_text); run from the source tree it stays this.
 FIRMWARE = "baulk-fw 0.1"
 _TICK_MS = const(2)
 _STATE_MS = const(250)  # state snapshots are coalesced to at most this often

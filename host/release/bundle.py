@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -208,3 +209,22 @@ def newest(folder: Path, board: str) -> Bundle | None:
         if b.board == board and (best is None or b.version > best.version):
             best = b
     return best
+
+
+# What a table says it runs, in its hello's `fw` (at most 32 bytes): the
+# build stamps it into firmware/app.py's FIRMWARE (host/cli/firmware.py), so
+# the release's version and its rules engine's are declared once (the
+# package's version, firmware/manifest.py ENGINE).  A firmware from before
+# says "baulk-fw 0.1": no engine, which a host cannot check.
+FIRMWARE_TEXT = "baulk-fw {version} engine {engine}"
+_ENGINE_SAID = re.compile(r"^baulk-fw (\S+) engine ([0-9]{1,6})$")
+
+
+def firmware_text(version: tuple[int, int, int], engine: int) -> str:
+    return FIRMWARE_TEXT.format(version=".".join(map(str, version)), engine=engine)
+
+
+def engine_of(fw: str | None) -> int | None:
+    """The rules engine's version a hello's `fw` names, or None (not said)."""
+    m = _ENGINE_SAID.match(fw or "")
+    return int(m.group(2)) if m else None

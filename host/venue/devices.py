@@ -17,8 +17,10 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from baulk.firmware import manifest as board_manifest
 from baulk.host.link.channel import TableChannel, wall_ms
 from baulk.host.logsafe import Tally, failure, printable
+from baulk.host.release import bundle
 from baulk.host.store import (
     CheckpointRow,
     EventRow,
@@ -145,6 +147,23 @@ class DeviceHandler:
         )
         log.error("table %s: %s", channel.table_id, rt.refused)
 
+    def _check_engine(self, rt: TableRuntime, table_id: str, hello: Hello) -> None:
+        """The shadow referee judges only a table that runs its rules engine:
+        one that names another in its hello is followed, not judged (a
+        firmware from before engine versions names none: judged as ever)."""
+        theirs = bundle.engine_of(hello.fw)
+        if theirs is None or theirs == board_manifest.ENGINE:
+            rt.shadow.not_judged = None
+            return
+        rt.shadow.not_judged = {"table": theirs, "host": board_manifest.ENGINE}
+        log.warning(
+            "table %s runs rules engine %d and this host engine %d: its scores are not "
+            "checked here",
+            table_id,
+            theirs,
+            board_manifest.ENGINE,
+        )
+
     # ------------------------------------------------------------------ ChannelHandler
     def on_status(self, channel: TableChannel) -> None:
         v = self.venue
@@ -170,6 +189,7 @@ class DeviceHandler:
             v.mark(channel.table_id)
             return
         rt.boot = hello.boot
+        self._check_engine(rt, channel.table_id, hello)
         log.info(
             "table %s: device %s (firmware %s, boot %d) online; it holds seq %d..%d",
             channel.table_id,

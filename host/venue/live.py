@@ -106,6 +106,8 @@ class TableView:
             "break_balls": extras.get("break_balls", []),
             "notice": notice_of(state, bool(extras.get("miss"))),
             "verified": bool(extras.get("verified")),
+            # the engines, when the table's is not this host's: then not verified
+            "not_judged": extras.get("not_judged"),
             "alerts": extras.get("alerts", []),
             "events": self.events,
             "store": self.store,

@@ -92,6 +92,7 @@ BOARD: Schema = obj(
         "break_balls": listed(STR),
         "notice": {"type": ["object", "null"]},
         "verified": BOOL,
+        "not_judged": {"type": ["object", "null"]},
         "alerts": listed(OBJ),
         "events": INT,
         "sensors": OBJ,

@@ -169,3 +169,33 @@ def test_without_a_release_for_its_board_nothing_is_sent(tmp_path: Path) -> None
             daemon.stop()
     finally:
         sim.stop()
+
+
+def test_a_table_of_another_rules_engine_is_followed_not_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the firmware's hello names engine 99 (as a later release would)
+    monkeypatch.setattr("baulk.firmware.app.FIRMWARE", "baulk-fw 9.0.0 engine 99")
+    sim = SimulatedTable("t1", seed=7, autoplay=False, flash_dir=tmp_path / "flash")
+    sim.start()
+    try:
+        daemon = DaemonThread(make_config(tmp_path, {"t1": Path(sim.port)})).start()
+        try:
+            wait_for(lambda: daemon.board("t1")["status"]["link"] == "online", what="online")
+            board = wait_for(lambda: (b := daemon.board("t1"))["not_judged"] and b, what="seen")
+            assert board["not_judged"] == {"table": 99, "host": 1}
+            status, _ = http(
+                daemon.url + "/api/tables/t1/match",
+                {"players": ["Ali", "Reza"], "best_of": 1},
+                token=TOKEN,
+            )
+            assert status == 200
+            TableDriver(sim).stroke("red")
+            board = wait_for(
+                lambda: (b := daemon.board("t1"))["state"] and b["events"] and b, what="played"
+            )
+            assert board["verified"] is False and board["alerts"] == []
+        finally:
+            daemon.stop()
+    finally:
+        sim.stop()

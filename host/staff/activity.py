@@ -108,7 +108,14 @@ def action_of(method: str, pattern: str | None, body: dict[str, Any] | None) -> 
 # its words are then ``did_...`` + ``_amount``, with ``{amount}``.
 REFUSALS = "refusals"
 VOID_UNDONE = "session unvoid"  # a void undone (its body's ``undo``)
-SENTENCE_NAMES = frozenset({*ACTIONS.values(), REFUSALS, VOID_UNDONE})
+# How a table's firmware update ended (host/venue/updates.py): rows the
+# daemon writes, no request's, by the update's end phase.
+FIRMWARE_ENDS = {
+    "confirmed": "firmware confirmed",
+    "rolledback": "firmware rolled back",
+    "refused": "firmware refused",
+}
+SENTENCE_NAMES = frozenset({*ACTIONS.values(), REFUSALS, VOID_UNDONE, *FIRMWARE_ENDS.values()})
 MONEY_NAMES = frozenset(
     {"item add", "item take-back", "correction", "correction take-back", "refund"}
 )

@@ -29,7 +29,7 @@ from baulk.host.link.port import PortFinder, fixed_path
 from baulk.host.referee.shadow import ShadowReferee
 from baulk.host.release import bundle
 from baulk.host.sentences import Message
-from baulk.host.staff import takings
+from baulk.host.staff import activity, takings
 from baulk.host.staff.takings import Keys
 from baulk.host.store import GroupCommitter, LinkRow, Store, StoreReader, sensor_queries
 from baulk.host.store.captures import CaptureStore
@@ -38,7 +38,7 @@ from baulk.host.venue.anchors import MoneyAnchors
 from baulk.host.venue.devices import DeviceHandler
 from baulk.host.venue.live import LiveHub, TableView
 from baulk.host.venue.tables import TableRuntime
-from baulk.host.venue.updates import NO_RELEASE, Updates
+from baulk.host.venue.updates import NO_RELEASE, Job, Updates
 from baulk.protocol.host_codec import Anchor, Light
 
 log = logging.getLogger("baulk.daemon")
@@ -88,7 +88,7 @@ class Daemon:
         self.captures = CaptureStore(config.store_path)
         # Firmware pushed to the tables over their links (host/venue/updates.py),
         # each release tagged under its table's device key.
-        self.updates = Updates(self._channel_of, self._device_key, self.mark)
+        self.updates = Updates(self._channel_of, self._device_key, self.mark, self._update_ended)
         self._keys = (
             takings.keys_from(None, True) if config.verify_sim_key else Keys(config.verify_keys)
         )
@@ -335,6 +335,18 @@ class Daemon:
         if release is None:
             return NO_RELEASE.but(board=board)
         return self.updates.start(table_id, release, who)
+
+    def _update_ended(self, job: Job) -> None:
+        """A table's update ended: a row of the activity log, the table's own."""
+        entry = activity.Entry(
+            self.sessions.clock.now(), None, None, None, None,
+            activity.FIRMWARE_ENDS[job.phase], f"table {job.table_id}: firmware {job.version}",
+            job.table_id, None, "done" if job.phase == "confirmed" else "refused", job.reason,
+        )  # fmt: skip
+        try:
+            self.committer.submit(entry.write())
+        except Exception:  # the log never stops an update
+            log.exception("the activity log could not take a table's update")
 
     def release_of(self, table_id: str) -> str | None:
         """The version an update would send the table, "1.4.0", or None."""

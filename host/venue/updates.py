@@ -90,10 +90,12 @@ class Updates:
         channel_of: Callable[[str], Sender | None],
         key_of: Callable[[str], bytes | None],
         changed: Callable[[str], None],
+        ended: Callable[[Job], None] = lambda job: None,
     ) -> None:
         self.channel_of = channel_of
         self.key_of = key_of
         self.changed = changed
+        self.ended = ended  # a job's end, for the activity log
         self.jobs: dict[str, Job] = {}
 
     def start(
@@ -213,6 +215,7 @@ class Updates:
             f" ({printable(reason)})" if reason else "",
         )
         self.changed(job.table_id)
+        self.ended(job)
 
     def _unlink(self, table_id: str) -> None:
         channel = self.channel_of(table_id)

@@ -141,4 +141,7 @@ def test_the_owner_updates_two_tables_each_at_its_matchs_end(
     page.goto(d.url + "/staff/activity" + ("?lang=fa" if lang == "fa" else ""))
     action = "به‌روزرسانی نرم‌افزار" if lang == "fa" else "firmware update"
     expect(page.locator("#rows")).to_contain_text(action)
+    # and each table's end of it, the table's own row
+    done = "اکنون نرم‌افزار نو را دارد" if lang == "fa" else "runs its new firmware now"
+    expect(page.locator("#rows tr", has_text=done)).to_have_count(2)
     assert errors == []

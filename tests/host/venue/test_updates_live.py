@@ -126,6 +126,12 @@ def test_an_update_waits_for_the_match_to_end_then_stages_restarts_and_confirms(
     assert len(keys) == len(set(keys))
     status, reply = http(daemon.url + "/api/firmware", token=TOKEN)
     assert reply["tables"][0]["release"] == version
+    # the activity log has the owner's request and the table's end of it
+    status, log = http(daemon.url + "/api/staff/activity", token=TOKEN)
+    assert status == 200
+    ends = [r for r in log["rows"] if r["action"] == "firmware confirmed"]
+    assert [(r["table_id"], r["result"]) for r in ends] == [("t1", "done")]
+    assert any(r["action"] == "firmware update" for r in log["rows"])
     # and the same release again is refused by the table: it runs already
     assert start(daemon, "t1")["started"] == ["t1"]
     same = wait_for(lambda: (j := job(daemon))["phase"] == "refused" and j, what="refused")

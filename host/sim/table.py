@@ -156,8 +156,13 @@ class SimulatedTable:
         flash_dir: Path | str | None = None,
         autoplay: bool = True,
         mpy_abi: int = 0,
+        trial_fails: bool = False,
     ) -> None:
         self.table_id = table_id
+        # A release that raises at import: each trial the selector boots dies
+        # at once, and /main.py (firmware/manifest.py MAIN) rolls it back and
+        # resets the board, as a test build that cannot start would.
+        self.trial_fails = trial_fails
         # The .mpy ABI this simulated board says it runs (format.M_MPY): a
         # bundle of another is refused "abi".  Its code never changes: an
         # update is staged, checked, committed, counted as a trial by the boot
@@ -321,7 +326,10 @@ class SimulatedTable:
         self.board.levels.clear()  # balls stop, keys are let go
         self.board.pressed.clear()
         self.board.sched.clear()
-        selector.choose(str(self.flash_dir))  # the board's /boot.py: it counts a trial
+        root = str(self.flash_dir)
+        trial = selector.choose(root)[2]  # the board's /boot.py: it counts a trial
+        if trial and self.trial_fails and selector.failed(root):
+            selector.choose(root)  # /main.py rolled it back and reset the board
         self.board.reset()
         self._start_tasks()
 

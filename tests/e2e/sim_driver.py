@@ -162,12 +162,19 @@ def simulated_tables(
     seed: int,
     edit: Callable[[Config], Config] | None = None,
     mpy_abi: int = 0,
+    trial_fails: bool = False,
 ) -> Iterator[tuple[DaemonThread, dict[str, TableDriver]]]:
     """As simulated_venue, with a simulated table for each id (``mpy_abi``:
-    the .mpy ABI the tables say they run, for a firmware update)."""
+    the .mpy ABI the tables say they run, for a firmware update;
+    ``trial_fails``: a new version they take never starts)."""
     sims = [
         SimulatedTable(
-            t, seed=seed + i, autoplay=False, flash_dir=tmp_path / f"flash-{t}", mpy_abi=mpy_abi
+            t,
+            seed=seed + i,
+            autoplay=False,
+            flash_dir=tmp_path / f"flash-{t}",
+            mpy_abi=mpy_abi,
+            trial_fails=trial_fails,
         )
         for i, t in enumerate(ids)
     ]

@@ -145,3 +145,49 @@ def test_the_owner_updates_two_tables_each_at_its_matchs_end(
     done = "اکنون نرم‌افزار نو را دارد" if lang == "fa" else "runs its new firmware now"
     expect(page.locator("#rows tr", has_text=done)).to_have_count(2)
     assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_version_that_cannot_start_rolls_back_and_the_page_says_so(
+    tmp_path: Path, phone: Any, release: bundle.Bundle, lang: str
+) -> None:
+    releases = tmp_path / "releases"
+    releases.mkdir()
+    (releases / release.name).write_bytes(release.to_bytes())
+
+    def edit(cfg: Any) -> Any:
+        return dataclasses.replace(cfg, verify_sim_key=True, firmware_releases=releases)
+
+    with simulated_tables(tmp_path, ("t1",), 41, edit, mpy_abi=release.mpy, trial_fails=True) as (
+        d,
+        tables,
+    ):
+        status, body = http(
+            d.url + "/api/staff/users",
+            {"name": "Omid", "role": "owner", "password": PASSWORD},
+            TOKEN,
+        )
+        assert status == 200, body
+        page = phone.new_page()
+        errors = page_errors(page)
+        page.set_default_timeout(60_000)
+        page.goto(d.url + "/staff" + ("?lang=fa" if lang == "fa" else ""))
+        fill_sign_in(page, PASSWORD, name="Omid")
+        row(page, "t1").locator("button").click()
+        expect(row(page, "t1")).to_have_attribute("data-phase", "rolledback", timeout=120_000)
+        version = ".".join(map(str, release.version))
+        said = {"en": "rolled back: {v} did not come up", "fa": "برگشت داده شد: {v} راه نیفتاد"}
+        expect(row(page, "t1").locator(".phase")).to_have_text(said[lang].format(v=version))
+        rec = record.load(str(tables["t1"].sim.flash_dir))
+        assert [rec[record.ACTIVE], rec[record.TRIAL], rec[record.LAST]] == [
+            "legacy",
+            "-",
+            "rolledback",
+        ]
+        assert rec[record.LAST_V] == version
+        # the table plays on, on the version it had
+        wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
+        page.goto(d.url + "/staff/activity" + ("?lang=fa" if lang == "fa" else ""))
+        back = "به نرم‌افزار پیشین برگشت" if lang == "fa" else "went back to its firmware before"
+        expect(page.locator("#rows")).to_contain_text(back)
+        assert errors == []

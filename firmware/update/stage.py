@@ -8,6 +8,7 @@
 #   "downgrade" below the version floor (the owner may pass downgrade=True)
 #   "same"      the version that runs already (downgrade=True reinstalls it)
 #   "trial"     a trial runs unconfirmed: confirm or roll it back first
+#   "space"     the flash has not room for it, beside the running release
 # Then chunk(offset, bytes) writes the stream of file bytes (what follows the
 # manifest in the bundle) straight into the slot's files, in order: the
 # bundle is never in RAM.  A chunk already on flash is ignored ("dup"); one
@@ -137,6 +138,33 @@ def _size(path):
         return -1
 
 
+def _free(root):
+    # (bytes free, block size) of the flash, or None where it cannot be told
+    try:
+        st = os.statvfs(root or "/")
+    except (AttributeError, OSError):
+        return None
+    return st[0] * st[4], st[0]
+
+
+def _blocks(n, bs):
+    return (n + bs - 1) // bs * bs  # a file takes whole blocks
+
+
+def _held(d, bs):
+    # What the folder d takes of the flash, in whole blocks: freed by a wipe.
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return 0
+    n = 0
+    for x in names:
+        p = d + "/" + x
+        st = os.stat(p)
+        n += _held(p, bs) + bs if st[0] & 0x4000 else _blocks(st[6], bs)
+    return n
+
+
 def _wipe(d):
     try:
         names = os.listdir(d)
@@ -187,6 +215,21 @@ class Stage:
         rec = self.rec
         if record.running(rec) == rec[record.TRIAL]:
             return "trial"
+        room = _free(self.root)
+        if room is not None:
+            # Every file in whole blocks, a block for each folder and the
+            # manifest, against what is free once the slot's old release goes.
+            free, bs = room
+            need = _blocks(len(mb) + _TAG, bs) + 2 * bs  # the manifest, the slot's folder
+            dirs = []
+            for p, n, _h in m[fm.M_FILES]:
+                need += _blocks(n, bs)
+                d = p.rpartition("/")[0]
+                if d not in dirs:
+                    dirs.append(d)
+            need += bs * len(dirs)  # folders nested by name count once each here
+            if need > free + _held(self.dir, bs):
+                return "space"
         # Accepted: from here on the flash changes.  First the record stops
         # naming this slot (a trial committed but never booted, or the
         # release the one before last was), so that no boot picks a half.

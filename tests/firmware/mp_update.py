@@ -289,6 +289,19 @@ def bad(root):
     st, out["down_refused"] = begin(root, b)
     st, why = begin(root, b, downgrade=True)
     out["down_owner"] = [why, send(st, b[2], 0, rng), st.commit(KEY), start(root)]
+    # a flash without room for a release beside the running one (blocks of
+    # 4 KB: the files, their folders, the slot and the manifest need 8; what
+    # the other slot holds now is freed first, and counts as room)
+    record.confirm(root)  # 1.1.5 runs in slot a; an update goes to b
+    free = stage._free
+    before = snapshot(root)
+    held = stage._held(stage.Stage(root).dir, 4096)
+    out["held"] = held > 0
+    stage._free = lambda root: (8 * 4096 - held - 4096, 4096)
+    out["space"] = [begin(root, bundle("1.3.0"))[1], snapshot(root) == before]
+    stage._free = lambda root: (8 * 4096 - held, 4096)
+    out["room"] = begin(root, bundle("1.3.0"))[1]
+    stage._free = free
     return out
 
 

@@ -68,6 +68,10 @@ def test_bad_bundles_are_refused_with_their_reason_and_the_running_slot_stays(
     # below the floor (1.2.0 now): refused, unless the owner asks for it
     assert out["down_refused"] == "downgrade"
     assert out["down_owner"] == [None, None, None, ["a", "1.1.5"]]
+    # a flash without room beside the running release: refused, nothing
+    # written; one block more (what the other slot holds counts as room) and
+    # it is taken
+    assert out["held"] and out["space"] == ["space", True] and out["room"] is None
 
 
 def test_a_trial_that_never_confirms_or_cannot_start_rolls_back(tmp_path: Path) -> None:

@@ -168,7 +168,8 @@ async function verifyDay(event) {
 // phase in the page's language, a bar for the bytes the table holds, read
 // again every second while an update runs.
 const ENDED = ["confirmed", "refused", "rolledback"];
-const REASONS = ["same", "downgrade", "tag", "board", "arch", "abi", "hash", "size", "trial", "confirm"];
+const REASONS = ["same", "downgrade", "tag", "board", "arch", "abi", "hash", "size", "space", "trial",
+  "confirm"];
 let firmwareTimer = null;
 
 function phaseOf(u) {

@@ -8,11 +8,10 @@ the match.
 
 The real pico release goes to the mode in 1 KB frames, one a step of the
 runner, which collects the garbage between steps; each step reads the live
-heap first (bench/mp_update_heap.py).  The
-figure to hold beside it is the match's: the update mode never shares the
-heap with the match, so it needs its own objects and the board's wiring
-(about 12 KB of data after boot, bench/firmware_bench.py), far below the
-match's worst case.
+heap first (bench/mp_update_heap.py).  The figure to hold beside it is
+the match's worst case (bench/firmware_bench.py): the update mode never
+shares the heap with the match, so beside its own it holds only the board's
+wiring and the protocol modules the match imported.
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
 import secrets
@@ -46,8 +45,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +52,7 @@ from typing import Any
 from mpremote.romfs import VfsRomWriter
 
 from baulk.firmware import manifest
-from baulk.host import config as config_mod
+from baulk.host.cli import daemon_api
 from baulk.host.handset import font as handset_font
 from baulk.host.handset import render as text_render
 from baulk.host.referee.verify import KEY_BYTES, LedgerError, read_key
@@ -370,30 +367,6 @@ def add_push_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(handler=run_push)
 
 
-class ApiError(Exception):
-    pass
-
-
-def _call(url: str, token: str, path: str, body: dict[str, Any] | None = None) -> Any:
-    req = urllib.request.Request(
-        url + path,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-        method="GET" if body is None else "POST",
-    )
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return json.loads(r.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        try:
-            why = json.loads(e.read()).get("error", e.reason)
-        except ValueError:
-            why = e.reason
-        raise ApiError(str(why)) from None
-    except (urllib.error.URLError, OSError) as e:
-        raise ApiError(f"cannot reach the daemon at {url}: {e}") from None
-
-
 def _said(update: dict[str, Any]) -> str:
     phase = str(update.get("phase"))
     if phase == "sending" and update.get("total"):
@@ -404,16 +377,16 @@ def _said(update: dict[str, Any]) -> str:
 
 
 def run_push(args: argparse.Namespace) -> int:
-    url = (args.url or f"http://127.0.0.1:{config_mod.DEFAULT_PORT}").rstrip("/")
-    token = args.token or os.environ.get("BAULK_TOKEN")
+    url = daemon_api.url_of(args.url)
+    token = daemon_api.token_of(args.token)
     if not token:
         print("baulk firmware push: the owner's token is needed (--token or $BAULK_TOKEN)",
               file=sys.stderr)  # fmt: skip
         return 2
     body: dict[str, Any] = {} if args.all else {"tables": args.table}
     try:
-        reply = _call(url, token, "/api/firmware/update", body)
-    except ApiError as e:
+        reply = daemon_api.call(url, token, "/api/firmware/update", body)
+    except daemon_api.ApiError as e:
         print(f"baulk firmware push: {e}", file=sys.stderr)
         return 1
     for r in reply.get("refused", []):
@@ -427,8 +400,8 @@ def run_push(args: argparse.Namespace) -> int:
     end = time.monotonic() + MOST_S
     while time.monotonic() < end:
         try:
-            view = _call(url, token, "/api/firmware")
-        except ApiError as e:
+            view = daemon_api.call(url, token, "/api/firmware")
+        except daemon_api.ApiError as e:
             print(f"baulk firmware push: {e}", file=sys.stderr)
             return 1
         updates = {row["table"]: row.get("update") or {} for row in view.get("tables", [])}

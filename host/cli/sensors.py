@@ -17,14 +17,11 @@ JSON lines, one file a capture (docs/CAPTURES.md), which
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 from baulk.host import config as config_mod
+from baulk.host.cli import daemon_api
 from baulk.host.store.captures import export
 
 
@@ -51,8 +48,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def record(args: argparse.Namespace) -> int:
-    url = (args.url or f"http://127.0.0.1:{config_mod.DEFAULT_PORT}").rstrip("/")
-    token = args.token or os.environ.get("BAULK_TOKEN")
+    url = daemon_api.url_of(args.url)
+    token = daemon_api.token_of(args.token)
     if not token:
         print("baulk sensors record: an operator token is needed (--token or $BAULK_TOKEN)",
               file=sys.stderr)  # fmt: skip
@@ -64,24 +61,10 @@ def record(args: argparse.Namespace) -> int:
             body["seconds"] = args.seconds
         if args.passages is not None:
             body["passages"] = args.passages
-    req = urllib.request.Request(
-        f"{url}/api/tables/{args.table}/sensor-capture",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-        method="POST",
-    )
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            reply = json.loads(r.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        try:
-            why = json.loads(e.read()).get("error", e.reason)
-        except ValueError:
-            why = e.reason
-        print(f"baulk sensors record: {why}", file=sys.stderr)
-        return 1
-    except (urllib.error.URLError, OSError) as e:
-        print(f"baulk sensors record: cannot reach the daemon at {url}: {e}", file=sys.stderr)
+        reply = daemon_api.call(url, token, f"/api/tables/{args.table}/sensor-capture", body)
+    except daemon_api.ApiError as e:
+        print(f"baulk sensors record: {e}", file=sys.stderr)
         return 1
     print(f"table {args.table}: {reply.get('message', reply.get('status'))} "
           f"(capture {reply.get('seq')})")  # fmt: skip

@@ -17,12 +17,12 @@ import pytest
 from playwright.sync_api import expect
 
 from baulk.firmware.update import record
-from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.release import bundle
 from tests.e2e.chromium import PHONE, page_errors
 from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_tables
 from tests.host.harness import TOKEN, DaemonThread, http, stored_events, wait_for
+from tests.host.release import update_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PASSWORD = "owner's long password"
@@ -34,9 +34,7 @@ WORDS = {
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    out = tmp_path_factory.mktemp("build")
-    firmware_cmd.build("pico", out)
-    return bundle.make(out, "pico", firmware_cmd.ARCH["pico"])
+    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture

@@ -14,7 +14,6 @@ import pytest
 
 from baulk.firmware import boot
 from baulk.firmware.update import record, stage
-from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.release import bundle
 from tests.host.release import update_line
 
@@ -24,9 +23,7 @@ KEY = bytes(range(32))
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    out = tmp_path_factory.mktemp("build")
-    firmware_cmd.build("pico", out)
-    return bundle.make(out, "pico", firmware_cmd.ARCH["pico"])
+    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 def flash(tmp_path: Path) -> str:

@@ -20,15 +20,24 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from baulk.firmware.sim.devices import SimUart
 from baulk.firmware.update import mode as update_mode
+from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.release import bundle as bundle_mod
 from baulk.host.release.transfer import Transfer
 from baulk.protocol import host_codec as H
 
 BAUD = 115200
 BYTES_PER_S = BAUD // 10  # 8N1: a start bit, eight data bits, a stop bit
+
+
+def pico_release(out: Path) -> bundle_mod.Bundle:
+    """The real release of this tree for a Pico, built into ``out``, as
+    `baulk firmware bundle` makes it."""
+    firmware_cmd.build("pico", out)
+    return bundle_mod.make(out, "pico", firmware_cmd.ARCH["pico"])
 
 
 @dataclass

@@ -18,21 +18,19 @@ from typing import Any
 import pytest
 
 from baulk.firmware.update import record
-from baulk.host.cli import firmware as firmware_cmd
 from baulk.host.cli import main as cli
 from baulk.host.release import bundle
 from baulk.host.sim.table import SimulatedTable
 from tests.e2e.sim_driver import TableDriver
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for
+from tests.host.release import update_line
 
 pytestmark = pytest.mark.slow  # it builds the firmware
 
 
 @pytest.fixture(scope="module")
 def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    out = tmp_path_factory.mktemp("build")
-    firmware_cmd.build("pico", out)
-    return bundle.make(out, "pico", firmware_cmd.ARCH["pico"])
+    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture

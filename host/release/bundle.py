@@ -211,17 +211,23 @@ def newest(folder: Path, board: str) -> Bundle | None:
     return best
 
 
-# What a table says it runs, in its hello's `fw` (at most 32 bytes): the
-# build stamps it into firmware/app.py's FIRMWARE (host/cli/firmware.py), so
-# the release's version and its rules engine's are declared once (the
-# package's version, firmware/manifest.py ENGINE).  A firmware from before
-# says "baulk-fw 0.1": no engine, which a host cannot check.
-FIRMWARE_TEXT = "baulk-fw {version} engine {engine}"
-_ENGINE_SAID = re.compile(r"^baulk-fw (\S+) engine ([0-9]{1,6})$")
+# What a table says it runs, in its hello's `fw`: the build stamps it into
+# firmware/app.py's FIRMWARE (host/cli/firmware.py), so the release's version
+# and its rules engine's are declared once (the package's version,
+# firmware/manifest.py ENGINE).  A firmware from before says "baulk-fw 0.1":
+# no engine, which a host cannot check.  Kept within FIRMWARE_MOST bytes: as
+# "baulk-fw 0.1.0 engine 1" (23) it cost the match 464 B more at its peak
+# (bench/firmware_bench.py, English; 14 bytes cost nothing), of 48 to spare.
+FIRMWARE_TEXT = "baulk {version} e{engine}"
+FIRMWARE_MOST = 16
+_ENGINE_SAID = re.compile(r"^baulk (\S+) e([0-9]{1,6})$")
 
 
 def firmware_text(version: tuple[int, int, int], engine: int) -> str:
-    return FIRMWARE_TEXT.format(version=".".join(map(str, version)), engine=engine)
+    text = FIRMWARE_TEXT.format(version=".".join(map(str, version)), engine=engine)
+    if len(text.encode()) > FIRMWARE_MOST:
+        raise BundleError(f"{text!r}: a firmware's name is at most {FIRMWARE_MOST} bytes")
+    return text
 
 
 def engine_of(fw: str | None) -> int | None:

@@ -25,7 +25,7 @@ def test_the_build_stamps_the_version_and_the_engine_into_the_hello() -> None:
     said = bundle.firmware_text(bundle.release_version(), manifest.ENGINE)
     assert f'FIRMWARE = "{said}"' in out and out.count("FIRMWARE = ") == 1
     assert out.replace(said, "baulk-fw 0.1") == source  # that line alone changed
-    assert len(said.encode()) <= 32  # the hello's fw bound (SPEC.md 7.5)
+    assert len(said.encode()) <= bundle.FIRMWARE_MOST  # the match's heap (bundle.py)
     assert bundle.engine_of(said) == manifest.ENGINE
     with pytest.raises(ValueError):
         firmware_cmd.stamped(source.replace("FIRMWARE = ", "FIRMWARE: str = "))
@@ -34,11 +34,11 @@ def test_the_build_stamps_the_version_and_the_engine_into_the_hello() -> None:
 @pytest.mark.parametrize(
     ("fw", "engine"),
     [
-        ("baulk-fw 0.1.0 engine 1", 1),
-        ("baulk-fw 2.3.4 engine 17", 17),
+        ("baulk 0.1.0 e1", 1),
+        ("baulk 2.3.4 e17", 17),
         ("baulk-fw 0.1", None),  # a firmware from before the engine said its version
-        ("baulk-fw 0.1.0 engine x", None),
-        ("something else engine 2", None),
+        ("baulk 0.1.0 ex", None),
+        ("something else e2", None),
         ("", None),
     ],
 )
@@ -67,3 +67,8 @@ def test_the_shadow_follows_but_does_not_judge_another_engine() -> None:
     assert shadow.mismatches == 0 and shadow.unjudged == 1 and extras["alerts"] == []
     assert extras["verified"] is False and extras["not_judged"] == shadow.not_judged
     assert shadow.events == 3 and shadow.in_context  # it followed the match all the same
+
+
+def test_a_firmware_name_too_long_for_the_matchs_heap_is_refused() -> None:
+    with pytest.raises(bundle.BundleError):
+        bundle.firmware_text((10, 200, 3000), 1)

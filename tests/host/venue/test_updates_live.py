@@ -179,7 +179,7 @@ def test_a_table_of_another_rules_engine_is_followed_not_judged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # the firmware's hello names engine 99 (as a later release would)
-    monkeypatch.setattr("baulk.firmware.app.FIRMWARE", "baulk-fw 9.0.0 engine 99")
+    monkeypatch.setattr("baulk.firmware.app.FIRMWARE", "baulk 9.0.0 e99")
     sim = SimulatedTable("t1", seed=7, autoplay=False, flash_dir=tmp_path / "flash")
     sim.start()
     try:

@@ -216,7 +216,7 @@ class DeviceHandler:
         table_id = channel.table_id
         _aside("the desk's light", table_id, lambda: v.sessions.on_hello(table_id))
         _aside("the money anchors", table_id, lambda: v.anchors.on_hello(table_id))
-        _aside("the firmware update", table_id, lambda: v.updates.on_hello(table_id))
+        _aside("the firmware update", table_id, lambda: v.updates.on_hello(table_id, hello.boot))
         # The handset's language, then the names of the match it plays.
         players = rt.shadow.engine.players
         _aside("the handset", table_id, lambda: v.handsets.on_hello(table_id, channel, players))
@@ -441,7 +441,7 @@ class DeviceHandler:
         if h.checking and h.cmd:
             v.actions.check_answered(rt, h.cmd, None)
         # after an update's restart: the trial's sensors answer, so it may confirm
-        _aside("the firmware update", table_id, lambda: v.updates.on_health(table_id))
+        _aside("the firmware update", table_id, lambda: v.updates.on_health(table_id, rt.boot))
         v.mark(table_id)
 
     def _check_device_state(self, rt: TableRuntime) -> None:

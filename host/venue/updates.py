@@ -65,6 +65,7 @@ class Job:
     reason: str | None = None  # with refused: the table's word or sentence
     ran: str | None = None  # the version the table said it ran before
     asked_ms: int | None = None  # waiting: since when (the channel's clock)
+    asked_boot: int = 0  # confirming: the boot of the table the confirm went to
 
     @property
     def ended(self) -> bool:
@@ -130,10 +131,17 @@ class Updates:
         if job is None or job.ended:
             return
         if job.phase == "confirming":
-            if st.state == H.UPDATE_CONFIRMED:
+            # "no trial runs" with the record's last outcome for this very
+            # version is the answer: a confirm asked again after the first
+            # answer was lost (confirmed), or a trial the selector put back
+            # (rolledback).
+            said = st.last if st.last_v == job.version else None
+            if st.state == H.UPDATE_CONFIRMED or (
+                st.state == H.UPDATE_REFUSED and said == "confirmed"
+            ):
                 self._end(job, "confirmed")
             elif st.state == H.UPDATE_REFUSED:
-                self._end(job, "rolledback" if st.last == "rolledback" else "refused", st.reason)
+                self._end(job, "rolledback" if said == "rolledback" else "refused", st.reason)
             return
         if job.phase in ("restarting", "waiting"):
             return  # an answer to a commit asked again, or an old one: the table has it
@@ -165,7 +173,8 @@ class Updates:
             job.asked_ms = None
             job.reason = error.text
             self.changed(table_id)
-        # a confirm refused mid-match is asked again at the next health
+        elif job.phase == "confirming":
+            job.phase = "restarting"  # a match began on the trial: asked again at its next health
 
     def ask_again(self, job: Job, now_ms: int) -> None:
         """A waiting job's request again, every ASK_AGAIN_MS (the channel's tick)."""
@@ -181,24 +190,29 @@ class Updates:
         channel.send(H.UpdateRequest(H.OP_STAGE, job.transfer.total, job.who))
         self.changed(job.table_id)
 
-    def on_hello(self, table_id: str) -> None:
+    def on_hello(self, table_id: str, boot: int) -> None:
         job = self.jobs.get(table_id)
+        if job is not None and job.phase == "confirming" and boot != job.asked_boot:
+            # Restarted since the confirm, its answer unheard: asked again at
+            # its next health (a hello of the same boot is its handshake again).
+            job.phase = "restarting"
         if job is not None and job.phase == "requested":
             # The table restarted before it took the request: ask again.
             channel = self.channel_of(table_id)
             if channel is not None:
                 channel.send(H.UpdateRequest(H.OP_STAGE, job.transfer.total, job.who))
 
-    def on_health(self, table_id: str) -> None:
+    def on_health(self, table_id: str, boot: int) -> None:
         """The table's sensors answered after its handshake: the trial's
         health check, so it may confirm."""
         job = self.jobs.get(table_id)
-        if job is None or job.phase not in ("restarting", "confirming"):
-            return
+        if job is None or job.phase != "restarting":
+            return  # (health comes every few seconds: the confirm is asked once a restart)
         channel = self.channel_of(table_id)
         if channel is None:
             return
         job.phase = "confirming"
+        job.asked_boot = boot
         channel.update = self._link(job)
         channel.send(H.UpdateRequest(H.OP_CONFIRM, None, job.who))
         self.changed(table_id)

@@ -18,7 +18,7 @@ from ..protocol.session import DEVICE, Session
 
 _CAPACITY = const(16)  # events held in RAM for retransmission; the rest wait on flash
 _WINDOW = const(8)
-_RX = const(128)
+_RX = const(64)  # read a port this much at a time: a tick brings ~23 B at 115200 baud
 
 
 class Link:

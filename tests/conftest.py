@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from baulk.host.release import bundle
 from tests.host.device_peer import DevicePeer
 from tests.host.harness import DaemonThread, make_config, wait_for
+from tests.host.release import update_line
 
 settings.register_profile("baulk", deadline=None)
 settings.register_profile("check", settings.get_profile("baulk"), max_examples=20)
@@ -37,3 +39,10 @@ def daemon(tmp_path: Path, peer: DevicePeer) -> Iterator[DaemonThread]:
     wait_for(lambda: d.board("t1")["status"]["link"] == "online", what="online")
     yield d
     d.stop()
+
+
+# The real release of this tree for a Pico, as `baulk firmware bundle` makes
+# it: built once a worker for every test of the update that sends it.
+@pytest.fixture(scope="session")
+def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
+    return update_line.pico_release(tmp_path_factory.mktemp("release"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import urllib.error
 import urllib.request
 from typing import Any
@@ -24,8 +25,15 @@ def url_of(given: str | None) -> str:
     return (given or f"http://127.0.0.1:{config_mod.DEFAULT_PORT}").rstrip("/")
 
 
-def token_of(given: str | None) -> str | None:
-    return given or os.environ.get(TOKEN_ENV) or None
+def token_of(given: str | None, command: str, whose: str) -> str | None:
+    """The token given, or $BAULK_TOKEN; None, and the command says so on
+    stderr, when there is neither."""
+    token = given or os.environ.get(TOKEN_ENV) or None
+    if token is None:
+        print(
+            f"baulk {command}: {whose} token is needed (--token or ${TOKEN_ENV})", file=sys.stderr
+        )
+    return token
 
 
 def call(url: str, token: str, path: str, body: dict[str, Any] | None = None) -> Any:

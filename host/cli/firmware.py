@@ -378,10 +378,8 @@ def _said(update: dict[str, Any]) -> str:
 
 def run_push(args: argparse.Namespace) -> int:
     url = daemon_api.url_of(args.url)
-    token = daemon_api.token_of(args.token)
+    token = daemon_api.token_of(args.token, "firmware push", "the owner's")
     if not token:
-        print("baulk firmware push: the owner's token is needed (--token or $BAULK_TOKEN)",
-              file=sys.stderr)  # fmt: skip
         return 2
     body: dict[str, Any] = {} if args.all else {"tables": args.table}
     try:

@@ -49,10 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def record(args: argparse.Namespace) -> int:
     url = daemon_api.url_of(args.url)
-    token = daemon_api.token_of(args.token)
+    token = daemon_api.token_of(args.token, "sensors record", "an operator")
     if not token:
-        print("baulk sensors record: an operator token is needed (--token or $BAULK_TOKEN)",
-              file=sys.stderr)  # fmt: skip
         return 2
     body: dict[str, object] = {"on": not args.stop}
     if not args.stop:

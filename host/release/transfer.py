@@ -14,24 +14,11 @@ head goes again, and the table answers with what it already has on flash.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from baulk.protocol import host_codec as H
 
 CHUNK = 1024  # bytes of stream in one update_data: SPEC.md's most
 RESEND_MS = 500  # the table's offset still for this long: send again from it
 COMMIT_EVERY_MS = 1000  # the commit asked again this often until it is answered
-
-
-@dataclass
-class Progress:
-    """What a progress bar shows: bytes the table holds of ``total``, and
-    the phase ("sending", "checking", "committed", "refused", "confirmed")."""
-
-    held: int
-    total: int
-    phase: str
-    reason: str | None = None
 
 
 class Transfer:
@@ -49,7 +36,6 @@ class Transfer:
         self.commit_ms: int | None = None  # when the commit was last asked
         self.phase = "waiting"  # until the table's first update_status
         self.reason: str | None = None
-        self.version: str | None = None  # the version the table runs, as it said
         self.sent_bytes = 0  # stream bytes put on the line, resends included
 
     @property
@@ -60,15 +46,10 @@ class Transfer:
     def done(self) -> bool:
         return self.phase in ("committed", "refused", "confirmed")
 
-    def progress(self) -> Progress:
-        return Progress(self.held, self.total, self.phase, self.reason)
-
     def on_status(self, st: H.UpdateStatus, now_ms: int) -> None:
         """The table's answer: where its stream ends, and its state."""
         if st.window is not None:
             self.window = st.window
-        if st.version is not None:
-            self.version = st.version
         if st.state == H.UPDATE_REFUSED:
             self.phase, self.reason = "refused", st.reason or "refused"
             return

@@ -89,6 +89,7 @@ class Daemon:
         # Firmware pushed to the tables over their links (host/venue/updates.py),
         # each release tagged under its table's device key.
         self.updates = Updates(self._channel_of, self._device_key, self.mark, self._update_ended)
+        self._releases: dict[str, tuple[tuple[Any, ...], bundle.Bundle | None]] = {}
         self._keys = (
             takings.keys_from(None, True) if config.verify_sim_key else Keys(config.verify_keys)
         )
@@ -325,13 +326,37 @@ class Daemon:
             rt.view.session_open = is_open
             self.mark(table_id)
 
-    def start_update(self, table_id: str, who: str | None) -> Message | None:
-        """Update a table over its link to the newest release for its board
-        ([firmware] releases): None, or why not (nothing is sent then)."""
+    def board_of(self, table_id: str) -> str:
         t = self.config.table(table_id)
-        board = t.board if t is not None else "pico"  # found by USB alone: a Pico
+        return t.board if t is not None else "pico"  # found by USB alone: a Pico
+
+    def release_for(self, board: str) -> bundle.Bundle | None:
+        """The newest release for ``board`` in [firmware] releases.  Each
+        bundle file is read and checked whole once, then again only when the
+        folder's files change (names, sizes, times): the owner's page asks
+        every second while an update runs."""
         folder = self.config.firmware_releases
-        release = bundle.newest(folder, board) if folder is not None else None
+        if folder is None:
+            return None
+        try:
+            seen = tuple(
+                (p.name, st.st_size, st.st_mtime_ns)
+                for p in sorted(folder.glob(f"baulk-*-{board}{bundle.SUFFIX}"))
+                for st in (p.stat(),)
+            )
+        except OSError:
+            return None
+        cached = self._releases.get(board)
+        if cached is None or cached[0] != seen:
+            cached = (seen, bundle.newest(folder, board))
+            self._releases[board] = cached
+        return cached[1]
+
+    def start_update(self, table_id: str, who: str | None) -> Message | None:
+        """Update a table over its link to the newest release for its board:
+        None, or why not (nothing is sent then)."""
+        board = self.board_of(table_id)
+        release = self.release_for(board)
         if release is None:
             return NO_RELEASE.but(board=board)
         return self.updates.start(table_id, release, who)
@@ -347,17 +372,6 @@ class Daemon:
             self.committer.submit(entry.write())
         except Exception:  # the log never stops an update
             log.exception("the activity log could not take a table's update")
-
-    def release_of(self, table_id: str) -> str | None:
-        """The version an update would send the table, "1.4.0", or None."""
-        t = self.config.table(table_id)
-        folder = self.config.firmware_releases
-        found = (
-            bundle.newest(folder, t.board if t is not None else "pico")
-            if folder is not None
-            else None
-        )
-        return None if found is None else ".".join(map(str, found.version))
 
     def _channel_of(self, table_id: str) -> TableChannel | None:
         rt = self.tables.get(table_id)

@@ -63,7 +63,6 @@ class Job:
     who: str | None = None
     phase: str = "requested"
     reason: str | None = None  # with refused: the table's word or sentence
-    ran: str | None = None  # the version the table said it ran before
     asked_ms: int | None = None  # waiting: since when (the channel's clock)
     asked_boot: int = 0  # confirming: the boot of the table the confirm went to
 
@@ -145,8 +144,6 @@ class Updates:
             return
         if job.phase in ("restarting", "waiting"):
             return  # an answer to a commit asked again, or an old one: the table has it
-        if job.ran is None and st.version is not None:
-            job.ran = st.version
         job.transfer.on_status(st, now_ms)
         phase = job.transfer.phase
         if phase == "refused":

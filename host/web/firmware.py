@@ -27,14 +27,11 @@ async def get_firmware(request: web.Request) -> web.Response:
     jobs = daemon.updates.view()
     tables = []
     for table_id in sorted(daemon.tables):
-        t = daemon.config.table(table_id)
+        board = daemon.board_of(table_id)
+        release = daemon.release_for(board)
+        version = None if release is None else ".".join(map(str, release.version))
         tables.append(
-            {
-                "table": table_id,
-                "board": t.board if t is not None else "pico",
-                "release": daemon.release_of(table_id),
-                "update": jobs.get(table_id),
-            }
+            {"table": table_id, "board": board, "release": version, "update": jobs.get(table_id)}
         )
     response = json_response({"tables": tables})
     response.headers["Cache-Control"] = "no-store"

@@ -22,7 +22,6 @@ from tests.e2e.chromium import PHONE, page_errors
 from tests.e2e.signing import fill_sign_in
 from tests.e2e.sim_driver import TableDriver, simulated_tables
 from tests.host.harness import TOKEN, DaemonThread, http, stored_events, wait_for
-from tests.host.release import update_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PASSWORD = "owner's long password"
@@ -30,11 +29,6 @@ WORDS = {
     "en": {"waiting": "waiting for the match to end", "updated": "updated to {v}"},
     "fa": {"waiting": "در انتظار پایان مسابقه", "updated": "به {v} به‌روز شد"},
 }
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture

@@ -21,11 +21,6 @@ pytestmark = pytest.mark.slow  # it builds the firmware
 KEY = bytes(range(32))
 
 
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    return update_line.pico_release(tmp_path_factory.mktemp("build"))
-
-
 def flash(tmp_path: Path) -> str:
     root = tmp_path / "flash"
     (root / "lib").mkdir(parents=True)  # a board deployed the legacy way

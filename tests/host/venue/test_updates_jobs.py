@@ -18,7 +18,6 @@ from baulk.host.release import bundle
 from baulk.host.venue import updates as U
 from baulk.protocol import host_codec as H
 from baulk.protocol import messages
-from tests.host.release import update_line
 
 pytestmark = pytest.mark.slow  # it builds the firmware
 KEY = bytes(range(32))
@@ -32,11 +31,6 @@ class FakeChannel:
     def send(self, record: H.Record) -> int:
         self.sent.append(record)
         return len(self.sent)
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 def make(release: bundle.Bundle) -> tuple[U.Updates, FakeChannel, list[str]]:

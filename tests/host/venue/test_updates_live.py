@@ -11,6 +11,7 @@ the slots' own code.)"""
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,14 +24,8 @@ from baulk.host.release import bundle
 from baulk.host.sim.table import SimulatedTable
 from tests.e2e.sim_driver import TableDriver
 from tests.host.harness import TOKEN, DaemonThread, http, make_config, stored_events, wait_for
-from tests.host.release import update_line
 
 pytestmark = pytest.mark.slow  # it builds the firmware
-
-
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> bundle.Bundle:
-    return update_line.pico_release(tmp_path_factory.mktemp("build"))
 
 
 @pytest.fixture
@@ -157,7 +152,32 @@ def test_baulk_firmware_push_follows_the_update_to_its_end(
     assert "t1" not in capsys.readouterr().out
 
 
-def test_without_a_release_for_its_board_nothing_is_sent(tmp_path: Path) -> None:
+def test_two_phones_that_tap_update_at_once_start_one_update(
+    venue: tuple[DaemonThread, TableDriver, SimulatedTable],
+) -> None:
+    daemon, _table, sim = venue
+    barrier = threading.Barrier(2)
+    replies: list[dict[str, Any]] = []
+
+    def tap() -> None:
+        barrier.wait()
+        replies.append(start(daemon, "t1"))
+
+    phones = [threading.Thread(target=tap) for _ in range(2)]
+    for p in phones:
+        p.start()
+    for p in phones:
+        p.join(60)
+    assert sorted(len(r["started"]) for r in replies) == [0, 1]  # one started, one told
+    told = next(r for r in replies if not r["started"])["refused"]
+    assert [r["table"] for r in told] == ["t1"] and "under way" in told[0]["text"]
+    wait_for(lambda: job(daemon)["phase"] == "confirmed", timeout=120, what="confirmed")
+    assert sim.updates_run == 2  # one update, not two
+
+
+def test_without_a_release_for_its_board_nothing_is_sent(
+    tmp_path: Path, release: bundle.Bundle
+) -> None:
     sim = SimulatedTable("t1", seed=6, autoplay=False, flash_dir=tmp_path / "flash")
     sim.start()
     try:
@@ -169,6 +189,12 @@ def test_without_a_release_for_its_board_nothing_is_sent(tmp_path: Path) -> None
             assert reply["started"] == []
             assert "no release for the pico board" in reply["refused"][0]["text"]
             assert job(daemon) == {} and sim.updates_run == 0
+            # a bundle made into the folder afterwards is seen (the daemon
+            # reads the folder again when its files change)
+            (tmp_path / release.name).write_bytes(release.to_bytes())
+            status, reply = http(daemon.url + "/api/firmware", token=TOKEN)
+            assert status == 200
+            assert reply["tables"][0]["release"] == ".".join(map(str, release.version))
         finally:
             daemon.stop()
     finally:
